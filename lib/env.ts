@@ -1,0 +1,101 @@
+// Server configuration (SPEC section 6), read from the environment once and validated with zod.
+// A bad value fails at first use with a message that names the variable.
+import { z } from "zod";
+
+const usdAmount = z
+  .string()
+  .regex(/^\d{1,7}(\.\d{1,6})?$/, "a USD amount with at most 6 decimals");
+
+const caip2 = z.string().regex(/^eip155:\d+$/, "a CAIP-2 EVM network id such as eip155:8453");
+
+const commaList = <T extends z.ZodType<string>>(item: T) =>
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part.length > 0),
+    )
+    .pipe(z.array(item));
+
+const nonNegativeInt = z.coerce.number().int().min(0);
+
+const serverEnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  GOOGLE_GENERATIVE_AI_API_KEY: z.string().min(1).optional(),
+  GOOGLE_GENERATIVE_AI_BASE_URL: z.url().optional(),
+  MODEL_PROVIDER: z.enum(["google", "offline"]).optional(),
+  GEMINI_MODEL_FAST: z.string().min(1).default("gemini-3.5-flash"),
+  GEMINI_MODEL_PRO: z.string().min(1).default("gemini-3.1-pro-preview"),
+  GEMINI_MODEL_BALANCED: z.string().min(1).default("gemini-3.5-flash-lite"),
+  X402_DISCOVERY_URLS: commaList(z.url()).default([]),
+  X402_NETWORKS: commaList(caip2).default(["eip155:8453", "eip155:84532"]),
+  DATABASE_URL: z.url().optional(),
+  DATA_DIR: z.string().min(1).default(".data"),
+  CHAT_COOLDOWN_SECONDS: nonNegativeInt.default(50),
+  CHAT_DEADLINE_SECONDS: z.coerce.number().positive().max(50).default(45),
+  PAYMENT_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
+  DEFAULT_LIMIT_DAILY: usdAmount.default("1"),
+  DEFAULT_LIMIT_WEEKLY: usdAmount.default("5"),
+  DEFAULT_LIMIT_MONTHLY: usdAmount.default("20"),
+  DEFAULT_LIMIT_PER_PAYMENT: usdAmount.default("0.5"),
+});
+
+export type ServerEnv = z.infer<typeof serverEnvSchema> & {
+  /** `RPC_URL_<chainId>`, by chain id. */
+  rpcUrls: Record<number, string>;
+  /** `USDC_ADDRESS_<chainId>`: the USDC contract of a chain this product does not know by heart. */
+  usdcAddresses: Record<number, `0x${string}`>;
+  modelProvider: "google" | "offline";
+};
+
+export class EnvError extends Error {
+  override readonly name = "EnvError";
+}
+
+const perChain = (prefix: string, source: Record<string, string | undefined>, check: z.ZodType<string>) => {
+  const found: Record<number, string> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (!key.startsWith(prefix) || value === undefined || value === "") continue;
+    const chainId = Number(key.slice(prefix.length));
+    if (!Number.isSafeInteger(chainId) || chainId <= 0) {
+      throw new EnvError(`${key}: the suffix must be a chain id, e.g. ${prefix}8453`);
+    }
+    const parsed = check.safeParse(value);
+    if (!parsed.success) throw new EnvError(`${key}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+    found[chainId] = parsed.data;
+  }
+  return found;
+};
+
+/** Parses an environment; exported for tests, the app uses `serverEnv()`. */
+export function parseServerEnv(source: Record<string, string | undefined>): ServerEnv {
+  // An empty variable means "unset", as in most .env tooling.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
+  const parsed = serverEnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const messages = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new EnvError(`Invalid environment: ${messages.join("; ")}`);
+  }
+  const env = parsed.data;
+  const rpcUrls = perChain("RPC_URL_", cleaned, z.url());
+  const usdcAddresses = perChain(
+    "USDC_ADDRESS_",
+    cleaned,
+    z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an address, 0x and 40 hex digits"),
+  ) as Record<number, `0x${string}`>;
+  const modelProvider = env.MODEL_PROVIDER ?? (env.GOOGLE_GENERATIVE_AI_API_KEY ? "google" : "offline");
+  if (modelProvider === "google" && !env.GOOGLE_GENERATIVE_AI_API_KEY) {
+    throw new EnvError("MODEL_PROVIDER: google needs GOOGLE_GENERATIVE_AI_API_KEY to be set");
+  }
+  return { ...env, rpcUrls, usdcAddresses, modelProvider };
+}
+
+let cached: ServerEnv | undefined;
+
+/** The process's configuration, validated on first use and kept. */
+export function serverEnv(): ServerEnv {
+  cached ??= parseServerEnv(process.env);
+  return cached;
+}
