@@ -8,7 +8,7 @@ const usdAmount = z
 
 const caip2 = z.string().regex(/^eip155:\d+$/, "a CAIP-2 EVM network id such as eip155:8453");
 
-const commaList = <T extends z.ZodType<string>>(item: T) =>
+const commaList = (item: z.ZodType<string, string>) =>
   z
     .string()
     .transform((value) =>

@@ -1,0 +1,257 @@
+// What the offline model says or does next, decided from the conversation alone. It recognises
+// the five request kinds of SPEC section 1 by plain keyword rules, calls the same tools Gemini
+// would, and answers from their results. Every reply says that it comes from the offline model.
+
+export type OfflineToolResult = { toolName: string; input: unknown; output: unknown; isError: boolean };
+
+export type OfflineTurnInput = {
+  userText: string;
+  earlierUserTexts: string[];
+  toolResults: OfflineToolResult[];
+  availableTools: ReadonlySet<string>;
+};
+
+export type OfflineTurn =
+  | { kind: "text"; text: string }
+  | { kind: "tool"; toolName: string; input: Record<string, unknown> };
+
+export const OFFLINE_NOTICE = "(Offline model: no Gemini key is set, so simple built-in rules answer.)";
+
+type Intent =
+  | { kind: "spending"; period?: "day" | "week" | "month" }
+  | { kind: "preferences"; changes: Record<string, unknown> }
+  | { kind: "compare"; query: string }
+  | { kind: "discover"; query?: string }
+  | { kind: "request"; topic: Topic }
+  | { kind: "help" };
+
+type Topic = { query: string; params: Record<string, string> };
+
+export function decideOfflineTurn(input: OfflineTurnInput): OfflineTurn {
+  const intent = classify(input.userText);
+  const done = input.toolResults;
+  const last = done.at(-1);
+
+  if (last) {
+    // A direct request goes on from the price comparison to paying the best match.
+    if (
+      intent.kind === "request" &&
+      last.toolName === "comparePrices" &&
+      !last.isError &&
+      input.availableTools.has("payForService") &&
+      !done.some((result) => result.toolName === "payForService")
+    ) {
+      const best = firstService(last.output);
+      if (best) {
+        return {
+          kind: "tool",
+          toolName: "payForService",
+          input: { url: best.url, method: best.method ?? "GET", ...(hasKeys(intent.topic.params) ? { query: intent.topic.params } : {}) },
+        };
+      }
+    }
+    return text(summarise(last));
+  }
+
+  const call = toolCallFor(intent);
+  if (call && input.availableTools.has(call.toolName)) return call;
+  if (call) {
+    return text(
+      `I understood that as a request to ${describe(call.toolName)}, but that tool is not available right now.`,
+    );
+  }
+  return text(helpText());
+}
+
+function text(body: string): OfflineTurn {
+  return { kind: "text", text: `${OFFLINE_NOTICE}\n\n${body}` };
+}
+
+type ToolTurn = Extract<OfflineTurn, { kind: "tool" }>;
+
+function toolCallFor(intent: Intent): ToolTurn | undefined {
+  switch (intent.kind) {
+    case "spending":
+      return { kind: "tool", toolName: "getSpending", input: intent.period ? { period: intent.period } : {} };
+    case "preferences":
+      return { kind: "tool", toolName: "updatePreferences", input: intent.changes };
+    case "compare":
+      return { kind: "tool", toolName: "comparePrices", input: { query: intent.query } };
+    case "discover":
+      return { kind: "tool", toolName: "discoverServices", input: intent.query ? { query: intent.query } : {} };
+    case "request":
+      return { kind: "tool", toolName: "comparePrices", input: { query: intent.topic.query } };
+    case "help":
+      return undefined;
+  }
+}
+
+function describe(toolName: string): string {
+  const names: Record<string, string> = {
+    getSpending: "check your spending",
+    updatePreferences: "change your settings",
+    comparePrices: "compare prices",
+    discoverServices: "list services",
+    payForService: "pay for a service",
+  };
+  return names[toolName] ?? toolName;
+}
+
+// --- Understanding the request ----------------------------------------------------------------
+
+function classify(raw: string): Intent {
+  const text = raw.toLowerCase();
+  if (/\b(spent|spending|spend so far|budget|remaining|left to spend|history|how much (have|did) i)\b/.test(text)) {
+    const period = /\b(today|daily|day)\b/.test(text)
+      ? "day"
+      : /\b(week|weekly)\b/.test(text)
+        ? "week"
+        : /\b(month|monthly)\b/.test(text)
+          ? "month"
+          : undefined;
+    return period ? { kind: "spending", period } : { kind: "spending" };
+  }
+  const changes = preferenceChanges(text);
+  if (changes) return { kind: "preferences", changes };
+  const topic = topicOf(raw);
+  if (/\b(compare|comparison|cheapest|cheaper|fastest|faster|price list|prices of|prices for)\b/.test(text)) {
+    return { kind: "compare", query: topic?.query ?? stripFiller(text) };
+  }
+  if (/\b(list|what services|which services|available services|discover|catalog|what can you (buy|pay))\b/.test(text)) {
+    return topic ? { kind: "discover", query: topic.query } : { kind: "discover" };
+  }
+  if (topic) return { kind: "request", topic };
+  return { kind: "help" };
+}
+
+function preferenceChanges(text: string): Record<string, unknown> | undefined {
+  if (!/\b(prefer|preference|default (chain|network)|threshold|set|change|lower|raise|limit)\b/.test(text)) {
+    return undefined;
+  }
+  const changes: Record<string, unknown> = {};
+  if (/\bprefer\b.*\b(cheap|cheapest|cost|price)\b|\bpriority\b.*\bcost\b/.test(text)) changes.priority = "cost";
+  if (/\bprefer\b.*\b(fast|fastest|speed|quick)\b|\bpriority\b.*\bspeed\b/.test(text)) changes.priority = "speed";
+  const chain = /\bdefault (?:chain|network)\b.*?\b(base sepolia|base|sandbox|local)\b/.exec(text)?.[1];
+  if (chain) {
+    changes.defaultChain = chain === "base sepolia" ? "eip155:84532" : chain === "base" ? "eip155:8453" : "eip155:31337";
+  }
+  const limits: Record<string, string> = {};
+  for (const match of text.matchAll(/\b(daily|weekly|monthly|per[- ]payment)\s+limit\s+(?:to|of|at)?\s*\$?\s*(\d+(?:\.\d{1,6})?)/g)) {
+    const period = match[1] ?? "";
+    const key = period.startsWith("per") ? "perPayment" : period;
+    limits[key] = match[2] ?? "";
+  }
+  if (hasKeys(limits)) changes.spendingLimits = limits;
+  const threshold = /\bthreshold\s+(?:to|of|at)?\s*\$?\s*(\d+(?:\.\d{1,6})?)/.exec(text)?.[1];
+  if (threshold) changes.confirmationThreshold = threshold;
+  return hasKeys(changes) ? changes : undefined;
+}
+
+/** What a request is about, with the parameters a service of that kind takes. */
+function topicOf(raw: string): Topic | undefined {
+  const text = raw.toLowerCase();
+  if (/\bweather|forecast|temperature\b/.test(text)) {
+    const city = /\b(?:in|for|at)\s+([A-Za-z][A-Za-z .'-]*?)(?:[?.!,]|\s+(?:today|tomorrow|now|please)\b|$)/.exec(raw)?.[1]?.trim();
+    return { query: "weather", params: city ? { city } : {} };
+  }
+  if (/\b(bitcoin|btc|ether|eth|solana|sol|crypto)\b/.test(text)) {
+    const symbol = /\b(bitcoin|btc)\b/.test(text) ? "BTC" : /\b(solana|sol)\b/.test(text) ? "SOL" : /\b(ether|eth)\b/.test(text) ? "ETH" : undefined;
+    return { query: "crypto price", params: symbol ? { symbol } : {} };
+  }
+  if (/\b(news|headlines?)\b/.test(text)) {
+    const topic = /\b(?:about|on)\s+([a-z ]+?)(?:[?.!,]|$)/.exec(text)?.[1]?.trim();
+    return { query: "news", params: topic ? { topic } : {} };
+  }
+  const conversion = /\bconvert\s+(\d+(?:\.\d+)?)\s*([a-z]{3})\s+(?:to|in|into)\s+([a-z]{3})\b/.exec(text);
+  if (conversion || /\b(exchange rate|currency)\b/.test(text)) {
+    return {
+      query: "currency conversion",
+      params: conversion
+        ? { amount: conversion[1] ?? "", from: (conversion[2] ?? "").toUpperCase(), to: (conversion[3] ?? "").toUpperCase() }
+        : {},
+    };
+  }
+  if (/\btranslate\b/.test(text)) {
+    const quoted = /["“](.+?)["”]/.exec(raw)?.[1];
+    const target = /\b(?:to|into)\s+([a-z]+)\s*[?.!]?\s*$/.exec(text)?.[1];
+    return { query: "translate", params: { ...(quoted ? { text: quoted } : {}), ...(target ? { to: target } : {}) } };
+  }
+  if (/\bsummari[sz]e\b/.test(text)) {
+    const quoted = /["“](.+?)["”]/.exec(raw)?.[1];
+    return { query: "summarize", params: quoted ? { text: quoted } : {} };
+  }
+  return undefined;
+}
+
+function stripFiller(text: string): string {
+  return text.replace(/\b(compare|the|prices?|of|for|please|services?|cheapest|fastest)\b/g, " ").replace(/\s+/g, " ").trim();
+}
+
+// --- Answering from tool results ----------------------------------------------------------------
+
+type ServiceView = { name?: string; url: string; method?: string; priceUsd?: string; network?: string; description?: string; latencyMs?: number };
+
+function firstService(output: unknown): ServiceView | undefined {
+  const list = servicesOf(output);
+  return list[0];
+}
+
+function servicesOf(output: unknown): ServiceView[] {
+  const list = isRecord(output) && Array.isArray(output.services) ? output.services : Array.isArray(output) ? output : [];
+  return list.flatMap((item): ServiceView[] => {
+    if (!isRecord(item) || typeof item.url !== "string") return [];
+    return [
+      {
+        url: item.url,
+        ...(typeof item.name === "string" ? { name: item.name } : {}),
+        ...(typeof item.method === "string" ? { method: item.method } : {}),
+        ...(typeof item.priceUsd === "string" ? { priceUsd: item.priceUsd } : {}),
+        ...(typeof item.network === "string" ? { network: item.network } : {}),
+        ...(typeof item.description === "string" ? { description: item.description } : {}),
+        ...(typeof item.latencyMs === "number" ? { latencyMs: item.latencyMs } : {}),
+      },
+    ];
+  });
+}
+
+function summarise(result: OfflineToolResult): string {
+  if (result.isError) return `That did not work: ${stringify(result.output)}`;
+  const output = result.output;
+  switch (result.toolName) {
+    case "discoverServices":
+    case "comparePrices": {
+      const services = servicesOf(output);
+      if (services.length === 0) return "I found no matching x402 services in the registries.";
+      const heading = result.toolName === "comparePrices" ? "Here is how they compare, best first:" : "These x402 services are available:";
+      const lines = services.map((service, index) => {
+        const price = service.priceUsd ? `$${service.priceUsd} per call` : "price unknown";
+        const speed = service.latencyMs !== undefined ? `, about ${service.latencyMs} ms` : "";
+        const about = service.description ? `: ${service.description}` : "";
+        return `${index + 1}. ${service.name ?? service.url} (${price}${speed}, ${service.network ?? "unknown network"})${about}`;
+      });
+      return [heading, ...lines].join("\n");
+    }
+    default:
+      if (isRecord(output) && typeof output.summary === "string") return output.summary;
+      return `Result of ${describe(result.toolName)}:\n${stringify(output)}`;
+  }
+}
+
+function helpText(): string {
+  return [
+    "I can find paid x402 services, compare their prices, and pay them in USDC within your limits, with your wallet's signature.",
+    "Try: \"What's the weather in Lisbon?\", \"List the available services\", \"Compare prices for weather\", \"How much have I spent this week?\", or \"Set my daily limit to 2\".",
+  ].join("\n");
+}
+
+function stringify(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function hasKeys(value: Record<string, unknown>): boolean {
+  return Object.keys(value).length > 0;
+}

@@ -1,0 +1,162 @@
+// The body of `POST /api/chat` (SPEC section 2): read within a size limit, parsed as JSON,
+// validated with one zod schema, and checked for pasted secrets, before any other work.
+import { getAddress } from "viem";
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { parseUsd } from "@/lib/payments/money";
+import { findSecret } from "./secrets";
+import { defaultModelTier, modelTiers } from "./models";
+
+export const MAX_BODY_BYTES = 256 * 1024;
+const MAX_USD = parseUsd("1000000") ?? 0n;
+
+/** A USD amount as a JSON number or decimal string, 0..1,000,000, at most 6 decimals; kept as micro-dollars. */
+const usdAmount = z
+  .union([z.number(), z.string()])
+  .transform((value, ctx) => {
+    const micros = parseUsd(value);
+    if (micros === undefined || micros > MAX_USD) {
+      ctx.addIssue({ code: "custom", message: "must be a USD amount from 0 to 1000000 with at most 6 decimals" });
+      return z.NEVER;
+    }
+    return micros;
+  });
+
+/** `0x` + 40 hex digits; a mixed-case address must carry a valid EIP-55 checksum. */
+export const walletAddressSchema = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex digits")
+  .refine((value) => {
+    const digits = value.slice(2);
+    const singleCase = digits === digits.toLowerCase() || digits === digits.toUpperCase();
+    return singleCase || getAddress(value) === value;
+  }, "has a wrong EIP-55 checksum")
+  .transform((value) => getAddress(value));
+
+export const networkIdSchema = z.string().regex(/^eip155:\d{1,12}$/, "must be a CAIP-2 network id such as eip155:8453");
+
+const messageSchema = z.strictObject({
+  role: z.enum(["user", "assistant", "system"]),
+  content: z.string().min(1).max(16_000),
+});
+
+export const spendingLimitsSchema = z.strictObject({
+  daily: usdAmount.optional(),
+  weekly: usdAmount.optional(),
+  monthly: usdAmount.optional(),
+  perPayment: usdAmount.optional(),
+});
+
+export const preferencesSchema = z.strictObject({
+  defaultChain: networkIdSchema.optional(),
+  priority: z.enum(["cost", "speed"]).optional(),
+  confirmationThreshold: usdAmount.optional(),
+});
+
+export const paymentApprovalSchema = z.strictObject({
+  paymentId: z.string().min(1).max(100),
+  token: z.string().min(1).max(8_192),
+  signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(4_096),
+});
+
+export const chatRequestSchema = z
+  .strictObject({
+    messages: z.array(messageSchema).min(1).max(100),
+    walletAddress: walletAddressSchema.optional(),
+    spendingLimits: spendingLimitsSchema.optional(),
+    preferences: preferencesSchema.optional(),
+    model: z.enum(modelTiers).default(defaultModelTier),
+    temperature: z.number().min(0).max(1).default(0.5),
+    maxTokens: z.number().int().min(1).max(8000).default(4000),
+    payment: paymentApprovalSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (!body.payment && body.messages.at(-1)?.role !== "user") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["messages", body.messages.length - 1, "role"],
+        message: "the last message must be from the user",
+      });
+    }
+  });
+
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+export type ChatMessage = ChatRequest["messages"][number];
+export type SpendingLimitsInput = z.infer<typeof spendingLimitsSchema>;
+export type Preferences = z.infer<typeof preferencesSchema>;
+export type PaymentApprovalInput = z.infer<typeof paymentApprovalSchema>;
+
+/** Reads, parses and validates a chat request; throws AppError with the SPEC status and code. */
+export async function readChatRequest(request: Request): Promise<ChatRequest> {
+  const contentType = request.headers.get("content-type") ?? "";
+  if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
+    throw new AppError("unsupported-media-type", "Send the request as application/json.");
+  }
+  const text = await readBodyText(request, MAX_BODY_BYTES);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new AppError("bad-request", "The request body is not valid JSON.");
+  }
+  const parsed = chatRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => ({
+      path: issue.path.map(String).join(".") || "(body)",
+      message: issue.code === "unrecognized_keys" ? `unknown field(s): ${issue.keys.join(", ")}` : issue.message,
+    }));
+    const named = [...new Set(fields.map((field) => field.path))].join(", ");
+    throw new AppError("bad-request", `The request is not valid: ${named}.`, { details: { fields } });
+  }
+  assertNoSecrets(parsed.data.messages);
+  return parsed.data;
+}
+
+/** Refuses a message that holds a private key or seed phrase, without echoing any of it. */
+export function assertNoSecrets(messages: readonly ChatMessage[]): void {
+  messages.forEach((message, index) => {
+    const kind = findSecret(message.content);
+    if (!kind) return;
+    const what = kind === "private-key" ? "a private key" : "a wallet seed phrase";
+    throw new AppError(
+      "secret-in-message",
+      `Message ${index + 1} looks like it contains ${what}. It was not sent anywhere. Never share your keys or recovery phrase: this agent never needs them.`,
+      { details: { message: index, kind } },
+    );
+  });
+}
+
+/** Reads the body as text, refusing more than `limit` bytes whatever Content-Length says. */
+async function readBodyText(request: Request, limit: number): Promise<string> {
+  const tooLarge = () =>
+    new AppError("payload-too-large", `The request body is larger than ${limit / 1024} KiB.`, {
+      details: { limitBytes: limit },
+    });
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(concat(chunks, size));
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,8 @@
+// The seam where the model's tools are registered (SPEC section 8). Each tool that needs the
+// request's context is built here from it; the set grows as the tools arrive.
+import type { ToolSet } from "ai";
+import type { ToolContext } from "../agent";
+
+export function createChatTools(_context: ToolContext): ToolSet {
+  return {};
+}

@@ -1,0 +1,82 @@
+// The database the ledger and the cooldown live in: embedded PGlite in a folder by default, a
+// real Postgres when DATABASE_URL is set. Both are reached through one small interface, so
+// every query is plain SQL that runs on either.
+import { migrate } from "./migrations";
+
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Database extends Queryable {
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export type OpenDatabaseParameters = {
+  /** A postgres:// URL; unset means PGlite. */
+  url?: string | undefined;
+  /** PGlite's data folder, or `memory://` for a database that lives only in this process. */
+  dataDir: string;
+};
+
+export async function openDatabase({ url, dataDir }: OpenDatabaseParameters): Promise<Database> {
+  const db = url ? await openPostgres(url) : await openPglite(dataDir);
+  await migrate(db);
+  return db;
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  if (dataDir !== "memory://") {
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(dataDir, { recursive: true });
+  }
+  const pg = await PGlite.create(dataDir);
+  return {
+    async query<T extends Row>(sql: string, params: unknown[] = []) {
+      return (await pg.query<T>(sql, params)).rows;
+    },
+    transaction(work) {
+      return pg.transaction((tx) =>
+        work({
+          async query<T extends Row>(sql: string, params: unknown[] = []) {
+            return (await tx.query<T>(sql, params)).rows;
+          },
+        }),
+      );
+    },
+    close: () => pg.close(),
+  };
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString: url, max: 5 });
+  return {
+    async query<T extends Row>(sql: string, params: unknown[] = []) {
+      return (await pool.query(sql, params)).rows as T[];
+    },
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await work({
+          async query<T extends Row>(sql: string, params: unknown[] = []) {
+            return (await client.query(sql, params)).rows as T[];
+          },
+        });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
