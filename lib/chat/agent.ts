@@ -60,6 +60,9 @@ export async function runAgent(parameters: RunAgentParameters): Promise<{ usage:
     maxOutputTokens: parameters.maxTokens,
     abortSignal: context.signal,
     maxRetries: 1,
+    // Errors arrive as stream parts and are handled below; the SDK's default would log the
+    // provider's error, which can quote the conversation.
+    onError: () => undefined,
   });
 
   let usage: Usage | undefined;
