@@ -131,7 +131,9 @@ function preferenceChanges(text: string): Record<string, unknown> | undefined {
   const changes: Record<string, unknown> = {};
   if (/\bprefer\b.*\b(cheap|cheapest|cost|price)\b|\bpriority\b.*\bcost\b/.test(text)) changes.priority = "cost";
   if (/\bprefer\b.*\b(fast|fastest|speed|quick)\b|\bpriority\b.*\bspeed\b/.test(text)) changes.priority = "speed";
-  const chain = /\bdefault (?:chain|network)\b.*?\b(base sepolia|base|sandbox|local)\b/.exec(text)?.[1];
+  const chain = /\bdefault (?:chain|network)\b/.test(text)
+    ? /\b(base sepolia|base|sandbox|local)\b/.exec(text)?.[1]
+    : undefined;
   if (chain) {
     changes.defaultChain = chain === "base sepolia" ? "eip155:84532" : chain === "base" ? "eip155:8453" : "eip155:31337";
   }

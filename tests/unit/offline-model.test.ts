@@ -1,0 +1,82 @@
+// The offline model decides from the conversation alone: these are the request kinds of SPEC
+// section 1 as a person would phrase them, and what it does with each.
+import { describe, expect, test } from "vitest";
+import { decideOfflineTurn, OFFLINE_NOTICE, type OfflineToolResult } from "@/lib/chat/offline-turns";
+
+const allTools = new Set(["discoverServices", "comparePrices", "payForService", "getSpending", "updatePreferences"]);
+const decide = (userText: string, toolResults: OfflineToolResult[] = [], availableTools = allTools) =>
+  decideOfflineTurn({ userText, earlierUserTexts: [], toolResults, availableTools });
+
+describe("offline model", () => {
+  test.each([
+    ["List the available services", "discoverServices", {}],
+    ["Which services are available for weather?", "discoverServices", { query: "weather" }],
+    ["Compare prices for weather", "comparePrices", { query: "weather" }],
+    ["How much have I spent this week?", "getSpending", { period: "week" }],
+    ["What's my remaining budget today?", "getSpending", { period: "day" }],
+    ["Set my daily limit to 2.5 and my monthly limit to 30", "updatePreferences", { spendingLimits: { daily: "2.5", monthly: "30" } }],
+    ["I prefer the cheapest option", "updatePreferences", { priority: "cost" }],
+    ["Make base sepolia my default chain", "updatePreferences", { defaultChain: "eip155:84532" }],
+    ["Set the confirmation threshold to $0.10", "updatePreferences", { confirmationThreshold: "0.10" }],
+    ["What's the weather in Lisbon?", "comparePrices", { query: "weather" }],
+  ])("%s → %s", (text, toolName, input) => {
+    expect(decide(text)).toEqual({ kind: "tool", toolName, input });
+  });
+
+  test("a direct request goes on from the comparison to paying the best service, with the city", () => {
+    const compared: OfflineToolResult = {
+      toolName: "comparePrices",
+      input: { query: "weather" },
+      output: { services: [{ name: "Cheap Weather", url: "http://127.0.0.1:4101/weather", method: "GET", priceUsd: "0.001" }] },
+      isError: false,
+    };
+    expect(decide("What's the weather in Lisbon?", [compared])).toEqual({
+      kind: "tool",
+      toolName: "payForService",
+      input: { url: "http://127.0.0.1:4101/weather", method: "GET", query: { city: "Lisbon" } },
+    });
+  });
+
+  test("answers from a tool's result, saying it is the offline model, and does not pay twice", () => {
+    const paid: OfflineToolResult = {
+      toolName: "payForService",
+      input: {},
+      output: { summary: "Paid 0.001 USDC. Lisbon: 21 °C, sunny." },
+      isError: false,
+    };
+    const compared: OfflineToolResult = {
+      toolName: "comparePrices",
+      input: {},
+      output: { services: [{ url: "http://x/weather" }] },
+      isError: false,
+    };
+    const turn = decide("What's the weather in Lisbon?", [compared, paid]);
+    expect(turn).toEqual({ kind: "text", text: `${OFFLINE_NOTICE}\n\nPaid 0.001 USDC. Lisbon: 21 °C, sunny.` });
+  });
+
+  test("lists services with their prices from a discovery result", () => {
+    const turn = decide("List services", [
+      {
+        toolName: "discoverServices",
+        input: {},
+        output: {
+          services: [
+            { name: "Fast Weather", url: "http://a", priceUsd: "0.01", network: "eip155:31337", latencyMs: 50 },
+            { name: "Slow Weather", url: "http://b", priceUsd: "0.002", network: "eip155:31337" },
+          ],
+        },
+        isError: false,
+      },
+    ]);
+    expect(turn.kind === "text" && turn.text).toContain("1. Fast Weather ($0.01 per call, about 50 ms, eip155:31337)");
+    expect(turn.kind === "text" && turn.text).toContain("2. Slow Weather ($0.002 per call");
+  });
+
+  test("explains when the needed tool is not available, and offers help for anything else", () => {
+    const missing = decide("List the available services", [], new Set());
+    expect(missing.kind === "text" && missing.text).toMatch(/list services, but that tool is not available/);
+    const help = decide("hello there");
+    expect(help.kind === "text" && help.text.startsWith(OFFLINE_NOTICE)).toBe(true);
+    expect(help.kind === "text" && help.text).toContain("weather in Lisbon");
+  });
+});
