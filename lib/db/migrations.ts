@@ -1,18 +1,45 @@
 // The schema, as an ordered list of migrations that run once each, on PGlite and Postgres alike.
 import type { Database } from "./client";
 
-type Migration = { id: number; name: string; sql: string };
+// Each statement runs on its own: the extended query protocol takes one statement at a time.
+type Migration = { id: number; name: string; statements: string[] };
 
 export const migrations: readonly Migration[] = [
   {
     id: 1,
     name: "chat cooldowns",
-    sql: `
-      CREATE TABLE chat_cooldowns (
+    statements: [
+      `CREATE TABLE chat_cooldowns (
         client_key text PRIMARY KEY,
         last_message_at timestamptz NOT NULL
-      );
-    `,
+      )`,
+    ],
+  },
+  {
+    id: 2,
+    name: "payment ledger",
+    // One row per approved payment: reserved before the service is paid, then settled (with
+    // its transaction) or failed/released. Amounts are atomic units of the asset, never floats.
+    statements: [
+      `CREATE TABLE payments (
+        payment_id text PRIMARY KEY,
+        wallet text NOT NULL,
+        network text NOT NULL,
+        asset text NOT NULL,
+        pay_to text NOT NULL,
+        amount numeric(78, 0) NOT NULL CHECK (amount >= 0),
+        nonce text NOT NULL UNIQUE,
+        service_name text NOT NULL,
+        service_url text NOT NULL,
+        status text NOT NULL CHECK (status IN ('reserved', 'settled', 'failed')),
+        tx_hash text,
+        failure_code text,
+        outcome jsonb,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      "CREATE INDEX payments_by_wallet ON payments (wallet, created_at DESC)",
+    ],
   },
 ];
 
@@ -35,7 +62,7 @@ export async function migrate(db: Database): Promise<void> {
     );
     for (const migration of migrations) {
       if (applied.has(migration.id)) continue;
-      await tx.query(migration.sql);
+      for (const statement of migration.statements) await tx.query(statement);
       await tx.query("INSERT INTO schema_migrations (id, name) VALUES ($1, $2)", [migration.id, migration.name]);
     }
   });

@@ -1,0 +1,203 @@
+// The spending ledger: every approved payment is reserved against the wallet's rolling limits
+// before the service is paid, then marked settled (with its transaction) or failed (which
+// releases it). Reservation is atomic per wallet, so concurrent approvals can never pass a
+// limit together, and a payment id or nonce is recorded once, so nothing is paid twice.
+//
+// Amounts are atomic USDC units (6 decimals), which are also micro-dollars: USDC is counted 1:1
+// with USD for limits.
+import type { Database, Queryable } from "@/lib/db";
+import type { SpendingLimits } from "./limits";
+
+export const periods = {
+  day: 24 * 60 * 60 * 1000,
+  week: 7 * 24 * 60 * 60 * 1000,
+  month: 30 * 24 * 60 * 60 * 1000,
+} as const;
+export type Period = keyof typeof periods;
+
+const periodLimit: Record<Period, keyof SpendingLimits> = { day: "daily", week: "weekly", month: "monthly" };
+
+export type PaymentRecordStatus = "reserved" | "settled" | "failed";
+
+export type PaymentRecord = {
+  paymentId: string;
+  wallet: string;
+  network: string;
+  asset: string;
+  payTo: string;
+  amount: bigint;
+  nonce: string;
+  serviceName: string;
+  serviceUrl: string;
+  status: PaymentRecordStatus;
+  txHash: string | null;
+  failureCode: string | null;
+  /** The last payment status streamed for it, replayed when the same approval comes again. */
+  outcome: unknown;
+  createdAt: Date;
+};
+
+type PaymentRow = {
+  payment_id: string;
+  wallet: string;
+  network: string;
+  asset: string;
+  pay_to: string;
+  amount: string;
+  nonce: string;
+  service_name: string;
+  service_url: string;
+  status: PaymentRecordStatus;
+  tx_hash: string | null;
+  failure_code: string | null;
+  outcome: unknown;
+  created_at: Date | string;
+};
+
+const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, nonce, service_name,
+  service_url, status, tx_hash, failure_code, outcome, created_at`;
+
+function toRecord(row: PaymentRow): PaymentRecord {
+  return {
+    paymentId: row.payment_id,
+    wallet: row.wallet,
+    network: row.network,
+    asset: row.asset,
+    payTo: row.pay_to,
+    amount: BigInt(row.amount),
+    nonce: row.nonce,
+    serviceName: row.service_name,
+    serviceUrl: row.service_url,
+    status: row.status,
+    txHash: row.tx_hash,
+    failureCode: row.failure_code,
+    outcome: typeof row.outcome === "string" ? (JSON.parse(row.outcome) as unknown) : row.outcome,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+// Wallets are stored lowercase so that checksummed and plain forms are one wallet.
+const walletKey = (wallet: string) => wallet.toLowerCase();
+
+/** What a wallet has spent or reserved since `since`. Failed payments count for nothing. */
+export async function spentSince(db: Queryable, wallet: string, since: Date): Promise<bigint> {
+  const [row] = await db.query<{ spent: string }>(
+    `SELECT COALESCE(SUM(amount), 0)::text AS spent FROM payments
+     WHERE wallet = $1 AND status IN ('reserved', 'settled') AND created_at > $2`,
+    [walletKey(wallet), since.toISOString()],
+  );
+  return BigInt(row?.spent ?? "0");
+}
+
+export type PeriodSpending = { period: Period; spent: bigint; limit: bigint; remaining: bigint };
+
+export async function spendingByPeriod(
+  db: Queryable,
+  { wallet, limits, now = new Date() }: { wallet: string; limits: SpendingLimits; now?: Date },
+): Promise<PeriodSpending[]> {
+  const result: PeriodSpending[] = [];
+  for (const period of Object.keys(periods) as Period[]) {
+    const spent = await spentSince(db, wallet, new Date(now.getTime() - periods[period]));
+    const limit = limits[periodLimit[period]];
+    result.push({ period, spent, limit, remaining: limit > spent ? limit - spent : 0n });
+  }
+  return result;
+}
+
+export type LimitBreach = { limit: keyof SpendingLimits; limitAmount: bigint; spent: bigint; amount: bigint };
+
+/** The first limit that paying `amount` now would pass, if any. */
+export async function findLimitBreach(
+  db: Queryable,
+  { wallet, amount, limits, now = new Date() }: { wallet: string; amount: bigint; limits: SpendingLimits; now?: Date },
+): Promise<LimitBreach | undefined> {
+  if (amount > limits.perPayment) return { limit: "perPayment", limitAmount: limits.perPayment, spent: 0n, amount };
+  for (const { period, spent, limit } of await spendingByPeriod(db, { wallet, limits, now })) {
+    if (spent + amount > limit) return { limit: periodLimit[period], limitAmount: limit, spent, amount };
+  }
+  return undefined;
+}
+
+export type NewPayment = Omit<PaymentRecord, "status" | "txHash" | "failureCode" | "outcome" | "createdAt">;
+
+export type ReserveResult =
+  | { kind: "reserved"; record: PaymentRecord }
+  | { kind: "existing"; record: PaymentRecord }
+  | { kind: "limit-exceeded"; breach: LimitBreach };
+
+/**
+ * Reserves a payment against the limits, atomically per wallet. The same payment id (or the
+ * same signed nonce) reserved again returns the first record instead of a second reservation.
+ */
+export async function reservePayment(
+  db: Database,
+  { payment, limits, now = new Date() }: { payment: NewPayment; limits: SpendingLimits; now?: Date },
+): Promise<ReserveResult> {
+  return db.transaction(async (tx) => {
+    // Serialises reservations of one wallet across requests and processes.
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [walletKey(payment.wallet)]);
+    const [existing] = await tx.query<PaymentRow>(
+      `SELECT ${columns} FROM payments WHERE payment_id = $1 OR nonce = $2 LIMIT 1`,
+      [payment.paymentId, payment.nonce],
+    );
+    if (existing) return { kind: "existing", record: toRecord(existing) };
+    const breach = await findLimitBreach(tx, { wallet: payment.wallet, amount: payment.amount, limits, now });
+    if (breach) return { kind: "limit-exceeded", breach };
+    const [row] = await tx.query<PaymentRow>(
+      `INSERT INTO payments (payment_id, wallet, network, asset, pay_to, amount, nonce, service_name, service_url, status, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $10)
+       RETURNING ${columns}`,
+      [
+        payment.paymentId,
+        walletKey(payment.wallet),
+        payment.network,
+        payment.asset.toLowerCase(),
+        payment.payTo.toLowerCase(),
+        payment.amount.toString(),
+        payment.nonce.toLowerCase(),
+        payment.serviceName,
+        payment.serviceUrl,
+        now.toISOString(),
+      ],
+    );
+    if (!row) throw new Error("the reservation was not written");
+    return { kind: "reserved", record: toRecord(row) };
+  });
+}
+
+/** Records a settlement: the payment counts against the limits for good. */
+export async function markSettled(
+  db: Queryable,
+  { paymentId, txHash, outcome }: { paymentId: string; txHash: string; outcome: unknown },
+): Promise<void> {
+  await db.query(
+    `UPDATE payments SET status = 'settled', tx_hash = $2, outcome = $3, updated_at = now()
+     WHERE payment_id = $1`,
+    [paymentId, txHash, JSON.stringify(outcome)],
+  );
+}
+
+/** Records a failure: the reservation is released and nothing is charged. */
+export async function markFailed(
+  db: Queryable,
+  { paymentId, failureCode, outcome }: { paymentId: string; failureCode: string; outcome: unknown },
+): Promise<void> {
+  await db.query(
+    `UPDATE payments SET status = 'failed', failure_code = $2, outcome = $3, updated_at = now()
+     WHERE payment_id = $1 AND status = 'reserved'`,
+    [paymentId, failureCode, JSON.stringify(outcome)],
+  );
+}
+
+export async function findPayment(db: Queryable, paymentId: string): Promise<PaymentRecord | undefined> {
+  const [row] = await db.query<PaymentRow>(`SELECT ${columns} FROM payments WHERE payment_id = $1`, [paymentId]);
+  return row ? toRecord(row) : undefined;
+}
+
+export async function recentPayments(db: Queryable, wallet: string, limit = 10): Promise<PaymentRecord[]> {
+  const rows = await db.query<PaymentRow>(
+    `SELECT ${columns} FROM payments WHERE wallet = $1 ORDER BY created_at DESC LIMIT $2`,
+    [walletKey(wallet), limit],
+  );
+  return rows.map(toRecord);
+}

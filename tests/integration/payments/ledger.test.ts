@@ -1,0 +1,93 @@
+// The ledger on a real (in-memory) PGlite: reservations against rolling limits, idempotency,
+// and concurrency.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { openDatabase, type Database } from "@/lib/db";
+import { findLimitBreach, markFailed, markSettled, reservePayment, spendingByPeriod, type NewPayment } from "@/lib/payments/ledger";
+import type { SpendingLimits } from "@/lib/payments/limits";
+import { parseUsd } from "@/lib/payments/money";
+
+let db: Database;
+beforeAll(async () => {
+  db = await openDatabase({ dataDir: "memory://" });
+});
+afterAll(async () => {
+  await db.close();
+});
+
+const usdc = (text: string) => parseUsd(text) ?? -1n;
+const limits: SpendingLimits = { daily: usdc("0.03"), weekly: usdc("1"), monthly: usdc("5"), perPayment: usdc("0.02") };
+let counter = 0;
+const payment = (wallet: string, amount: bigint, extra: Partial<NewPayment> = {}): NewPayment => {
+  counter += 1;
+  return {
+    paymentId: `pay_${counter}`,
+    wallet,
+    network: "eip155:31337",
+    asset: "0x0000000000000000000000000000000000000001",
+    payTo: "0x0000000000000000000000000000000000000002",
+    amount,
+    nonce: `0x${counter.toString(16).padStart(64, "0")}`,
+    serviceName: "Weather",
+    serviceUrl: "http://127.0.0.1:4100/weather",
+    ...extra,
+  };
+};
+
+describe("ledger", () => {
+  test("ten concurrent approvals against a daily limit for three pay exactly three", async () => {
+    const wallet = "0x00000000000000000000000000000000000000A1";
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => reservePayment(db, { payment: payment(wallet, usdc("0.01")), limits })),
+    );
+    expect(results.filter((result) => result.kind === "reserved")).toHaveLength(3);
+    const refused = results.filter((result) => result.kind === "limit-exceeded");
+    expect(refused).toHaveLength(7);
+    expect(refused[0]?.kind === "limit-exceeded" && refused[0].breach.limit).toBe("daily");
+    const [day] = await spendingByPeriod(db, { wallet, limits });
+    expect(day).toEqual({ period: "day", spent: usdc("0.03"), limit: usdc("0.03"), remaining: 0n });
+  });
+
+  test("the same payment id or nonce never reserves twice and returns the first record", async () => {
+    const wallet = "0x00000000000000000000000000000000000000a2";
+    const first = payment(wallet, usdc("0.01"));
+    expect((await reservePayment(db, { payment: first, limits })).kind).toBe("reserved");
+    const again = await reservePayment(db, { payment: first, limits });
+    expect(again.kind).toBe("existing");
+    const sameNonce = await reservePayment(db, { payment: { ...payment(wallet, usdc("0.01")), nonce: first.nonce }, limits });
+    expect(sameNonce.kind === "existing" && sameNonce.record.paymentId).toBe(first.paymentId);
+    const [day] = await spendingByPeriod(db, { wallet: wallet.toUpperCase().replace("0X", "0x"), limits });
+    expect(day?.spent).toBe(usdc("0.01"));
+  });
+
+  test("a failed payment releases its reservation; a settled one keeps counting", async () => {
+    const wallet = "0x00000000000000000000000000000000000000a3";
+    const a = payment(wallet, usdc("0.02"));
+    const b = payment(wallet, usdc("0.01"));
+    await reservePayment(db, { payment: a, limits });
+    await reservePayment(db, { payment: b, limits });
+    expect((await findLimitBreach(db, { wallet, amount: usdc("0.01"), limits }))?.limit).toBe("daily");
+    await markFailed(db, { paymentId: a.paymentId, failureCode: "payment-failed", outcome: { status: "failed" } });
+    await markSettled(db, { paymentId: b.paymentId, txHash: "0xabc", outcome: { status: "delivered" } });
+    expect(await findLimitBreach(db, { wallet, amount: usdc("0.02"), limits })).toBeUndefined();
+    const [day] = await spendingByPeriod(db, { wallet, limits });
+    expect(day?.spent).toBe(usdc("0.01"));
+  });
+
+  test("periods roll: yesterday's spending counts for the week but not the day", async () => {
+    const wallet = "0x00000000000000000000000000000000000000a4";
+    const now = new Date();
+    const yesterday = new Date(now.getTime() - 25 * 60 * 60 * 1000);
+    await reservePayment(db, { payment: payment(wallet, usdc("0.02")), limits, now: yesterday });
+    const spending = await spendingByPeriod(db, { wallet, limits, now });
+    expect(spending.map((entry) => [entry.period, entry.spent])).toEqual([
+      ["day", 0n],
+      ["week", usdc("0.02")],
+      ["month", usdc("0.02")],
+    ]);
+  });
+
+  test("a payment above the per-payment limit is refused whatever else remains", async () => {
+    const breach = await findLimitBreach(db, { wallet: "0x00000000000000000000000000000000000000a5", amount: usdc("0.021"), limits });
+    expect(breach).toEqual({ limit: "perPayment", limitAmount: usdc("0.02"), spent: 0n, amount: usdc("0.021") });
+  });
+});
