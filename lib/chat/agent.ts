@@ -5,6 +5,8 @@
 import { isStepCount, streamText, type ModelMessage, type ToolSet } from "ai";
 import type { FinishReason, StreamMetadata, Usage } from "@/lib/protocol/lines";
 import type { LineWriter } from "@/lib/protocol/writer";
+import type { Database } from "@/lib/db";
+import type { ServerEnv } from "@/lib/env";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import type { ChatModel } from "./models";
 import type { ChatMessage, PaymentApprovalInput, Preferences } from "./request";
@@ -17,6 +19,8 @@ export type ChatOutcome = { finishReason: FinishReason } & Omit<StreamMetadata, 
 
 /** The request context a tool factory gets. */
 export type ToolContext = {
+  env: ServerEnv;
+  db: Database;
   walletAddress: `0x${string}` | undefined;
   limits: SpendingLimits;
   preferences: Preferences;

@@ -60,6 +60,8 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
           temperature: body.temperature,
           maxTokens: body.maxTokens,
           context: {
+            env,
+            db,
             walletAddress: body.walletAddress,
             limits: resolveLimits(body.spendingLimits, env),
             preferences: body.preferences ?? {},

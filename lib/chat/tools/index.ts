@@ -2,7 +2,9 @@
 // request's context is built here from it; the set grows as the tools arrive.
 import type { ToolSet } from "ai";
 import type { ToolContext } from "../agent";
+import { createAccountTools } from "./account-tools";
+import { createDiscoveryTools } from "./discovery-tools";
 
-export function createChatTools(_context: ToolContext): ToolSet {
-  return {};
+export function createChatTools(context: ToolContext): ToolSet {
+  return { ...createDiscoveryTools(context), ...createAccountTools(context) };
 }

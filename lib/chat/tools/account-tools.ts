@@ -1,0 +1,118 @@
+// getSpending and updatePreferences (SPEC section 8): the person's spending from the ledger,
+// and proposed settings sent to the browser as a `d:` line (the browser stores settings; a
+// raised limit waits for the person's confirmation there).
+import { tool } from "ai";
+import { z } from "zod";
+import { explorerTxUrl, findNetwork } from "@/lib/chain/networks";
+import { networkIdSchema } from "@/lib/chat/request";
+import { recentPayments, spendingByPeriod, type Period } from "@/lib/payments/ledger";
+import { formatUsd, parseUsd } from "@/lib/payments/money";
+import type { ToolContext } from "../agent";
+
+const usdInput = z
+  .union([z.number(), z.string()])
+  .refine((value) => parseUsd(value) !== undefined, "a USD amount with at most 6 decimals")
+  .describe("USD amount, e.g. 2 or \"2.50\"");
+
+export function createAccountTools(context: ToolContext) {
+  return {
+    getSpending: tool({
+      description:
+        "The connected wallet's spending: spent and remaining against the daily, weekly and monthly limits, the per-payment limit, and recent payments with transaction links.",
+      inputSchema: z.object({ period: z.enum(["day", "week", "month"]).optional() }),
+      execute: async ({ period }) => {
+        const wallet = context.walletAddress;
+        if (!wallet) {
+          return { connected: false, summary: "No wallet is connected, so there is no spending to show. Connect a wallet first." };
+        }
+        const spending = (await spendingByPeriod(context.db, { wallet, limits: context.limits })).filter(
+          (entry) => !period || entry.period === period,
+        );
+        const recent = await recentPayments(context.db, wallet, 10);
+        const periods = spending.map((entry) => ({
+          period: entry.period,
+          spentUsd: formatUsd(entry.spent),
+          limitUsd: formatUsd(entry.limit),
+          remainingUsd: formatUsd(entry.remaining),
+        }));
+        const names: Record<Period, string> = { day: "24 hours", week: "7 days", month: "30 days" };
+        return {
+          connected: true,
+          wallet,
+          periods,
+          perPaymentLimitUsd: formatUsd(context.limits.perPayment),
+          recentPayments: recent.map((payment) => {
+            const network = findNetwork(payment.network, context.env);
+            return {
+              service: payment.serviceName,
+              amountUsd: formatUsd(payment.amount),
+              status: payment.status,
+              network: payment.network,
+              at: payment.createdAt.toISOString(),
+              ...(payment.txHash ? { txHash: payment.txHash } : {}),
+              ...(payment.txHash && network ? { explorerUrl: explorerTxUrl(network, payment.txHash) } : {}),
+            };
+          }),
+          summary: spending
+            .map((entry) => `Last ${names[entry.period]}: spent $${formatUsd(entry.spent)} of $${formatUsd(entry.limit)}, $${formatUsd(entry.remaining)} left.`)
+            .concat(`Per-payment limit: $${formatUsd(context.limits.perPayment)}.`)
+            .join(" "),
+        };
+      },
+    }),
+    updatePreferences: tool({
+      description:
+        "Propose new settings to the person's browser: default chain, priority (cost or speed), confirmation threshold, spending limits. Lowering a limit applies at once; raising one needs the person's confirmation in the page.",
+      inputSchema: z.object({
+        defaultChain: networkIdSchema.optional(),
+        priority: z.enum(["cost", "speed"]).optional(),
+        confirmationThreshold: usdInput.optional(),
+        spendingLimits: z
+          .object({
+            daily: usdInput.optional(),
+            weekly: usdInput.optional(),
+            monthly: usdInput.optional(),
+            perPayment: usdInput.optional(),
+          })
+          .optional(),
+      }),
+      execute: async (input) => {
+        const preferences: Record<string, string> = {};
+        if (input.defaultChain) preferences.defaultChain = input.defaultChain;
+        if (input.priority) preferences.priority = input.priority;
+        if (input.confirmationThreshold !== undefined) {
+          preferences.confirmationThreshold = formatUsd(parseUsd(input.confirmationThreshold) ?? 0n);
+        }
+        const limits: Record<string, string> = {};
+        const raised: string[] = [];
+        for (const key of ["daily", "weekly", "monthly", "perPayment"] as const) {
+          const value = input.spendingLimits?.[key];
+          if (value === undefined) continue;
+          const micros = parseUsd(value) ?? 0n;
+          limits[key] = formatUsd(micros);
+          if (micros > context.limits[key]) raised.push(key);
+        }
+        const hasPreferences = Object.keys(preferences).length > 0;
+        const hasLimits = Object.keys(limits).length > 0;
+        if (!hasPreferences && !hasLimits) return { proposed: false, summary: "Nothing to change was given." };
+        context.writer.data({
+          ...(hasPreferences ? { preferences } : {}),
+          ...(hasLimits ? { spendingLimits: limits } : {}),
+        });
+        const parts = [
+          ...Object.entries(preferences).map(([key, value]) => `${key} → ${value}`),
+          ...Object.entries(limits).map(([key, value]) => `${key} limit → $${value}`),
+        ];
+        return {
+          proposed: true,
+          preferences,
+          spendingLimits: limits,
+          needsConfirmation: raised,
+          summary: `Proposed: ${parts.join(", ")}.${
+            raised.length > 0 ? ` Raising the ${raised.join(", ")} limit needs your confirmation in the page.` : ""
+          } Lowered limits and other settings apply right away.`,
+        };
+      },
+    }),
+  };
+}
