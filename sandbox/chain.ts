@@ -1,0 +1,148 @@
+/**
+ * The local chain: a fresh anvil process per start (no leftover state), its clock on the wall
+ * clock, and Multicall3 at its canonical address, which the x402 facilitator uses to explain
+ * failures clearly.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { createPublicClient, createTestClient, http, type Hex } from "viem";
+import { foundry } from "viem/chains";
+import { SANDBOX_HOST } from "./ports";
+
+export const SANDBOX_CHAIN_ID = 31337;
+export const SANDBOX_NETWORK = `eip155:${SANDBOX_CHAIN_ID}` as const;
+export const MULTICALL3_ADDRESS: Hex = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
+export type Chain = {
+  rpcUrl: string;
+  stop(): Promise<void>;
+};
+
+export type StartChainParameters = { port: number; quiet?: boolean };
+
+const PLATFORM_PACKAGE: Record<string, string> = {
+  "linux-x64": "@foundry-rs/anvil-linux-amd64",
+  "linux-arm64": "@foundry-rs/anvil-linux-arm64",
+  "darwin-x64": "@foundry-rs/anvil-darwin-amd64",
+  "darwin-arm64": "@foundry-rs/anvil-darwin-arm64",
+  "win32-x64": "@foundry-rs/anvil-win32-amd64",
+};
+
+/**
+ * The anvil binary itself, not the npm wrapper script: spawning the binary directly means one
+ * process to stop, with nothing left behind.
+ */
+function anvilCommand(): { command: string; prefixArgs: string[] } {
+  const require = createRequire(import.meta.url);
+  const platformPackage = PLATFORM_PACKAGE[`${process.platform}-${process.arch}`];
+  if (platformPackage) {
+    try {
+      const packageDir = dirname(require.resolve(`${platformPackage}/package.json`));
+      const binary = join(packageDir, "bin", process.platform === "win32" ? "anvil.exe" : "anvil");
+      if (existsSync(binary)) return { command: binary, prefixArgs: [] };
+    } catch {
+      // fall through to the wrapper
+    }
+  }
+  const wrapper = join(dirname(require.resolve("@foundry-rs/anvil/package.json")), "bin.mjs");
+  return { command: process.execPath, prefixArgs: [wrapper] };
+}
+
+async function waitForRpc(rpcUrl: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`anvil exited with code ${child.exitCode} before answering:\n${output()}`);
+    }
+    try {
+      const response = await fetch(rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`anvil did not answer on ${rpcUrl} within 20 s:\n${output()}`);
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const killer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+    child.once("exit", () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/**
+ * Multicall3's creation code as viem ships it (for its deployless multicall). viem does not
+ * export the constant through its package entry points, so it is read from the installed file.
+ */
+function multicall3CreationCode(): Hex {
+  const require = createRequire(import.meta.url);
+  const viemDir = dirname(require.resolve("viem/package.json"));
+  const source = readFileSync(join(viemDir, "_esm", "constants", "contracts.js"), "utf8");
+  const match = /multicall3Bytecode\s*=\s*['"](0x[0-9a-fA-F]+)['"]/.exec(source);
+  if (!match?.[1]) throw new Error("Multicall3 bytecode not found in the installed viem package");
+  return match[1] as Hex;
+}
+
+/**
+ * Puts Multicall3 at its canonical address. Running the creation code in an `eth_call` returns
+ * the runtime code the constructor would store, so no deployment key or nonce is involved.
+ */
+async function installMulticall3(rpcUrl: string): Promise<void> {
+  const transport = http(rpcUrl);
+  const publicClient = createPublicClient({ chain: foundry, transport });
+  const { data: runtimeCode } = await publicClient.call({ data: multicall3CreationCode() });
+  if (!runtimeCode || runtimeCode === "0x") throw new Error("Multicall3 creation code returned no runtime code");
+  const testClient = createTestClient({ chain: foundry, mode: "anvil", transport });
+  await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: runtimeCode });
+}
+
+export async function startChain({ port, quiet = true }: StartChainParameters): Promise<Chain> {
+  const rpcUrl = `http://${SANDBOX_HOST}:${port}`;
+  const { command, prefixArgs } = anvilCommand();
+  const child = spawn(
+    command,
+    [
+      ...prefixArgs,
+      "--host",
+      SANDBOX_HOST,
+      "--port",
+      String(port),
+      "--chain-id",
+      String(SANDBOX_CHAIN_ID),
+      // Genesis at the wall clock; automined blocks then follow real time, so EIP-3009
+      // validAfter/validBefore windows signed against the wall clock hold on chain.
+      "--timestamp",
+      String(Math.floor(Date.now() / 1000)),
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let log = "";
+  const collect = (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-4_000);
+    if (!quiet) process.stdout.write(`[anvil] ${chunk.toString()}`);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+
+  try {
+    await waitForRpc(rpcUrl, child, () => log);
+    await installMulticall3(rpcUrl);
+  } catch (error) {
+    await stopProcess(child);
+    throw error;
+  }
+  return { rpcUrl, stop: () => stopProcess(child) };
+}

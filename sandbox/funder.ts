@@ -1,0 +1,47 @@
+/**
+ * The funder: mints sandbox USDC and sends test ETH to any address. Sends one transaction at a
+ * time so concurrent callers never race over the funder's nonce.
+ */
+import { createPublicClient, createWalletClient, http, parseEther, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import type { DevAccount } from "./accounts";
+import { usdcAbi } from "./usdc";
+
+export type FundParameters = {
+  to: Hex;
+  /** Atomic USDC units (6 decimals): 25 USDC is `25_000_000n`. */
+  usdc?: bigint;
+  /** Wei. */
+  eth?: bigint;
+};
+
+export type Fund = (parameters: FundParameters) => Promise<void>;
+
+export function createFunder({ rpcUrl, funder, usdcAddress }: { rpcUrl: string; funder: DevAccount; usdcAddress: Hex }): Fund {
+  const transport = http(rpcUrl);
+  const wallet = createWalletClient({ account: privateKeyToAccount(funder.privateKey), chain: foundry, transport });
+  const publicClient = createPublicClient({ chain: foundry, transport });
+  let queue: Promise<void> = Promise.resolve();
+
+  const send = async ({ to, usdc, eth }: FundParameters) => {
+    if (usdc !== undefined && usdc > 0n) {
+      const hash = await wallet.writeContract({ address: usdcAddress, abi: usdcAbi, functionName: "mint", args: [to, usdc] });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash });
+      if (receipt.status !== "success") throw new Error(`minting USDC to ${to} reverted`);
+    }
+    if (eth !== undefined && eth > 0n) {
+      const hash = await wallet.sendTransaction({ to, value: eth });
+      await publicClient.waitForTransactionReceipt({ hash });
+    }
+  };
+
+  return (parameters) => {
+    const next = queue.then(() => send(parameters));
+    queue = next.catch(() => undefined);
+    return next;
+  };
+}
+
+export const DEMO_WALLET_USDC = 25_000_000n;
+export const DEMO_WALLET_ETH = parseEther("10");
