@@ -55,7 +55,7 @@ export const preferencesSchema = z.strictObject({
 
 export const paymentApprovalSchema = z.strictObject({
   paymentId: z.string().min(1).max(100),
-  token: z.string().min(1).max(8_192),
+  token: z.string().min(1).max(32_768),
   signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(4_096),
 });
 

@@ -1,0 +1,78 @@
+// The approval token: what request A quoted, signed by the server so request B can trust it.
+// It binds the payment id, the wallet, the service request, the exact accepted requirements
+// (inside the unsigned x402 payload), the amount and the expiry; any change breaks its MAC.
+// Opaque to the client: base64url(JSON) "." base64url(HMAC-SHA256).
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { PaymentPayload } from "@x402/core/types";
+import type { ServerEnv } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import type { TypedDataForWallet } from "@/lib/x402/quote";
+
+export type ServiceRequest = {
+  name: string;
+  url: string;
+  method: "GET" | "POST";
+  query?: Record<string, string> | undefined;
+  body?: unknown;
+};
+
+export type ApprovalClaims = {
+  v: 1;
+  paymentId: string;
+  wallet: `0x${string}`;
+  service: ServiceRequest;
+  network: string;
+  asset: `0x${string}`;
+  payTo: `0x${string}`;
+  /** Atomic USDC units, as a decimal string. */
+  amount: string;
+  nonce: `0x${string}`;
+  /** Unix seconds: the signed authorization's validBefore. */
+  expiresAt: number;
+  typedData: TypedDataForWallet;
+  payload: PaymentPayload;
+};
+
+let processSecret: Buffer | undefined;
+
+function secretOf(env: Pick<ServerEnv, "PAYMENT_TOKEN_SECRET">): Buffer {
+  if (env.PAYMENT_TOKEN_SECRET) return Buffer.from(env.PAYMENT_TOKEN_SECRET, "utf8");
+  // Development only: approvals do not survive a restart or reach another instance.
+  processSecret ??= randomBytes(32);
+  return processSecret;
+}
+
+export function newPaymentId(): string {
+  return `pay_${randomBytes(12).toString("hex")}`;
+}
+
+export function signApproval(claims: ApprovalClaims, env: Pick<ServerEnv, "PAYMENT_TOKEN_SECRET">): string {
+  const body = Buffer.from(JSON.stringify(claims), "utf8").toString("base64url");
+  const mac = createHmac("sha256", secretOf(env)).update(body).digest("base64url");
+  return `${body}.${mac}`;
+}
+
+/** The claims of an untampered token for this payment id; anything else is a 400. */
+export function verifyApproval(
+  token: string,
+  paymentId: string,
+  env: Pick<ServerEnv, "PAYMENT_TOKEN_SECRET">,
+): ApprovalClaims {
+  const invalid = () =>
+    new AppError("bad-request", "The payment approval is not valid. Ask for the payment again to get a new quote.", {
+      details: { fields: [{ path: "payment.token", message: "invalid or changed approval token" }] },
+    });
+  const [body, mac, extra] = token.split(".");
+  if (!body || !mac || extra !== undefined) throw invalid();
+  const expected = createHmac("sha256", secretOf(env)).update(body).digest();
+  const given = Buffer.from(mac, "base64url");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+  let claims: ApprovalClaims;
+  try {
+    claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as ApprovalClaims;
+  } catch {
+    throw invalid();
+  }
+  if (claims.v !== 1 || claims.paymentId !== paymentId) throw invalid();
+  return claims;
+}

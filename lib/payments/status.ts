@@ -1,0 +1,47 @@
+// Builds the `p:` payment status lines (SPEC section 3) from a payment's facts, so every
+// status of one payment shows the same fee breakdown: service fee, gas fee, total, USD.
+import type { NetworkConfig } from "@/lib/chain/networks";
+import type { PaymentFailureCode, PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
+import { formatUnits, formatUsd } from "./money";
+import { PAYER_GAS_FEE } from "./preflight";
+
+export type PaymentFacts = {
+  paymentId: string;
+  service: { name: string; url: string };
+  network: Pick<NetworkConfig, "id" | "name" | "usdc">;
+  amount: bigint;
+  payTo: string;
+};
+
+export function paymentStatus(
+  facts: PaymentFacts,
+  status: PaymentStatusName,
+  extra: Partial<Pick<PaymentStatus, "approval" | "txHash" | "explorerUrl" | "warnings">> & {
+    reason?: { code: PaymentFailureCode; message: string };
+  } = {},
+): PaymentStatus {
+  const { usdc } = facts.network;
+  const total = facts.amount + PAYER_GAS_FEE;
+  return {
+    paymentId: facts.paymentId,
+    status,
+    service: facts.service,
+    network: facts.network.id,
+    chain: facts.network.name,
+    asset: { symbol: "USDC", address: usdc.address, decimals: usdc.decimals },
+    amount: {
+      serviceFee: formatUnits(facts.amount, usdc.decimals),
+      gasFee: formatUnits(PAYER_GAS_FEE, usdc.decimals),
+      total: formatUnits(total, usdc.decimals),
+      currency: "USDC",
+      // USDC is counted 1:1 with the dollar.
+      usd: formatUsd(total),
+    },
+    payTo: facts.payTo,
+    ...(extra.warnings && extra.warnings.length > 0 ? { warnings: extra.warnings } : {}),
+    ...(extra.approval ? { approval: extra.approval } : {}),
+    ...(extra.txHash ? { txHash: extra.txHash } : {}),
+    ...(extra.explorerUrl ? { explorerUrl: extra.explorerUrl } : {}),
+    ...(extra.reason ? { reason: extra.reason } : {}),
+  };
+}

@@ -1,0 +1,191 @@
+// Turns a service's HTTP 402 into a quote the person's wallet can sign. The real x402 client
+// (@x402/core + @x402/evm, v2 and v1) builds the payment payload; its signer here only
+// captures the EIP-712 typed data instead of signing, because the signature must come from
+// the person's own wallet in the browser. The captured payload, with the wallet's signature
+// put in later, is exactly what the x402 client would have sent.
+import { x402Client, x402HTTPClient } from "@x402/core/client";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { ExactEvmSchemeV1 } from "@x402/evm/v1";
+import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
+import { getAddress, type Hex } from "viem";
+import { findNetwork, isEnabled, type NetworkConfig } from "@/lib/chain/networks";
+import type { ServerEnv } from "@/lib/env";
+
+/** Stands in for the signature until the wallet's arrives: 65 zero bytes. */
+export const UNSIGNED = `0x${"00".repeat(65)}` as Hex;
+
+export type TypedDataForWallet = {
+  domain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` };
+  types: Record<string, Array<{ name: string; type: string }>>;
+  primaryType: string;
+  /** uint256 values as decimal strings, so the typed data travels as JSON. */
+  message: Record<string, string>;
+};
+
+export type PaymentQuote = {
+  x402Version: number;
+  network: NetworkConfig;
+  requirements: PaymentRequirements;
+  amount: bigint;
+  payTo: `0x${string}`;
+  asset: `0x${string}`;
+  nonce: Hex;
+  validBefore: number;
+  typedData: TypedDataForWallet;
+  /** The x402 payment payload with UNSIGNED in place of the signature. */
+  unsignedPayload: PaymentPayload;
+};
+
+export type QuoteRefusal = { code: "payment-failed" | "limit-exceeded"; message: string };
+
+type QuoteEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+
+/** The CAIP-2 id of a requirement's network: v2 carries it, v1 names it ("base-sepolia"). */
+export function caip2Of(network: string): string | undefined {
+  if (/^eip155:\d+$/.test(network)) return network;
+  const chainId = (EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[network];
+  return chainId ? `eip155:${chainId}` : undefined;
+}
+
+/** Atomic amount of a requirement: `amount` in v2, `maxAmountRequired` in v1. */
+export function amountOf(requirements: PaymentRequirements): bigint | undefined {
+  const record = requirements as PaymentRequirements & { maxAmountRequired?: unknown };
+  const value = record.amount ?? record.maxAmountRequired;
+  return typeof value === "string" && /^\d{1,78}$/.test(value) ? BigInt(value) : undefined;
+}
+
+/** Reads the 402 of a response as the x402 client does: the PAYMENT-REQUIRED header (v2) or the body (v1). */
+export function readPaymentRequired(response: Response, body: unknown): PaymentRequired | undefined {
+  try {
+    const http = new x402HTTPClient(new x402Client());
+    const required = http.getPaymentRequiredResponse((name) => response.headers.get(name), body);
+    return Array.isArray(required.accepts) && required.accepts.length > 0 ? required : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Candidate = { requirements: PaymentRequirements; network: NetworkConfig; amount: bigint };
+
+/**
+ * Chooses what to pay (exact scheme, an enabled network, that network's USDC, within the
+ * per-payment limit; the default chain first, then the cheapest) and builds the payload.
+ */
+export async function createQuote(parameters: {
+  paymentRequired: PaymentRequired;
+  wallet: `0x${string}`;
+  perPaymentLimit: bigint;
+  defaultChain: string | undefined;
+  env: QuoteEnv;
+}): Promise<PaymentQuote | QuoteRefusal> {
+  const { paymentRequired, env } = parameters;
+  const candidates: Candidate[] = [];
+  const reasons: string[] = [];
+  for (const requirements of paymentRequired.accepts) {
+    const id = caip2Of(requirements.network);
+    const network = id ? findNetwork(id, env) : undefined;
+    const amount = amountOf(requirements);
+    if (requirements.scheme !== "exact") reasons.push(`scheme ${requirements.scheme} is not supported`);
+    else if (!id || !network || !isEnabled(id, env)) reasons.push(`network ${requirements.network} is not enabled here`);
+    else if (network.usdc.address.toLowerCase() !== requirements.asset.toLowerCase()) reasons.push(`asset ${requirements.asset} is not USDC on ${network.name}`);
+    else if (!hasUsdcDomain(requirements, network)) reasons.push(`the EIP-712 domain is not ${network.usdc.name} version ${network.usdc.version}`);
+    else if (amount === undefined) reasons.push("the amount is not a whole number of atomic units");
+    else if (!/^0x[0-9a-fA-F]{40}$/.test(requirements.payTo)) reasons.push("payTo is not an address");
+    else candidates.push({ requirements, network, amount });
+  }
+  if (candidates.length === 0) {
+    return { code: "payment-failed", message: `The service asks for a payment this agent cannot make: ${[...new Set(reasons)].join("; ") || "no payment options"}.` };
+  }
+  const affordable = candidates.filter((candidate) => candidate.amount <= parameters.perPaymentLimit);
+  if (affordable.length === 0) {
+    return { code: "limit-exceeded", message: "The price is above your per-payment limit." };
+  }
+  affordable.sort(
+    (a, b) =>
+      Number(b.network.id === parameters.defaultChain) - Number(a.network.id === parameters.defaultChain) ||
+      (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0),
+  );
+  const chosen = affordable[0] as Candidate;
+
+  let captured: TypedDataForWallet | undefined;
+  const signer = {
+    address: getAddress(parameters.wallet),
+    async signTypedData(data: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> }) {
+      captured = toWalletTypedData(data);
+      return UNSIGNED;
+    },
+  };
+  const client = x402Client.fromConfig({
+    schemes: [
+      { network: "eip155:*", client: new ExactEvmScheme(signer) },
+      ...Object.keys(EVM_NETWORK_CHAIN_ID_MAP).map((name) => ({
+        network: name as `${string}:${string}`,
+        client: new ExactEvmSchemeV1(signer),
+        x402Version: 1,
+      })),
+    ],
+    // This product's own checks (above and in pre-flight) replace the client's default caps.
+    spendControls: false,
+    paymentRequirementsSelector: () => chosen.requirements,
+  });
+  const unsignedPayload = await client.createPaymentPayload(paymentRequired);
+  if (!captured) throw new Error("the x402 client built a payload without typed data");
+  const authorization = authorizationOf(unsignedPayload);
+  return {
+    x402Version: paymentRequired.x402Version,
+    network: chosen.network,
+    requirements: chosen.requirements,
+    amount: chosen.amount,
+    payTo: getAddress(chosen.requirements.payTo),
+    asset: getAddress(chosen.requirements.asset),
+    nonce: authorization.nonce,
+    validBefore: Number(authorization.validBefore),
+    typedData: captured,
+    unsignedPayload,
+  };
+}
+
+// A wrong domain name gives a signature that looks valid and fails on chain.
+function hasUsdcDomain(requirements: PaymentRequirements, network: NetworkConfig): boolean {
+  const extra = requirements.extra as { name?: unknown; version?: unknown } | undefined;
+  return extra?.name === network.usdc.name && extra?.version === network.usdc.version;
+}
+
+/** The EIP-3009 authorization inside a payload (v2 and v1 alike). */
+export function authorizationOf(payload: PaymentPayload): { from: string; to: string; value: string; validBefore: string; nonce: Hex } {
+  const inner = payload.payload as { authorization?: Record<string, unknown> };
+  const auth = inner.authorization;
+  if (!auth || typeof auth.nonce !== "string" || typeof auth.validBefore !== "string") {
+    throw new Error("payload without an EIP-3009 authorization");
+  }
+  return {
+    from: String(auth.from),
+    to: String(auth.to),
+    value: String(auth.value),
+    validBefore: auth.validBefore,
+    nonce: auth.nonce as Hex,
+  };
+}
+
+/** The payload with the wallet's signature in place of the stand-in. */
+export function withSignature(payload: PaymentPayload, signature: Hex): PaymentPayload {
+  return { ...payload, payload: { ...payload.payload, signature } };
+}
+
+function toWalletTypedData(data: {
+  domain: Record<string, unknown>;
+  types: Record<string, unknown>;
+  primaryType: string;
+  message: Record<string, unknown>;
+}): TypedDataForWallet {
+  const message = Object.fromEntries(
+    Object.entries(data.message).map(([key, value]) => [key, typeof value === "bigint" ? value.toString() : String(value)]),
+  );
+  return {
+    domain: data.domain as TypedDataForWallet["domain"],
+    types: data.types as TypedDataForWallet["types"],
+    primaryType: data.primaryType,
+    message,
+  };
+}
