@@ -7,6 +7,8 @@ import type { ServerEnv } from "@/lib/env";
 import { resolveLimits } from "@/lib/payments/limits";
 import { chatStreamHeaders, type FinishMetadata, type StreamError } from "@/lib/protocol/lines";
 import { createLineStream } from "@/lib/protocol/writer";
+import { reportApprovedPayment, sendApprovedPayment, type PaymentReport, type SentPayment } from "@/lib/payments/approved-payment";
+import type { JSONValue, ModelMessage } from "ai";
 import { runAgent, type ChatOutcome, type ToolFactory } from "./agent";
 import { claimCooldown, cooldownKey } from "./cooldown";
 import { selectChatModel, type ChatModel, type ModelTier } from "./models";
@@ -39,6 +41,12 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
       });
     }
     const chatModel = (deps.chatModel ?? selectChatModel)(body.model, env);
+    const limits = resolveLimits(body.spendingLimits, env);
+    // An approved payment is sent before the stream starts, so that its refusals (402, 403,
+    // 503...) are HTTP errors; what the service answered is streamed.
+    const sent = body.payment
+      ? await sendApprovedPayment({ db, env, approval: body.payment, walletAddress: body.walletAddress, limits, signal: request.signal })
+      : undefined;
 
     const deadline = AbortSignal.timeout(deps.deadlineMs ?? env.CHAT_DEADLINE_SECONDS * 1000);
     const cancelled = new AbortController();
@@ -53,17 +61,24 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
 
     const stream = createLineStream(
       async (writer) => {
+        let continuation: ModelMessage[] | undefined;
+        if (sent) {
+          const report = await reportApprovedPayment(sent, { db, writer, appOrigin: new URL(request.url).origin });
+          outcome = { finishReason: report.finishReason, ...report.metadata };
+          continuation = paymentContinuation(sent, report);
+        }
         const { usage } = await runAgent({
           chatModel,
           messages: body.messages,
           createTools: deps.createTools,
           temperature: body.temperature,
           maxTokens: body.maxTokens,
+          ...(continuation ? { continuation } : {}),
           context: {
             env,
             db,
             walletAddress: body.walletAddress,
-            limits: resolveLimits(body.spendingLimits, env),
+            limits,
             preferences: body.preferences ?? {},
             approval: body.payment,
             writer,
@@ -93,6 +108,33 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     if (appError.status >= 500) log("request failed", { code: appError.code, error: errorName(error) });
     return appError.toResponse();
   }
+}
+
+/** The approved payment as the model's payForService call and its result, for it to answer from. */
+function paymentContinuation(sent: SentPayment, report: PaymentReport): ModelMessage[] {
+  const toolCallId = `approved-${sent.claims.paymentId}`;
+  const { url, method, query, body } = sent.claims.service;
+  return [
+    {
+      role: "assistant",
+      content: [
+        {
+          type: "tool-call",
+          toolCallId,
+          toolName: "payForService",
+          input: { url, method, ...(query ? { query } : {}), ...(body !== undefined ? { body } : {}) },
+        },
+      ],
+    },
+    {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId, toolName: "payForService", output: { type: "json", value: jsonValue(report.result) } }],
+    },
+  ];
+}
+
+function jsonValue(value: unknown): JSONValue {
+  return JSON.parse(JSON.stringify(value)) as JSONValue;
 }
 
 function describeStreamFailure(error: unknown, signals: { deadline: AbortSignal; client: AbortSignal }): StreamError {

@@ -8,7 +8,7 @@ import { PAYER_GAS_FEE } from "./preflight";
 export type PaymentFacts = {
   paymentId: string;
   service: { name: string; url: string };
-  network: Pick<NetworkConfig, "id" | "name" | "usdc">;
+  network: NetworkConfig;
   amount: bigint;
   payTo: string;
 };

@@ -4,7 +4,12 @@ import type { ToolSet } from "ai";
 import type { ToolContext } from "../agent";
 import { createAccountTools } from "./account-tools";
 import { createDiscoveryTools } from "./discovery-tools";
+import { createPaymentTool } from "./payment-tool";
 
 export function createChatTools(context: ToolContext): ToolSet {
-  return { ...createDiscoveryTools(context), ...createAccountTools(context) };
+  return {
+    ...createDiscoveryTools(context),
+    payForService: createPaymentTool(context),
+    ...createAccountTools(context),
+  };
 }
