@@ -137,6 +137,12 @@ export async function startChain({ port, quiet = true }: StartChainParameters): 
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
 
+  // If this process exits without calling stop() (an uncaught error, process.exit), take anvil
+  // with it, so the next start finds its port free.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
+
   try {
     await waitForRpc(rpcUrl, child, () => log);
     await installMulticall3(rpcUrl);

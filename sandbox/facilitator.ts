@@ -1,0 +1,138 @@
+/**
+ * The local x402 facilitator: @x402/core's x402Facilitator with @x402/evm's exact scheme over
+ * plain node:http (`GET /supported`, `POST /verify`, `POST /settle`). An anvil dev account
+ * submits the transfers and pays the gas. A nonce cache refuses a second use of one
+ * authorization before the chain has to, and stops two concurrent settles of the same
+ * signature from both being sent.
+ */
+import { x402Facilitator } from "@x402/core/facilitator";
+import { PaymentPayloadSchema, PaymentRequirementsSchema } from "@x402/core/schemas";
+import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import type { ServerResponse } from "node:http";
+import { createWalletClient, http, publicActions, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { z } from "zod";
+import type { DevAccount } from "./accounts";
+import { SANDBOX_NETWORK } from "./chain";
+import { HttpError, listen, readJson, requestUrl, sendJson, type RunningServer } from "./http";
+
+export const NONCE_ALREADY_USED = "nonce_already_used";
+
+const requestSchema = z.object({
+  x402Version: z.number().int(),
+  paymentPayload: z.unknown(),
+  paymentRequirements: z.unknown(),
+});
+
+const eip3009PayloadSchema = z.object({
+  authorization: z.object({ from: z.string(), nonce: z.string() }),
+});
+
+/**
+ * One key per authorization: token, payer and EIP-3009 nonce (what the token itself marks as
+ * used). Payloads of another shape fall back to their whole signed content.
+ */
+function authorizationKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
+  const eip3009 = eip3009PayloadSchema.safeParse(payload.payload);
+  if (eip3009.success) {
+    const { from, nonce } = eip3009.data.authorization;
+    return `${requirements.network}:${requirements.asset}:${from}:${nonce}`.toLowerCase();
+  }
+  return JSON.stringify(payload.payload);
+}
+
+function parseRequest(body: unknown): { payload: PaymentPayload; requirements: PaymentRequirements } {
+  const request = requestSchema.safeParse(body);
+  if (!request.success) throw new HttpError(400, "expected { x402Version, paymentPayload, paymentRequirements }");
+  const payload = PaymentPayloadSchema.safeParse(request.data.paymentPayload);
+  if (!payload.success) throw new HttpError(400, "paymentPayload is not a valid x402 payment payload");
+  const requirements = PaymentRequirementsSchema.safeParse(request.data.paymentRequirements);
+  if (!requirements.success) throw new HttpError(400, "paymentRequirements are not valid x402 payment requirements");
+  return {
+    payload: payload.data as PaymentPayload,
+    requirements: requirements.data as PaymentRequirements,
+  };
+}
+
+export type Facilitator = RunningServer & { address: Hex };
+
+export async function startFacilitator({
+  port,
+  rpcUrl,
+  account,
+}: {
+  port: number;
+  rpcUrl: string;
+  account: DevAccount;
+}): Promise<Facilitator> {
+  const viemAccount = privateKeyToAccount(account.privateKey);
+  const client = createWalletClient({ account: viemAccount, chain: foundry, transport: http(rpcUrl) }).extend(
+    publicActions,
+  );
+  const signer = toFacilitatorEvmSigner(
+    {
+      address: viemAccount.address,
+      readContract: (args) => client.readContract({ ...args, abi: [...args.abi] } as Parameters<typeof client.readContract>[0]),
+      verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
+      writeContract: (args) =>
+        client.writeContract({ ...args, abi: [...args.abi] } as Parameters<typeof client.writeContract>[0]),
+      sendTransaction: (args) => client.sendTransaction(args),
+      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
+      getCode: (args) => client.getCode(args),
+    },
+    { confirmationTimeoutMs: 30_000 },
+  );
+  const facilitator = new x402Facilitator().register(SANDBOX_NETWORK, new ExactEvmScheme(signer));
+
+  /** "settling" while a settle is in flight, "settled" once it succeeded on chain. */
+  const authorizations = new Map<string, "settling" | "settled">();
+
+  const verify = async (payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> => {
+    if (authorizations.has(authorizationKey(payload, requirements))) {
+      return { isValid: false, invalidReason: NONCE_ALREADY_USED, invalidMessage: "this payment authorization was already used" };
+    }
+    return facilitator.verify(payload, requirements);
+  };
+
+  const settle = async (payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> => {
+    const key = authorizationKey(payload, requirements);
+    if (authorizations.has(key)) {
+      return {
+        success: false,
+        errorReason: NONCE_ALREADY_USED,
+        errorMessage: "this payment authorization was already used",
+        transaction: "",
+        network: requirements.network,
+      };
+    }
+    // Claimed before any await, so a concurrent settle of the same signature is refused.
+    authorizations.set(key, "settling");
+    try {
+      const result = await facilitator.settle(payload, requirements);
+      if (result.success) authorizations.set(key, "settled");
+      else authorizations.delete(key);
+      return result;
+    } catch (error) {
+      authorizations.delete(key);
+      throw error;
+    }
+  };
+
+  const answer = (response: ServerResponse, body: unknown) => sendJson(response, 200, body);
+
+  const server = await listen(port, async (request, response) => {
+    const { pathname } = requestUrl(request);
+    if (request.method === "GET" && pathname === "/supported") return answer(response, facilitator.getSupported());
+    if (request.method === "GET" && pathname === "/health") return answer(response, { ok: true });
+    if (request.method === "POST" && (pathname === "/verify" || pathname === "/settle")) {
+      const { payload, requirements } = parseRequest(await readJson(request));
+      if (pathname === "/verify") return answer(response, await verify(payload, requirements));
+      return answer(response, await settle(payload, requirements));
+    }
+    throw new HttpError(404, "not found");
+  });
+  return { ...server, address: viemAccount.address };
+}

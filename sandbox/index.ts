@@ -1,0 +1,212 @@
+/**
+ * The whole local x402 world in one call: anvil with Circle's USDC, a facilitator, x402 v2
+ * services, a Bazaar-style registry, a funded demo wallet and a funder. Everything listens on
+ * 127.0.0.1; `stop()` leaves no process or socket behind. The product never imports this.
+ */
+import { sandboxAccounts } from "./accounts";
+import { SANDBOX_CHAIN_ID, SANDBOX_NETWORK, startChain } from "./chain";
+import { startFacilitator } from "./facilitator";
+import { createFunder, DEMO_WALLET_USDC, type Fund } from "./funder";
+import { DEFAULT_DATA_DIR, describeInfo, writeInfoFile, type SandboxInfo, type SandboxServiceInfo } from "./info";
+import {
+  assertPortFree,
+  freePort,
+  freePortBlock,
+  portsFromEnv,
+  portVariable,
+  type SandboxPorts,
+} from "./ports";
+import { startRegistry, type Registry } from "./registry";
+import { sandboxServices } from "./services/catalog";
+import type { ServiceDefinition } from "./services/definition";
+import { startService, type RunningService } from "./services/x402-service";
+import { formatUnits } from "./units";
+import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
+
+export type { SandboxInfo, SandboxServiceInfo } from "./info";
+export type { ServiceDefinition } from "./services/definition";
+export { FAIL_QUERY_FLAG } from "./services/x402-service";
+export { usdcAbi } from "./usdc";
+export { HOSTILE_PAYEE } from "./services/hostile";
+
+export type SandboxOptions = {
+  /** Overrides per port; unset ones come from the environment (SANDBOX_*_PORT, PORT) or defaults. */
+  ports?: Partial<SandboxPorts>;
+  /** Free loopback ports picked by the OS, so parallel test files never clash. */
+  randomPorts?: boolean;
+  /** Where sandbox.json goes. Default `.data` (relative to the working directory). */
+  dataDir?: string;
+  /** Write `<dataDir>/sandbox.json`. Default: true, except with `randomPorts`. */
+  writeInfoFile?: boolean;
+  /** No printing (the info and service logs). Default false. */
+  quiet?: boolean;
+  /** List test-only services (the prompt-injection one) in the registry too. Default false. */
+  includeTestOnly?: boolean;
+  /** Seed of the crypto price walk; default: the start time. */
+  priceSeed?: number;
+  /** USDC the demo wallet starts with, atomic units. Default 25 USDC. */
+  demoWalletUsdc?: bigint;
+  env?: NodeJS.ProcessEnv;
+};
+
+export type Sandbox = {
+  info: SandboxInfo;
+  /** Stops every server and anvil; safe to call twice. */
+  stop(): Promise<void>;
+  /** Offline: the service answers 503 `service-unavailable` on every request until switched back. */
+  setServiceOnline(name: string, online: boolean): void;
+  /** Failing: paid requests pass verification, then the handler fails (500) and nothing settles. */
+  setServiceFailing(name: string, failing: boolean): void;
+  /** Mints sandbox USDC (atomic units) and/or sends ETH (wei) from the funder. */
+  fund(parameters: { to: `0x${string}`; usdc?: bigint; eth?: bigint }): Promise<void>;
+  /** Starts another x402 service on a free port; lists it in the registry unless `listed: false`. */
+  addService(definition: ServiceDefinition, options?: { listed?: boolean }): Promise<SandboxServiceInfo>;
+  registry: Pick<Registry, "register" | "registerFromUrl" | "unregister" | "list">;
+};
+
+type Stopper = () => Promise<void>;
+
+async function resolvePorts(options: SandboxOptions, serviceCount: number): Promise<SandboxPorts> {
+  if (options.randomPorts) {
+    return {
+      rpc: options.ports?.rpc ?? (await freePort()),
+      facilitator: options.ports?.facilitator ?? (await freePort()),
+      registry: options.ports?.registry ?? (await freePort()),
+      services: options.ports?.services ?? (await freePortBlock(serviceCount)),
+      app: options.ports?.app ?? (await freePort()),
+    };
+  }
+  const ports = { ...portsFromEnv(options.env), ...options.ports };
+  await assertPortFree(ports.rpc, portVariable("rpc"));
+  await assertPortFree(ports.facilitator, portVariable("facilitator"));
+  await assertPortFree(ports.registry, portVariable("registry"));
+  for (let index = 0; index < serviceCount; index++) {
+    await assertPortFree(ports.services + index, `${portVariable("services")} (+${index})`);
+  }
+  return ports;
+}
+
+function serviceInfo(service: RunningService, listed: boolean): SandboxServiceInfo {
+  const { definition } = service;
+  return {
+    name: definition.name,
+    url: service.resourceUrl,
+    price: formatUnits(definition.price, USDC_DECIMALS),
+    priceAtomic: definition.price.toString(),
+    serviceName: definition.serviceName,
+    description: definition.description,
+    method: definition.method,
+    latencyMs: definition.latencyMs,
+    tags: definition.tags,
+    payTo: service.payTo,
+    listed,
+  };
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const quiet = options.quiet ?? false;
+  const log = quiet ? () => undefined : (line: string) => console.log(`[sandbox] ${line}`);
+  const definitions = sandboxServices({ priceSeed: options.priceSeed });
+  const ports = await resolvePorts(options, definitions.length);
+  const accounts = sandboxAccounts();
+  const stoppers: Stopper[] = [];
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    // Reverse start order: services before the facilitator they call, the chain last.
+    for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
+  };
+
+  try {
+    const chain = await startChain({ port: ports.rpc, quiet: true });
+    stoppers.push(chain.stop);
+    const usdcAddress = await deployUsdc({ rpcUrl: chain.rpcUrl, owner: accounts.funder, proxyAdmin: accounts.proxyAdmin });
+    const fund: Fund = createFunder({ rpcUrl: chain.rpcUrl, funder: accounts.funder, usdcAddress });
+    await fund({ to: accounts.demoWallet.address, usdc: options.demoWalletUsdc ?? DEMO_WALLET_USDC });
+
+    const facilitator = await startFacilitator({ port: ports.facilitator, rpcUrl: chain.rpcUrl, account: accounts.facilitator });
+    stoppers.push(facilitator.close);
+    const registry = await startRegistry({ port: ports.registry });
+    stoppers.push(registry.close);
+
+    const services = new Map<string, RunningService>();
+    const launch = async (definition: ServiceDefinition, port: number, index: number) => {
+      const service = await startService({
+        definition,
+        port,
+        facilitatorUrl: facilitator.url,
+        usdcAddress,
+        payTo: accounts.merchant(index).address,
+        log,
+      });
+      stoppers.push(service.close);
+      services.set(definition.name, service);
+      return service;
+    };
+    const started = await Promise.all(definitions.map((definition, index) => launch(definition, ports.services + index, index)));
+
+    const infos: SandboxServiceInfo[] = [];
+    for (const service of started) {
+      const listed = !service.definition.testOnly || (options.includeTestOnly ?? false);
+      if (listed) await registry.registerFromUrl(service.resourceUrl, service.definition.method);
+      infos.push(serviceInfo(service, listed));
+    }
+
+    const info: SandboxInfo = {
+      rpcUrl: chain.rpcUrl,
+      chainId: SANDBOX_CHAIN_ID,
+      network: SANDBOX_NETWORK,
+      usdc: { address: usdcAddress, name: USDC_NAME, version: USDC_VERSION, decimals: USDC_DECIMALS },
+      facilitatorUrl: facilitator.url,
+      registryUrl: registry.url,
+      appUrl: `http://localhost:${ports.app}`,
+      services: infos,
+      demoWallet: accounts.demoWallet,
+      funder: accounts.funder,
+    };
+
+    const serviceNamed = (name: string): RunningService => {
+      const service = services.get(name);
+      if (!service) throw new Error(`no sandbox service named "${name}"; known: ${[...services.keys()].join(", ")}`);
+      return service;
+    };
+
+    if (options.writeInfoFile ?? !options.randomPorts) {
+      const path = await writeInfoFile(info, options.dataDir ?? DEFAULT_DATA_DIR);
+      log(`wrote ${path}`);
+    }
+    if (!quiet) {
+      console.log(describeInfo(info));
+      console.log(JSON.stringify(info, null, 2));
+    }
+
+    return {
+      info,
+      stop,
+      setServiceOnline: (name, online) => {
+        serviceNamed(name).setOnline(online);
+        log(`${name} is now ${online ? "online" : "offline"}`);
+      },
+      setServiceFailing: (name, failing) => serviceNamed(name).setFailing(failing),
+      fund,
+      addService: async (definition, { listed = true } = {}) => {
+        if (services.has(definition.name)) throw new Error(`a service named "${definition.name}" already runs`);
+        const service = await launch(definition, 0, services.size);
+        if (listed) await registry.registerFromUrl(service.resourceUrl, definition.method);
+        const added = serviceInfo(service, listed);
+        info.services.push(added);
+        return added;
+      },
+      registry: {
+        register: registry.register,
+        registerFromUrl: registry.registerFromUrl,
+        unregister: registry.unregister,
+        list: registry.list,
+      },
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * SandboxInfo: what a running sandbox tells the app, the tests and the person (SPEC section 7),
+ * written to `<dataDir>/sandbox.json` and printed once everything is up.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Hex } from "viem";
+
+export type SandboxServiceInfo = {
+  name: string;
+  /** The paid resource's URL. */
+  url: string;
+  /** Decimal USDC, e.g. "0.01". */
+  price: string;
+  /** Atomic USDC units (6 decimals) as a decimal string, e.g. "10000". */
+  priceAtomic: string;
+  serviceName: string;
+  description: string;
+  method: "GET" | "POST";
+  latencyMs: number;
+  tags: string[];
+  payTo: Hex;
+  /** Whether the registry lists it (test-only services are unlisted by default). */
+  listed: boolean;
+};
+
+export type SandboxInfo = {
+  rpcUrl: string;
+  chainId: number;
+  network: string;
+  usdc: { address: Hex; name: string; version: string; decimals: number };
+  facilitatorUrl: string;
+  registryUrl: string;
+  appUrl: string;
+  services: SandboxServiceInfo[];
+  demoWallet: { address: Hex; privateKey: Hex };
+  funder: { address: Hex; privateKey: Hex };
+};
+
+export const DEFAULT_DATA_DIR = ".data";
+export const INFO_FILE_NAME = "sandbox.json";
+
+export function infoFilePath(dataDir: string = DEFAULT_DATA_DIR): string {
+  return resolve(join(dataDir, INFO_FILE_NAME));
+}
+
+export async function writeInfoFile(info: SandboxInfo, dataDir: string = DEFAULT_DATA_DIR): Promise<string> {
+  const path = infoFilePath(dataDir);
+  await mkdir(resolve(dataDir), { recursive: true });
+  await writeFile(path, `${JSON.stringify(info, null, 2)}\n`, "utf8");
+  return path;
+}
+
+export function describeInfo(info: SandboxInfo): string {
+  const lines = [
+    `Chain        ${info.rpcUrl} (chain id ${info.chainId}, ${info.network})`,
+    `USDC         ${info.usdc.address} ("${info.usdc.name}" v${info.usdc.version}, ${info.usdc.decimals} decimals)`,
+    `Facilitator  ${info.facilitatorUrl}`,
+    `Registry     ${info.registryUrl}/discovery/resources`,
+    `Demo wallet  ${info.demoWallet.address}`,
+    `Funder       ${info.funder.address}`,
+    "Services:",
+    ...info.services.map(
+      (service) =>
+        `  ${service.name.padEnd(18)} ${service.method.padEnd(4)} ${service.url.padEnd(36)} ${service.price.padStart(6)} USDC` +
+        `  ~${service.latencyMs} ms${service.listed ? "" : "  (unlisted, test-only)"}`,
+    ),
+  ];
+  return lines.join("\n");
+}

@@ -1,0 +1,23 @@
+/**
+ * The sandbox's services in start order (service i listens on the first service port + i).
+ * Built per start so stateful feeds (the price walk) begin fresh each time.
+ */
+import { createCryptoPrices } from "./crypto-prices";
+import { currencyConvert } from "./currency";
+import type { ServiceDefinition } from "./definition";
+import { hostile } from "./hostile";
+import { newsHeadlines } from "./news";
+import { translate } from "./translate";
+import { weatherBudget, weatherExpress } from "./weather";
+
+export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): ServiceDefinition[] {
+  return [
+    weatherExpress,
+    weatherBudget,
+    createCryptoPrices(priceSeed),
+    newsHeadlines,
+    currencyConvert,
+    translate,
+    hostile,
+  ];
+}

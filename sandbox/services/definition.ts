@@ -1,0 +1,47 @@
+/**
+ * What a sandbox service is: its listing (name, price, latency, input and output schema) and
+ * its handler over local data. The x402 plumbing lives in x402-service.ts, not here.
+ */
+import type { DeclareDiscoveryExtensionInput } from "@x402/extensions/bazaar";
+
+export type ServiceRequest = {
+  query: URLSearchParams;
+  /** Parsed JSON body of a POST; undefined for GET. */
+  body: unknown;
+};
+
+/** A bad request from the caller: answered 400, and the payment is not settled. */
+export class ServiceInputError extends Error {}
+
+export type ServiceDefinition = {
+  /** Stable slug, used in SandboxInfo and by `setServiceOnline`. */
+  name: string;
+  /** Display name for listings. */
+  serviceName: string;
+  description: string;
+  method: "GET" | "POST";
+  path: string;
+  /** Atomic USDC units (6 decimals). */
+  price: bigint;
+  /** How long the handler takes on purpose, declared in the listing so speed can be compared. */
+  latencyMs: number;
+  tags: string[];
+  /** Listed only when the sandbox is asked to include test-only services. */
+  testOnly?: boolean;
+  discovery: DeclareDiscoveryExtensionInput;
+  handle(request: ServiceRequest): Promise<unknown>;
+};
+
+export function requiredParam(query: URLSearchParams, name: string): string {
+  const value = query.get(name)?.trim();
+  if (!value) throw new ServiceInputError(`query parameter "${name}" is required`);
+  return value;
+}
+
+export function latencyTag(latencyMs: number): string {
+  return `latency-ms:${latencyMs}`;
+}
+
+export function formatLatency(latencyMs: number): string {
+  return latencyMs < 1_000 ? `${latencyMs} ms` : `${latencyMs / 1_000} s`;
+}

@@ -1,0 +1,224 @@
+/**
+ * Serves one sandbox service over node:http as an x402 v2 resource: 402 with PAYMENT-REQUIRED
+ * until paid; then verify, run the handler, and settle only after the handler succeeded.
+ * A handler failure answers 5xx and nothing settles. The service can be switched offline
+ * (503 `service-unavailable`) and made to fail after verification, for tests.
+ */
+import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer } from "@x402/core/server";
+import type { HTTPAdapter, HTTPRequestContext, HTTPResponseInstructions, RouteConfig } from "@x402/core/server";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Hex } from "viem";
+import { SANDBOX_NETWORK } from "../chain";
+import { CORS_HEADERS, HttpError, listen, readJson, requestUrl, sendJson, type RunningServer } from "../http";
+import { USDC_NAME, USDC_VERSION } from "../usdc";
+import { ServiceInputError, type ServiceDefinition } from "./definition";
+
+/** A paid request with `?__fail=1` passes verification, then its handler fails: for tests. */
+export const FAIL_QUERY_FLAG = "__fail";
+
+/** Long enough for a person to read the quote and approve it in the wallet. */
+const MAX_TIMEOUT_SECONDS = 300;
+
+export type RunningService = RunningServer & {
+  definition: ServiceDefinition;
+  /** The paid resource's own URL (server origin + path). */
+  resourceUrl: string;
+  payTo: Hex;
+  isOnline(): boolean;
+  setOnline(online: boolean): void;
+  /** While true, every paid request fails after verification (answers 500, settles nothing). */
+  setFailing(failing: boolean): void;
+};
+
+export type StartServiceParameters = {
+  definition: ServiceDefinition;
+  port: number;
+  facilitatorUrl: string;
+  usdcAddress: Hex;
+  payTo: Hex;
+  log?: (line: string) => void;
+};
+
+function adapterFor(request: IncomingMessage, url: URL, body: unknown): HTTPAdapter {
+  return {
+    getHeader: (name) => {
+      const value = request.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value[0] : value;
+    },
+    getMethod: () => request.method ?? "GET",
+    getPath: () => url.pathname,
+    getUrl: () => url.toString(),
+    getAcceptHeader: () => request.headers.accept ?? "",
+    getUserAgent: () => request.headers["user-agent"] ?? "",
+    getQueryParams: () => Object.fromEntries(url.searchParams.entries()),
+    getQueryParam: (name) => url.searchParams.get(name) ?? undefined,
+    getBody: () => body,
+  };
+}
+
+function writeInstructions(response: ServerResponse, instructions: HTTPResponseInstructions): void {
+  const body = instructions.body === undefined ? {} : instructions.body;
+  if (instructions.isHtml && typeof body === "string") {
+    response.writeHead(instructions.status, { ...CORS_HEADERS, ...instructions.headers, "Content-Type": "text/html" });
+    response.end(body);
+    return;
+  }
+  sendJson(response, instructions.status, body, instructions.headers);
+}
+
+export function routeConfigFor(
+  definition: ServiceDefinition,
+  { resourceUrl, usdcAddress, payTo }: { resourceUrl: string; usdcAddress: Hex; payTo: Hex },
+): RouteConfig {
+  return {
+    accepts: {
+      scheme: "exact",
+      network: SANDBOX_NETWORK,
+      payTo,
+      price: {
+        asset: usdcAddress,
+        amount: definition.price.toString(),
+        extra: { name: USDC_NAME, version: USDC_VERSION },
+      },
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    },
+    resource: resourceUrl,
+    description: definition.description,
+    mimeType: "application/json",
+    serviceName: definition.serviceName,
+    tags: definition.tags,
+    extensions: declareDiscoveryExtension(definition.discovery),
+  };
+}
+
+export async function startService({
+  definition,
+  port,
+  facilitatorUrl,
+  usdcAddress,
+  payTo,
+  log = () => undefined,
+}: StartServiceParameters): Promise<RunningService> {
+  let online = true;
+  let failing = false;
+  // The resource URL is fixed before listening so the 402 always names the same URL.
+  let resourceUrl = "";
+
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl }))
+    .register(SANDBOX_NETWORK, new ExactEvmScheme())
+    .registerExtension(bazaarResourceServerExtension);
+
+  let httpServer: x402HTTPResourceServer | undefined;
+
+  const handleAdmin = (request: IncomingMessage, response: ServerResponse, pathname: string): boolean => {
+    if (request.method === "POST" && (pathname === "/__admin/offline" || pathname === "/__admin/online")) {
+      online = pathname === "/__admin/online";
+      log(`${definition.name} is now ${online ? "online" : "offline"}`);
+      sendJson(response, 200, { name: definition.name, online });
+      return true;
+    }
+    if (request.method === "GET" && pathname === "/__admin/status") {
+      sendJson(response, 200, { name: definition.name, online, failing });
+      return true;
+    }
+    return false;
+  };
+
+  const server = await listen(port, async (request, response) => {
+    const url = requestUrl(request);
+    if (handleAdmin(request, response, url.pathname)) return;
+    if (!online) {
+      sendJson(
+        response,
+        503,
+        { error: "service-unavailable", message: `${definition.serviceName} is offline` },
+        { "Retry-After": "30" },
+      );
+      return;
+    }
+    if (url.pathname !== definition.path) throw new HttpError(404, "not found");
+    if (request.method !== definition.method) throw new HttpError(405, `use ${definition.method}`);
+    if (!httpServer) throw new HttpError(503, "service is starting");
+
+    const body = definition.method === "POST" ? await readJson(request) : undefined;
+    const context: HTTPRequestContext = {
+      adapter: adapterFor(request, url, body),
+      path: url.pathname,
+      method: definition.method,
+    };
+    const result = await httpServer.processHTTPRequest(context);
+    if (result.type === "payment-error") return writeInstructions(response, result.response);
+    if (result.type === "no-payment-required") throw new HttpError(500, "route is not protected");
+
+    // Paid and verified: run the handler first; settle only if it succeeded.
+    let data: unknown;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, definition.latencyMs));
+      if (failing || url.searchParams.get(FAIL_QUERY_FLAG) === "1") {
+        throw new Error(`${definition.name} failed on purpose after verification`);
+      }
+      data = await definition.handle({ query: url.searchParams, body });
+    } catch (error) {
+      const isInputError = error instanceof ServiceInputError;
+      const status = isInputError ? 400 : 500;
+      await result.cancellationDispatcher
+        .cancel({ reason: "handler_threw", error, responseStatus: status })
+        .catch(() => undefined);
+      log(`${definition.name}: handler failed (${status}); payment not settled`);
+      sendJson(response, status, {
+        error: isInputError ? "bad-request" : "service-error",
+        message: isInputError ? error.message : `${definition.serviceName} failed; you were not charged`,
+      });
+      return;
+    }
+
+    const responseBody = Buffer.from(JSON.stringify(data));
+    const settlement = await httpServer.processSettlement(
+      result.paymentPayload,
+      result.paymentRequirements,
+      result.declaredExtensions,
+      { request: context, responseBody },
+    );
+    if (!settlement.success) {
+      log(`${definition.name}: settlement failed (${settlement.errorReason})`);
+      return writeInstructions(response, {
+        ...settlement.response,
+        headers: { ...settlement.response.headers, ...settlement.headers },
+      });
+    }
+    log(`${definition.name}: paid ${definition.price} atomic USDC, tx ${settlement.transaction}`);
+    response.writeHead(200, {
+      ...CORS_HEADERS,
+      ...settlement.headers,
+      "Content-Type": "application/json; charset=utf-8",
+    });
+    response.end(responseBody);
+  });
+
+  resourceUrl = `${server.url}${definition.path}`;
+  httpServer = new x402HTTPResourceServer(resourceServer, {
+    [`${definition.method} ${definition.path}`]: routeConfigFor(definition, { resourceUrl, usdcAddress, payTo }),
+  });
+  try {
+    await httpServer.initialize();
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+
+  return {
+    ...server,
+    definition,
+    resourceUrl,
+    payTo,
+    isOnline: () => online,
+    setOnline: (value) => {
+      online = value;
+    },
+    setFailing: (value) => {
+      failing = value;
+    },
+  };
+}
