@@ -1,0 +1,83 @@
+// The conversation as the page holds it: user messages, assistant replies built up from stream
+// lines, and refusals of requests. Pure functions only, so the hook stays about fetching and the
+// rules about what is resent to the server live in one place.
+import type { z } from "zod";
+import type { ChatRequestError } from "@/lib/client/chat-error";
+import type { chatRequestSchema } from "@/lib/chat/request";
+import type { FinishMetadata, PaymentStatus, StreamError, StreamLine } from "@/lib/protocol/lines";
+
+/** What the client may send: the schema's input side (limits as numbers or decimal strings). */
+export type ChatRequestBody = z.input<typeof chatRequestSchema>;
+export type RequestMessage = ChatRequestBody["messages"][number];
+
+export type UserEntry = { id: string; role: "user"; content: string };
+
+export type AssistantState = "waiting" | "streaming" | "done" | "stopped" | "failed";
+
+export type AssistantEntry = {
+  id: string;
+  role: "assistant";
+  content: string;
+  /** One per paymentId, in the order each first appeared, holding its latest status. */
+  payments: PaymentStatus[];
+  errors: StreamError[];
+  finish?: FinishMetadata;
+  state: AssistantState;
+};
+
+/** A request the server refused before streaming (a JSON error), shown in the conversation. */
+export type RefusalEntry = { id: string; role: "refusal"; error: ChatRequestError };
+
+export type ChatEntry = UserEntry | AssistantEntry | RefusalEntry;
+
+/** Folds one stream line into the reply it belongs to. */
+export function applyStreamLine(entry: AssistantEntry, line: StreamLine): AssistantEntry {
+  switch (line.type) {
+    case "text":
+      return { ...entry, state: "streaming", content: entry.content + line.text };
+    case "payment": {
+      const index = entry.payments.findIndex((payment) => payment.paymentId === line.payment.paymentId);
+      const payments =
+        index === -1
+          ? [...entry.payments, line.payment]
+          : entry.payments.map((payment, at) => (at === index ? line.payment : payment));
+      return { ...entry, state: "streaming", payments };
+    }
+    case "error":
+      return { ...entry, errors: [...entry.errors, line.error] };
+    case "data":
+      // Only the final `d:` carries a finish reason. Earlier ones propose settings, which the
+      // settings panel (a later issue) will offer to store; until then they are not applied.
+      if (typeof line.data.finishReason === "string" && typeof line.data.model === "string") {
+        return { ...entry, state: "done", finish: { ...line.data, finishReason: line.data.finishReason, model: line.data.model } };
+      }
+      return entry;
+  }
+}
+
+// The server's limits (SPEC section 2): 1..100 messages, 16,000 characters each, 256 KiB a body.
+const MAX_MESSAGES = 100;
+const MAX_CONTENT = 16_000;
+const MAX_MESSAGES_BYTES = 240 * 1024; // leaves room for the rest of the body
+
+/**
+ * The conversation to resend: user messages and the text of replies, newest kept when it grows
+ * past the server's limits, so a long chat drops its oldest context instead of failing forever.
+ * Refusals and empty replies are not part of what the model saw, so they are left out.
+ */
+export function toRequestMessages(entries: readonly ChatEntry[]): RequestMessage[] {
+  const messages: RequestMessage[] = [];
+  const encoder = new TextEncoder();
+  let bytes = 0;
+  for (let index = entries.length - 1; index >= 0 && messages.length < MAX_MESSAGES; index -= 1) {
+    const entry = entries[index];
+    if (!entry || entry.role === "refusal") continue;
+    const content = entry.content.slice(0, MAX_CONTENT);
+    if (content.trim().length === 0) continue;
+    const message: RequestMessage = { role: entry.role, content };
+    bytes += encoder.encode(JSON.stringify(message)).byteLength + 1;
+    if (bytes > MAX_MESSAGES_BYTES && messages.length > 0) break;
+    messages.unshift(message);
+  }
+  return messages;
+}

@@ -1,0 +1,90 @@
+// One entry of the conversation: a user message, an assistant reply (text as it streams, its
+// payment cards, its errors, and how it ended), or a refused request.
+import type { FinishReason } from "@/lib/protocol/lines";
+import { PaymentCard } from "@/components/payment/payment-card";
+import type { AssistantEntry, ChatEntry } from "./chat-entries";
+import styles from "./chat.module.css";
+
+// `stop` is the ordinary ending and needs no label.
+const finishLabels: Record<Exclude<FinishReason, "stop">, string> = {
+  "payment-complete": "Payment complete",
+  "payment-failed": "Payment failed",
+  "limit-exceeded": "Stopped by a spending limit",
+  "insufficient-balance": "Not enough balance",
+  "service-unavailable": "Service unavailable",
+};
+
+export function ChatMessage({ entry }: { entry: ChatEntry }) {
+  switch (entry.role) {
+    case "user":
+      return (
+        <li className={styles.message} data-testid="message" data-role="user">
+          <span className={styles.srOnly}>You said:</span>
+          <div className={styles.userBubble}>{entry.content}</div>
+        </li>
+      );
+    case "assistant":
+      return <AssistantMessage entry={entry} />;
+    case "refusal":
+      return (
+        <li className={styles.message} data-role="refusal">
+          <p className={styles.error} role="alert" data-testid="error-message" data-code={entry.error.code}>
+            {entry.error.message}
+          </p>
+        </li>
+      );
+  }
+}
+
+function AssistantMessage({ entry }: { entry: AssistantEntry }) {
+  const working = entry.state === "waiting" || entry.state === "streaming";
+  return (
+    <li className={styles.message} data-testid="message" data-role="assistant" data-state={entry.state} aria-busy={working}>
+      <span className={styles.srOnly}>Agent:</span>
+      <div className={styles.assistantBody}>
+        {entry.content ? <div className={styles.assistantText}>{entry.content}</div> : null}
+        {entry.state === "waiting" ? (
+          <p className={styles.typing} data-testid="reply-pending">
+            Thinking…
+          </p>
+        ) : null}
+        {entry.payments.map((payment) => (
+          <PaymentCard key={payment.paymentId} payment={payment} />
+        ))}
+        {entry.errors.map((error, index) => (
+          <p key={`${error.code}-${index}`} className={styles.error} role="alert" data-testid="error-message" data-code={error.code}>
+            {error.message}
+          </p>
+        ))}
+        <ReplyFooter entry={entry} />
+      </div>
+    </li>
+  );
+}
+
+function ReplyFooter({ entry }: { entry: AssistantEntry }) {
+  if (entry.state === "stopped") {
+    return (
+      <p className={styles.meta} data-testid="message-meta">
+        Stopped.
+      </p>
+    );
+  }
+  if (!entry.finish) return null;
+  const { finishReason, model, explorerUrl, txHash } = entry.finish;
+  const label = finishReason === "stop" ? undefined : finishLabels[finishReason];
+  return (
+    <p className={styles.meta} data-testid="message-meta" data-finish-reason={finishReason}>
+      {label ? <span>{label} · </span> : null}
+      <span>{model === "offline" ? "Offline model" : model}</span>
+      {txHash && explorerUrl && /^(https?:)?\//.test(explorerUrl) ? (
+        <>
+          {" · "}
+          <a href={explorerUrl} target="_blank" rel="noopener noreferrer">
+            transaction
+          </a>
+        </>
+      ) : null}
+    </p>
+  );
+}

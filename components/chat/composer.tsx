@@ -1,0 +1,74 @@
+"use client";
+// The message box: Enter sends, Shift+Enter adds a line. Sending is blocked while a reply streams
+// (Stop is offered instead) and during the cooldown, whose countdown is shown beside the button.
+// The text box itself stays usable so the next message can be written while waiting.
+import { useId, type FormEvent, type KeyboardEvent } from "react";
+import styles from "./chat.module.css";
+
+export type ComposerProps = {
+  value: string;
+  onChange: (value: string) => void;
+  onSend: () => void;
+  onStop: () => void;
+  streaming: boolean;
+  cooldownSeconds: number;
+  /** False until the page is interactive, so an early click cannot submit the form natively. */
+  ready: boolean;
+};
+
+export function Composer({ value, onChange, onSend, onStop, streaming, cooldownSeconds, ready }: ComposerProps) {
+  const inputId = useId();
+  const hintId = useId();
+  const canSend = ready && !streaming && cooldownSeconds === 0 && value.trim().length > 0;
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (canSend) onSend();
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    // Enter while composing (IME) confirms the character, it does not send.
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      if (canSend) onSend();
+    }
+  };
+
+  return (
+    <form className={styles.composer} onSubmit={submit} aria-label="Send a message">
+      <label htmlFor={inputId} className={styles.srOnly}>
+        Message
+      </label>
+      <textarea
+        id={inputId}
+        className={styles.input}
+        data-testid="composer-input"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        onKeyDown={onKeyDown}
+        placeholder="Ask for a service, compare prices, or check your spending…"
+        rows={2}
+        maxLength={16_000}
+        aria-describedby={hintId}
+      />
+      <div className={styles.actions}>
+        <p id={hintId} className={styles.hint}>
+          {cooldownSeconds > 0 ? (
+            <span className={styles.cooldown} role="timer" data-testid="cooldown-indicator">
+              Next message in {cooldownSeconds} s
+            </span>
+          ) : (
+            <span>Enter to send, Shift+Enter for a new line</span>
+          )}
+        </p>
+        {streaming ? (
+          <button type="button" className={styles.stopButton} onClick={onStop} data-testid="stop-button">
+            Stop
+          </button>
+        ) : null}
+        <button type="submit" className={styles.sendButton} disabled={!canSend} data-testid="send-button">
+          Send
+        </button>
+      </div>
+    </form>
+  );
+}

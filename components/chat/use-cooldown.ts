@@ -1,0 +1,62 @@
+"use client";
+// The client side of the chat cooldown (SPEC section 5): a countdown to the next allowed message,
+// read from local storage (lib/client/cooldown-store) so it survives a refresh and holds across
+// tabs. `seconds` is the server's CHAT_COOLDOWN_SECONDS; 0 turns the client wait off.
+import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { readNextMessageAt, subscribeNextMessageAt, writeNextMessageAt } from "@/lib/client/cooldown-store";
+
+export type Cooldown = {
+  /** Whole seconds left; 0 when a message may be sent. */
+  remainingSeconds: number;
+  /** Starts the wait after a message is sent; returns a function that undoes it. */
+  start: () => () => void;
+  /** Follows the server's 429: wait this many seconds from now. */
+  waitFor: (seconds: number) => void;
+};
+
+// During server rendering and hydration there is no storage to read: no cooldown is assumed,
+// and the real value arrives in the render right after hydration.
+const serverSnapshot = () => 0;
+
+export function useCooldown(seconds: number): Cooldown {
+  const nextMessageAt = useSyncExternalStore(subscribeNextMessageAt, readNextMessageAt, serverSnapshot);
+  const [now, setNow] = useState(() => Date.now());
+
+  useEffect(() => {
+    const current = Date.now();
+    setNow(current);
+    if (nextMessageAt <= current) return;
+    // A stored time further away than one full cooldown is stale (the setting was lowered) or
+    // tampered with; it must not lock the composer for longer than the server would.
+    if (seconds > 0 && nextMessageAt > current + seconds * 1000 + 1000) {
+      writeNextMessageAt(current + seconds * 1000);
+      return;
+    }
+    const timer = window.setInterval(() => {
+      const tick = Date.now();
+      setNow(tick);
+      if (tick >= nextMessageAt) window.clearInterval(timer);
+    }, 250);
+    return () => window.clearInterval(timer);
+  }, [nextMessageAt, seconds]);
+
+  const start = useCallback(() => {
+    if (seconds <= 0) return () => undefined;
+    const previous = readNextMessageAt();
+    const current = Date.now();
+    setNow(current);
+    writeNextMessageAt(current + seconds * 1000);
+    return () => writeNextMessageAt(previous);
+  }, [seconds]);
+
+  const waitFor = useCallback((wait: number) => {
+    const current = Date.now();
+    setNow(current);
+    writeNextMessageAt(current + Math.ceil(wait) * 1000);
+  }, []);
+
+  // Capped at one full cooldown: `now` can lag a render behind a change from another tab.
+  const left = nextMessageAt > now ? Math.ceil((nextMessageAt - now) / 1000) : 0;
+  const remainingSeconds = seconds > 0 ? Math.min(left, seconds) : left;
+  return { remainingSeconds, start, waitFor };
+}
