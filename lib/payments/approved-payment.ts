@@ -12,7 +12,7 @@ import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { FinishReason, PaymentFailureCode, PaymentStatus } from "@/lib/protocol/lines";
 import type { LineWriter } from "@/lib/protocol/writer";
-import { authorizationOf, withSignature } from "@/lib/x402/quote";
+import { authorizationOf, typedDataMessage, withSignature } from "@/lib/x402/quote";
 import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError } from "@/lib/x402/service-call";
 import { verifyApproval, type ApprovalClaims } from "./approval-token";
 import { findPayment, markFailed, markSettled, reservePayment, type PaymentRecord } from "./ledger";
@@ -103,18 +103,26 @@ export async function sendApprovedPayment(parameters: {
   }
 
   const payload = withSignature(claims.payload, approval.signature as Hex);
-  try {
-    const response = await callServiceWithPayment(claims.service, payload, parameters.signal);
-    return { kind: "sent", claims, facts, response };
-  } catch (error) {
-    const reason = error instanceof ServiceUnreachableError ? error.message : "The request to the service failed.";
+  const down = async (reason: string, cause?: unknown): Promise<never> => {
     await markFailed(db, {
       paymentId: claims.paymentId,
       failureCode: "service-unavailable",
       outcome: paymentStatus(facts, "failed", { reason: { code: "service-unavailable", message: reason } }),
     });
-    throw new AppError("service-unavailable", `${reason} Nothing was paid.`, { cause: error });
+    throw new AppError("service-unavailable", `${reason} Nothing was paid.`, { cause });
+  };
+  let response: Response;
+  try {
+    response = await callServiceWithPayment(claims.service, payload, parameters.signal);
+  } catch (error) {
+    return down(error instanceof ServiceUnreachableError ? error.message : "The request to the service failed.", error);
   }
+  // A service that says it is down took nothing: the reservation is released.
+  if (response.status === 503 && !readSettlement(response)?.success) {
+    await response.body?.cancel();
+    return down(`${claims.service.name} is unavailable right now.`);
+  }
+  return { kind: "sent", claims, facts, response };
 }
 
 export async function reportApprovedPayment(
@@ -222,13 +230,7 @@ function describeFailure(
 
 async function signatureMatches(claims: ApprovalClaims, signature: Hex): Promise<boolean> {
   const { typedData } = claims;
-  const fields = typedData.types[typedData.primaryType] ?? [];
-  const message = Object.fromEntries(
-    Object.entries(typedData.message).map(([key, value]) => {
-      const type = fields.find((field) => field.name === key)?.type ?? "";
-      return [key, type.startsWith("uint") || type.startsWith("int") ? BigInt(value) : value];
-    }),
-  );
+  const message = typedDataMessage(typedData);
   // The typed data must be the payload's own authorization, and signed by the quoted wallet.
   const authorization = authorizationOf(claims.payload);
   if (authorization.nonce.toLowerCase() !== claims.nonce.toLowerCase() || authorization.value !== claims.amount) return false;

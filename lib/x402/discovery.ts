@@ -96,7 +96,7 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
       priceUsd: formatUsd(amount),
       asset: requirements.asset as `0x${string}`,
       payTo: requirements.payTo,
-      latencyMs: info.latencyMs,
+      latencyMs: info.latencyMs ?? latencyFromTags(item.tags),
       input: info.input,
       registry,
     };
@@ -132,6 +132,15 @@ function bazaarInfo(extensions: Record<string, unknown> | undefined): {
     latencyMs: typeof latency === "number" && Number.isFinite(latency) ? latency : undefined,
     input: params,
   };
+}
+
+// Listings may declare their typical latency as a tag, e.g. "latency-ms:250".
+function latencyFromTags(tags: string[] | undefined): number | undefined {
+  for (const tag of tags ?? []) {
+    const match = /^latency-ms:(\d{1,7})$/.exec(tag);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {

@@ -168,6 +168,17 @@ export function authorizationOf(payload: PaymentPayload): { from: string; to: st
   };
 }
 
+/** The typed data's message with its integer fields as bigints, as viem and wallets sign it. */
+export function typedDataMessage(typedData: TypedDataForWallet): Record<string, string | bigint> {
+  const fields = typedData.types[typedData.primaryType] ?? [];
+  return Object.fromEntries(
+    Object.entries(typedData.message).map(([key, value]) => {
+      const type = fields.find((field) => field.name === key)?.type ?? "";
+      return [key, /^u?int\d*$/.test(type) ? BigInt(value) : value];
+    }),
+  );
+}
+
 /** The payload with the wallet's signature in place of the stand-in. */
 export function withSignature(payload: PaymentPayload, signature: Hex): PaymentPayload {
   return { ...payload, payload: { ...payload.payload, signature } };
