@@ -20,6 +20,8 @@ export type ChatDependencies = {
   createTools: ToolFactory;
   /** The model seam: Gemini or the offline model by default, a mock in tests. */
   chatModel?: (tier: ModelTier, env: ServerEnv) => ChatModel;
+  /** The clock (tests); the wall clock by default. */
+  now?: () => Date;
   /** Overrides CHAT_DEADLINE_SECONDS (tests). */
   deadlineMs?: number;
   log?: (message: string, details?: Record<string, unknown>) => void;
@@ -45,7 +47,15 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     // An approved payment is sent before the stream starts, so that its refusals (402, 403,
     // 503...) are HTTP errors; what the service answered is streamed.
     const sent = body.payment
-      ? await sendApprovedPayment({ db, env, approval: body.payment, walletAddress: body.walletAddress, limits, signal: request.signal })
+      ? await sendApprovedPayment({
+          db,
+          env,
+          approval: body.payment,
+          walletAddress: body.walletAddress,
+          limits,
+          signal: request.signal,
+          ...(deps.now ? { now: deps.now() } : {}),
+        })
       : undefined;
 
     const deadline = AbortSignal.timeout(deps.deadlineMs ?? env.CHAT_DEADLINE_SECONDS * 1000);

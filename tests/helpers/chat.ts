@@ -22,6 +22,7 @@ export async function createTestChat(
     env?: Record<string, string>;
     deadlineMs?: number;
     log?: ChatDependencies["log"];
+    now?: () => Date;
   } = {},
 ): Promise<TestChat> {
   const env = parseServerEnv({ MODEL_PROVIDER: "offline", CHAT_COOLDOWN_SECONDS: "0", ...options.env });
@@ -33,6 +34,7 @@ export async function createTestChat(
     ...(options.model ? { chatModel: () => ({ model: options.model as LanguageModelV4, id: options.modelId ?? "mock-model" }) } : {}),
     ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
     log: options.log ?? (() => undefined),
+    ...(options.now ? { now: options.now } : {}),
   };
   return {
     db,

@@ -297,6 +297,29 @@ describe("paying through the chat", () => {
     await target.close();
   });
 
+  test("an approval signed too late is refused as expired and charges nothing", async () => {
+    const payer = await newPayer();
+    const quoted = await quote(chat, payer, "What's the weather in Berlin?");
+    const expiresAt = Date.parse(quoted.status.approval?.expiresAt ?? "");
+    const late = await createTestChat({ tools: createChatTools, env: sandboxEnv(), now: () => new Date(expiresAt + 1_000) });
+    const before = await balanceOf(payer.address);
+    const lines = await collectLines(await approve(late, quoted, await sign(payer, quoted.status)));
+    expect(payments(lines).map((status) => [status.status, status.reason?.code])).toEqual([["failed", "expired"]]);
+    expect(finish(lines)?.finishReason).toBe("payment-failed");
+    expect(await balanceOf(payer.address)).toBe(before);
+    await late.close();
+  });
+
+  test("discovery lists every sandbox service with its price and network", async () => {
+    clearDiscoveryCache();
+    const lines = await collectLines(await chat.post({ messages: [{ role: "user", content: "List the available services" }] }));
+    const text = textOf(lines);
+    for (const entry of sandbox.info.services.filter((listed) => listed.listed)) {
+      expect(text).toContain(`${entry.serviceName} ($${entry.price} per call`);
+    }
+    expect(text).toContain(sandbox.info.network);
+  });
+
   test("a service whose listing and answer say to pay more elsewhere gets only what was quoted", async () => {
     const hostile = sandbox.info.services.find((entry) => entry.tags.includes("test-only"));
     if (!hostile) throw new Error("no test-only service");

@@ -1,0 +1,127 @@
+// Quotes from 402 answers of both protocol versions, built by the real x402 client, signed
+// by a test key as the person's wallet would sign them.
+import { x402Client, x402HTTPClient } from "@x402/core/client";
+import type { PaymentRequired } from "@x402/core/types";
+import { verifyTypedData } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { describe, expect, test } from "vitest";
+import { parseServerEnv } from "@/lib/env";
+import { authorizationOf, createQuote, readPaymentRequired, typedDataMessage, withSignature, type PaymentQuote } from "@/lib/x402/quote";
+
+const wallet = privateKeyToAccount(generatePrivateKey());
+const payTo = "0x1111111111111111111111111111111111111111";
+const baseSepoliaUsdc = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+const env = parseServerEnv({ X402_NETWORKS: "eip155:84532,eip155:8453" });
+
+const v1Required = {
+  x402Version: 1,
+  error: "X-PAYMENT header is required",
+  accepts: [
+    {
+      scheme: "exact",
+      network: "base-sepolia",
+      maxAmountRequired: "10000",
+      resource: "https://weather.example/now",
+      description: "Weather",
+      mimeType: "application/json",
+      payTo,
+      maxTimeoutSeconds: 120,
+      asset: baseSepoliaUsdc,
+      extra: { name: "USDC", version: "2" },
+    },
+  ],
+} as unknown as PaymentRequired;
+
+const v2Required: PaymentRequired = {
+  x402Version: 2,
+  resource: { url: "https://weather.example/now", serviceName: "Weather" },
+  accepts: [
+    { scheme: "exact", network: "eip155:1", amount: "5000", asset: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", payTo, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } },
+    { scheme: "exact", network: "eip155:8453", amount: "20000", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", payTo, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } },
+    { scheme: "exact", network: "eip155:84532", amount: "10000", asset: baseSepoliaUsdc, payTo, maxTimeoutSeconds: 60, extra: { name: "USDC", version: "2" } },
+  ],
+};
+
+async function quoteOf(required: PaymentRequired, options: { perPayment?: bigint; defaultChain?: string } = {}) {
+  return createQuote({
+    paymentRequired: required,
+    wallet: wallet.address,
+    perPaymentLimit: options.perPayment ?? 1_000_000n,
+    defaultChain: options.defaultChain,
+    env,
+  });
+}
+
+async function signQuote(quote: PaymentQuote) {
+  return wallet.signTypedData({
+    domain: quote.typedData.domain,
+    types: quote.typedData.types,
+    primaryType: quote.typedData.primaryType,
+    message: typedDataMessage(quote.typedData),
+  });
+}
+
+describe("x402 quotes", () => {
+  test("reads v1 requirements from the body and v2 from the PAYMENT-REQUIRED header", () => {
+    const v1 = readPaymentRequired(new Response(null, { status: 402 }), v1Required);
+    expect(v1?.x402Version).toBe(1);
+    const header = Buffer.from(JSON.stringify(v2Required), "utf8").toString("base64");
+    const v2 = readPaymentRequired(new Response(null, { status: 402, headers: { "PAYMENT-REQUIRED": header } }), {});
+    expect(v2?.accepts).toHaveLength(3);
+    expect(readPaymentRequired(new Response(null, { status: 402 }), { hello: "world" })).toBeUndefined();
+  });
+
+  test("a v1 requirement is quoted and signed through the v1 exact scheme, sent as X-PAYMENT", async () => {
+    const quote = await quoteOf(v1Required);
+    if ("code" in quote) throw new Error(quote.message);
+    expect(quote.x402Version).toBe(1);
+    expect(quote.amount).toBe(10_000n);
+    expect(quote.network.id).toBe("eip155:84532");
+    expect(quote.typedData.domain).toEqual({ name: "USDC", version: "2", chainId: 84532, verifyingContract: baseSepoliaUsdc });
+    expect(quote.typedData.message).toMatchObject({ from: wallet.address, to: payTo, value: "10000" });
+
+    const signature = await signQuote(quote);
+    const payload = withSignature(quote.unsignedPayload, signature);
+    const headers = new x402HTTPClient(new x402Client()).encodePaymentSignatureHeader(payload);
+    expect(Object.keys(headers)).toEqual(["X-PAYMENT"]);
+    const sent = JSON.parse(Buffer.from(headers["X-PAYMENT"] ?? "", "base64").toString("utf8")) as Record<string, unknown>;
+    expect(sent).toMatchObject({ x402Version: 1, scheme: "exact", network: "base-sepolia", payload: { signature } });
+    const authorization = authorizationOf(payload);
+    expect(authorization.nonce).toBe(quote.nonce);
+    expect(
+      await verifyTypedData({
+        address: wallet.address,
+        domain: quote.typedData.domain,
+        types: quote.typedData.types,
+        primaryType: quote.typedData.primaryType,
+        message: typedDataMessage(quote.typedData),
+        signature,
+      }),
+    ).toBe(true);
+  });
+
+  test("v2: skips disabled networks, prefers the default chain, else the cheapest", async () => {
+    const cheapest = await quoteOf(v2Required);
+    if ("code" in cheapest) throw new Error(cheapest.message);
+    expect([cheapest.network.id, cheapest.amount]).toEqual(["eip155:84532", 10_000n]);
+    const preferred = await quoteOf(v2Required, { defaultChain: "eip155:8453" });
+    if ("code" in preferred) throw new Error(preferred.message);
+    expect([preferred.network.id, preferred.amount]).toEqual(["eip155:8453", 20_000n]);
+    expect(preferred.unsignedPayload.accepted).toEqual(v2Required.accepts[1]);
+  });
+
+  test("refuses what cannot be paid safely: unknown asset, wrong EIP-712 domain, other schemes, above the per-payment limit", async () => {
+    const first = v2Required.accepts[2];
+    if (!first) throw new Error("fixture");
+    const variants = [
+      { ...first, asset: "0x2222222222222222222222222222222222222222" },
+      { ...first, extra: { name: "USD Coin", version: "2" } },
+      { ...first, scheme: "upto" },
+    ];
+    for (const accepts of variants) {
+      const refused = await quoteOf({ ...v2Required, accepts: [accepts] });
+      expect(refused).toMatchObject({ code: "payment-failed" });
+    }
+    expect(await quoteOf(v2Required, { perPayment: 9_999n })).toMatchObject({ code: "limit-exceeded" });
+  });
+});
