@@ -27,7 +27,8 @@ export type SandboxServiceInfo = {
 export type SandboxInfo = {
   rpcUrl: string;
   chainId: number;
-  network: string;
+  /** CAIP-2 id, e.g. "eip155:31337". */
+  network: `${string}:${string}`;
   usdc: { address: Hex; name: string; version: string; decimals: number };
   facilitatorUrl: string;
   registryUrl: string;
