@@ -2,6 +2,7 @@
 // driven in the system Chromium (Playwright's own browser download does not work on these
 // machines; see /work/shared/STACK.md).
 import { defineConfig } from "@playwright/test";
+import { cooldownSeconds } from "./tests/e2e/settings";
 
 const port = Number(process.env.E2E_PORT ?? 3107);
 // 127.0.0.1 rather than localhost: the browser and the test's own requests then reach the server
@@ -11,6 +12,7 @@ const dataDir = ".data/e2e";
 
 export default defineConfig({
   testDir: "tests/e2e",
+  globalSetup: "./tests/e2e/global-setup.ts",
   workers: 1,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
@@ -50,7 +52,7 @@ export default defineConfig({
     env: {
       MODEL_PROVIDER: "offline",
       DATA_DIR: dataDir,
-      CHAT_COOLDOWN_SECONDS: "5",
+      CHAT_COOLDOWN_SECONDS: String(cooldownSeconds),
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

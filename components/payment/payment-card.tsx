@@ -81,7 +81,7 @@ export function PaymentCard({ payment }: { payment: PaymentStatus }) {
       ) : null}
       {payment.status === "failed" && payment.reason ? (
         <p className={styles.reason} role="alert" data-testid="payment-reason" data-code={payment.reason.code}>
-          {payment.reason.message}
+          {payment.reason.message} No service fee was charged.
         </p>
       ) : null}
       {payment.warnings && payment.warnings.length > 0 ? (

@@ -1,0 +1,177 @@
+// The chat page in a real browser against the production build and the offline model: what a
+// person sees when they send a message, wait out the cooldown, paste a key by mistake, or stop
+// a reply. The server's cooldown is short (playwright.config.ts), and all requests come from one
+// address, so the tests run in this order, one at a time.
+import { expect, test, type Page } from "@playwright/test";
+import { OFFLINE_NOTICE } from "@/lib/chat/offline-turns";
+import { encodeLine, type PaymentStatus } from "@/lib/protocol/lines";
+import { cooldownSeconds } from "./settings";
+
+function chat(page: Page) {
+  return {
+    banner: page.getByTestId("offline-banner"),
+    list: page.getByTestId("message-list"),
+    input: page.getByTestId("composer-input"),
+    send: page.getByTestId("send-button"),
+    stop: page.getByTestId("stop-button"),
+    cooldown: page.getByTestId("cooldown-indicator"),
+    errors: page.getByTestId("error-message"),
+    messages: (role: "user" | "assistant") => page.locator(`[data-testid="message"][data-role="${role}"]`),
+  };
+}
+
+test("says the model is offline, streams its reply and then holds the next message for the cooldown", async ({ page }) => {
+  const ui = chat(page);
+  await page.goto("/");
+  await expect(ui.banner).toBeVisible();
+  await expect(ui.banner).toContainText("Offline model");
+
+  await ui.input.fill("Hello! What can you do for me?");
+  await expect(ui.send).toBeEnabled();
+  await ui.send.click();
+  // The wait starts as the message leaves.
+  await expect(ui.cooldown).toBeVisible();
+
+  await expect(ui.messages("user")).toHaveText(/Hello! What can you do for me\?/);
+  const reply = ui.messages("assistant").last();
+  await expect(reply).toContainText(OFFLINE_NOTICE);
+  await expect(reply).toContainText("compare their prices");
+  await expect(reply).toHaveAttribute("data-state", "done");
+  await expect(reply.getByTestId("message-meta")).toHaveText("Offline model");
+  await expect(ui.stop).toBeHidden();
+  await expect(ui.errors).toHaveCount(0);
+
+  // The composer is cleared, and the next message has to wait.
+  await expect(ui.input).toHaveValue("");
+  await expect(ui.cooldown).toBeVisible();
+  await expect(ui.cooldown).toContainText(/Next message in \d+ s/);
+  await ui.input.fill("And another thing");
+  await expect(ui.send).toBeDisabled();
+});
+
+test("the cooldown follows the server's 429, survives a reload, and then lets the message through", async ({ page, request }) => {
+  const ui = chat(page);
+  // Take the server's slot for this address (a 429 means an earlier message already holds it).
+  const claim = await request.post("/api/chat", { data: { messages: [{ role: "user", content: "hello" }] } });
+  expect([200, 429]).toContain(claim.status());
+  await claim.body();
+
+  // A fresh browser has no cooldown stored, so only the server can stop this message.
+  await page.goto("/");
+  await expect(ui.cooldown).toBeHidden();
+  await ui.input.fill("Compare prices for weather");
+  await ui.send.click();
+
+  const refusal = ui.errors.last();
+  await expect(refusal).toHaveAttribute("data-code", "rate-limited");
+  await expect(refusal).toContainText(/Please wait \d+ s/);
+  await expect(ui.messages("user")).toHaveCount(0);
+  await expect(ui.input).toHaveValue("Compare prices for weather");
+  await expect(ui.cooldown).toBeVisible();
+  await expect(ui.send).toBeDisabled();
+
+  await page.reload();
+  await expect(ui.cooldown).toBeVisible();
+  await ui.input.fill("Compare prices for weather");
+  await expect(ui.send).toBeDisabled();
+
+  await expect(ui.cooldown).toBeHidden({ timeout: (cooldownSeconds + 3) * 1000 });
+  await expect(ui.send).toBeEnabled();
+  await ui.send.click();
+  const reply = ui.messages("assistant").last();
+  await expect(reply).toHaveAttribute("data-state", "done");
+  await expect(reply).toContainText(OFFLINE_NOTICE);
+});
+
+test("refuses a message that holds a private key, without showing or keeping the key", async ({ page }) => {
+  const ui = chat(page);
+  const privateKey = `0x${"0123456789abcdef".repeat(4)}`; // the shape of a key, not a real one
+  await page.goto("/");
+  await ui.input.fill(`Please use my wallet key ${privateKey} to pay`);
+  await ui.send.click();
+
+  const refusal = ui.errors.last();
+  await expect(refusal).toHaveAttribute("data-code", "secret-in-message");
+  await expect(refusal).toContainText("private key");
+  await expect(refusal).toContainText("It was not sent anywhere");
+  // The key is gone from the conversation and from the composer.
+  await expect(ui.messages("user")).toHaveCount(0);
+  await expect(ui.input).toHaveValue("");
+  expect(await page.locator("body").innerText()).not.toContain(privateKey.slice(2));
+
+  // The refused message did not count: the person need not wait to send a proper one.
+  await expect(ui.cooldown).toBeHidden();
+  await ui.input.fill("What services can you pay for?");
+  await expect(ui.send).toBeEnabled();
+});
+
+test("Stop cancels a reply that is still on its way, and sending waits until then", async ({ page }) => {
+  const ui = chat(page);
+  // Hold the request open, as a slow model would, to see the page while a reply is pending.
+  let requested!: () => void;
+  const pending = new Promise<void>((resolve) => (requested = resolve));
+  await page.route("**/api/chat", () => requested());
+  await page.goto("/");
+  await ui.input.fill("What's the weather in Lisbon?");
+  await ui.send.click();
+  await pending;
+
+  const reply = ui.messages("assistant").last();
+  await expect(reply.getByTestId("reply-pending")).toBeVisible();
+  await ui.input.fill("One more question");
+  await expect(ui.send).toBeDisabled();
+  await expect(ui.stop).toBeVisible();
+
+  await ui.stop.click();
+  await expect(reply).toHaveAttribute("data-state", "stopped");
+  await expect(reply.getByTestId("message-meta")).toHaveText("Stopped.");
+  await expect(ui.stop).toBeHidden();
+  await expect(ui.messages("user")).toHaveText(/What's the weather in Lisbon\?/);
+});
+
+test("shows one card per payment with its latest status, amounts and reason, and the stream's errors", async ({ page }) => {
+  const ui = chat(page);
+  // The offline model pays only through the sandbox, so this stream is written here with the
+  // shared encoder, exactly as the server writes it.
+  const quote: PaymentStatus = {
+    paymentId: "pay-1",
+    status: "checking",
+    service: { name: "Weather Pro", url: "http://127.0.0.1:4100/weather" },
+    network: "eip155:84532",
+    chain: "Base Sepolia",
+    asset: { symbol: "USDC", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6 },
+    amount: { serviceFee: "0.05", gasFee: "0", total: "0.05", currency: "USDC", usd: "0.05" },
+    payTo: "0x1111111111111111111111111111111111111111",
+  };
+  const body = [
+    encodeLine({ type: "text", text: "Checking the weather service. " }),
+    encodeLine({ type: "payment", payment: quote }),
+    encodeLine({
+      type: "payment",
+      payment: { ...quote, status: "failed", reason: { code: "limit-exceeded", message: "This would pass your daily limit of $0.01." } },
+    }),
+    encodeLine({ type: "error", error: { code: "limit-exceeded", message: "The payment was stopped by your daily limit." } }),
+    encodeLine({ type: "data", data: { finishReason: "limit-exceeded", model: "offline", paymentId: "pay-1" } }),
+  ].join("");
+  await page.route("**/api/chat", (route) =>
+    route.fulfill({ status: 200, headers: { "Content-Type": "text/event-stream; charset=utf-8" }, body }),
+  );
+  await page.goto("/");
+  await ui.input.fill("What's the weather in Lisbon?");
+  await ui.send.click();
+
+  const reply = ui.messages("assistant").last();
+  await expect(reply).toHaveAttribute("data-state", "done");
+  await expect(reply).toContainText("Checking the weather service.");
+  const cards = reply.getByTestId("payment-card");
+  await expect(cards).toHaveCount(1);
+  await expect(cards).toHaveAttribute("data-status", "failed");
+  await expect(cards).toContainText("Weather Pro");
+  await expect(cards.getByTestId("payment-total")).toHaveText("0.05 USDC ($0.05)");
+  await expect(cards).toContainText("Base Sepolia");
+  await expect(cards.getByTestId("payment-reason")).toHaveText(
+    "This would pass your daily limit of $0.01. No service fee was charged.",
+  );
+  await expect(reply.getByTestId("error-message")).toHaveText("The payment was stopped by your daily limit.");
+  await expect(reply.getByTestId("message-meta")).toHaveText("Stopped by a spending limit · Offline model");
+});
