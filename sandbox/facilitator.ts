@@ -11,7 +11,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyRespons
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import type { ServerResponse } from "node:http";
-import { createWalletClient, http, publicActions, type Hex } from "viem";
+import { createWalletClient, http, nonceManager, publicActions, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { z } from "zod";
@@ -68,7 +68,9 @@ export async function startFacilitator({
   rpcUrl: string;
   account: DevAccount;
 }): Promise<Facilitator> {
-  const viemAccount = privateKeyToAccount(account.privateKey);
+  // Concurrent settlements send from one account: a nonce manager gives each its own nonce
+  // instead of all reading the same pending count from the node.
+  const viemAccount = privateKeyToAccount(account.privateKey, { nonceManager });
   const client = createWalletClient({ account: viemAccount, chain: foundry, transport: http(rpcUrl) }).extend(
     publicActions,
   );
