@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { startSandbox, type Sandbox } from "./index";
 import { infoFilePath } from "./info";
+import { onShutdown } from "./lifecycle";
 import { assertPortFree, portsFromEnv, portVariable, SANDBOX_HOST } from "./ports";
 
 const ROOT = process.cwd();
@@ -112,8 +113,10 @@ async function main(): Promise<void> {
     if (sandbox) await sandbox.stop();
     process.exit(code);
   };
-  process.on("SIGINT", () => void shutdown(0));
-  process.on("SIGTERM", () => void shutdown(0));
+  onShutdown(async (reason) => {
+    console.log(`\n${reason}: stopping the app and the sandbox...`);
+    await shutdown(0);
+  });
 
   try {
     sandbox = await startSandbox({ quiet: false });

@@ -2,6 +2,7 @@
  * `npm run sandbox`: the sandbox alone, in the foreground, until Ctrl-C or SIGTERM.
  */
 import { startSandbox } from "./index";
+import { onShutdown } from "./lifecycle";
 
 const startedAt = Date.now();
 const sandbox = await startSandbox().catch((error: unknown) => {
@@ -10,13 +11,7 @@ const sandbox = await startSandbox().catch((error: unknown) => {
 });
 console.log(`Sandbox ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s. Ctrl-C stops it.`);
 
-let stopping = false;
-const shutdown = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  console.log(`\n${signal}: stopping the sandbox...`);
+onShutdown(async (reason) => {
+  console.log(`\n${reason}: stopping the sandbox...`);
   await sandbox.stop();
-  process.exit(0);
-};
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
+});
