@@ -36,6 +36,8 @@ const serverEnvSchema = z.object({
   CHAT_COOLDOWN_SECONDS: nonNegativeInt.default(50),
   CHAT_DEADLINE_SECONDS: z.coerce.number().positive().max(50).default(45),
   PAYMENT_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
+  /** Set by `npm run demo`: the sandbox's description, whose demo wallet the page may use. */
+  SANDBOX_INFO_FILE: z.string().min(1).optional(),
   DEFAULT_LIMIT_DAILY: usdAmount.default("1"),
   DEFAULT_LIMIT_WEEKLY: usdAmount.default("5"),
   DEFAULT_LIMIT_MONTHLY: usdAmount.default("20"),
