@@ -58,6 +58,18 @@ describe("paying sandbox services with the reference x402 client", () => {
     expect(await chain.balanceOf(payer.account.address)).toBe(1_000_000n - spent);
   });
 
+  it("settles payments from several payers at the same time, each exactly once", async () => {
+    const payers = await Promise.all([1, 2, 3, 4, 5].map(() => createPayer(sandbox, 50_000n)));
+    const entry = service(sandbox, "currency-convert");
+    const responses = await Promise.all(payers.map((payer) => payer.pay(sampleRequest(entry).url)));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
+    const hashes = new Set(responses.map((response) => settlementOf(response).transaction));
+    expect(hashes.size).toBe(5);
+    for (const payer of payers) {
+      expect(await chain.balanceOf(payer.account.address)).toBe(50_000n - BigInt(entry.priceAtomic));
+    }
+  });
+
   it("the cheap weather service is slower than the express one, as its listing says", async () => {
     const payer = await createPayer(sandbox, 100_000n);
     const timed = async (name: string) => {
