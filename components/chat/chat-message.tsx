@@ -1,5 +1,6 @@
 // One entry of the conversation: a user message, an assistant reply (text as it streams, its
 // payment cards, its errors, and how it ended), or a refused request.
+import { safeLink } from "@/lib/client/safe-link";
 import type { FinishReason } from "@/lib/protocol/lines";
 import { PaymentCard } from "@/components/payment/payment-card";
 import type { AssistantEntry, ChatEntry } from "./chat-entries";
@@ -73,14 +74,15 @@ function ReplyFooter({ entry }: { entry: AssistantEntry }) {
   if (!entry.finish) return null;
   const { finishReason, model, explorerUrl, txHash } = entry.finish;
   const label = finishReason === "stop" ? undefined : finishLabels[finishReason];
+  const transaction = txHash ? safeLink(explorerUrl) : undefined;
   return (
     <p className={styles.meta} data-testid="message-meta" data-finish-reason={finishReason}>
       {label ? <span>{label} · </span> : null}
       <span>{model === "offline" ? "Offline model" : model}</span>
-      {txHash && explorerUrl && /^(https?:)?\//.test(explorerUrl) ? (
+      {transaction ? (
         <>
           {" · "}
-          <a href={explorerUrl} target="_blank" rel="noopener noreferrer">
+          <a href={transaction} target="_blank" rel="noopener noreferrer">
             transaction
           </a>
         </>

@@ -36,12 +36,12 @@ export function Chat({ cooldownSeconds }: ChatConfig) {
     // The wait starts when the message leaves, as the server counts it on arrival.
     const undoCooldown = cooldown.start();
     const outcome = await send(text);
-    if (outcome.kind === "answered" || outcome.kind === "busy") return;
+    if (outcome.kind === "answered") return;
     if (outcome.kind === "refused" && outcome.error.status === 429) {
       cooldown.waitFor(outcome.error.retryAfterSeconds ?? Math.max(cooldownSeconds, 1));
-    } else if (outcome.kind === "unreachable" || outcome.error.status < 500) {
-      // Refused before the server counted it (it validates before claiming the cooldown), or
-      // never delivered: the person need not wait for a message that was not taken.
+    } else if (outcome.kind !== "refused" || outcome.error.status < 500) {
+      // Refused before the server counted it (it validates before claiming the cooldown), never
+      // delivered, or not sent at all: the person need not wait for a message that was not taken.
       undoCooldown();
     }
     // Give the text back to fix or resend, unless it held a secret: that must not linger.

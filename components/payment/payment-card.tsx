@@ -2,6 +2,7 @@
 // far the payment got, what it costs and where it settled. Amounts are the server's decimal
 // strings, shown as they are: the page never does arithmetic on money. Approving a quote from
 // the page belongs to the wallet issue; this card only reports.
+import { safeLink } from "@/lib/client/safe-link";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
 import styles from "./payment-card.module.css";
 
@@ -93,17 +94,6 @@ export function PaymentCard({ payment }: { payment: PaymentStatus }) {
       ) : null}
     </article>
   );
-}
-
-/** Only http(s) links, absolute or relative to this app (the sandbox's own transaction page). */
-function safeLink(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    const parsed = new URL(url, "http://app.invalid");
-    return parsed.protocol === "https:" || parsed.protocol === "http:" ? url : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function shortHash(hash: string): string {
