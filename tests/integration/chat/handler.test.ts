@@ -37,6 +37,27 @@ function toolStep(toolName: string, input: unknown): { stream: ReadableStream<La
   };
 }
 
+/** A model that sends one piece of text, then waits until the call is aborted. */
+function modelThatWaitsForAbort(text: string) {
+  let sawAbort = false;
+  const model = new MockLanguageModelV4({
+    doStream: async ({ abortSignal }) => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          controller.enqueue({ type: "stream-start", warnings: [] });
+          controller.enqueue({ type: "text-start", id: "1" });
+          controller.enqueue({ type: "text-delta", id: "1", delta: text });
+          abortSignal?.addEventListener("abort", () => {
+            sawAbort = true;
+            controller.error(abortSignal.reason);
+          });
+        },
+      }),
+    }),
+  });
+  return { model, aborted: () => sawAbort };
+}
+
 /** Checks the contract every stream holds to: exactly one finish line, and it is the last. */
 function expectProperEnd(lines: StreamLine[]): Extract<StreamLine, { type: "data" }>["data"] {
   const finishes = lines.filter(isFinishLine);
@@ -223,22 +244,7 @@ describe("POST /api/chat stream", () => {
   });
 
   test("the handler's own deadline cuts a slow model short with a timeout error and the final d:", async () => {
-    let sawAbort = false;
-    const model = new MockLanguageModelV4({
-      doStream: async ({ abortSignal }) => ({
-        stream: new ReadableStream<LanguageModelV4StreamPart>({
-          start(controller) {
-            controller.enqueue({ type: "stream-start", warnings: [] });
-            controller.enqueue({ type: "text-start", id: "1" });
-            controller.enqueue({ type: "text-delta", id: "1", delta: "Thinking" });
-            abortSignal?.addEventListener("abort", () => {
-              sawAbort = true;
-              controller.error(abortSignal.reason);
-            });
-          },
-        }),
-      }),
-    });
+    const { model, aborted } = modelThatWaitsForAbort("Thinking");
     chat = await createTestChat({ model, deadlineMs: 300 });
     const started = Date.now();
     const lines = await collectLines(await chat.post(userSays("Hi")));
@@ -246,26 +252,11 @@ describe("POST /api/chat stream", () => {
     expect(textOf(lines)).toBe("Thinking");
     expect(lines.find((line) => line.type === "error")).toMatchObject({ error: { code: "timeout" } });
     expect(expectProperEnd(lines).finishReason).toBe("stop");
-    expect(sawAbort).toBe(true);
+    expect(aborted()).toBe(true);
   });
 
   test("a client that disconnects stops the model, and the stream still ends with one final d:", async () => {
-    let sawAbort = false;
-    const model = new MockLanguageModelV4({
-      doStream: async ({ abortSignal }) => ({
-        stream: new ReadableStream<LanguageModelV4StreamPart>({
-          start(controller) {
-            controller.enqueue({ type: "stream-start", warnings: [] });
-            controller.enqueue({ type: "text-start", id: "1" });
-            controller.enqueue({ type: "text-delta", id: "1", delta: "Hello" });
-            abortSignal?.addEventListener("abort", () => {
-              sawAbort = true;
-              controller.error(abortSignal.reason);
-            });
-          },
-        }),
-      }),
-    });
+    const { model, aborted } = modelThatWaitsForAbort("Hello");
     chat = await createTestChat({ model });
     const client = new AbortController();
     const response = await chat.post(userSays("Hi"), { signal: client.signal });
@@ -276,32 +267,17 @@ describe("POST /api/chat stream", () => {
     for await (const line of lines) rest.push(line);
     expect(rest.find((line) => line.type === "error")).toMatchObject({ error: { code: "aborted" } });
     expectProperEnd(rest);
-    expect(sawAbort).toBe(true);
+    expect(aborted()).toBe(true);
   });
 
   test("cancelling the response body aborts the model", async () => {
-    let sawAbort = false;
-    const model = new MockLanguageModelV4({
-      doStream: async ({ abortSignal }) => ({
-        stream: new ReadableStream<LanguageModelV4StreamPart>({
-          start(controller) {
-            controller.enqueue({ type: "stream-start", warnings: [] });
-            controller.enqueue({ type: "text-start", id: "1" });
-            controller.enqueue({ type: "text-delta", id: "1", delta: "Hello" });
-            abortSignal?.addEventListener("abort", () => {
-              sawAbort = true;
-              controller.error(abortSignal.reason);
-            });
-          },
-        }),
-      }),
-    });
+    const { model, aborted } = modelThatWaitsForAbort("Hello");
     chat = await createTestChat({ model });
     const response = await chat.post(userSays("Hi"));
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
     await reader.cancel();
-    await expect.poll(() => sawAbort).toBe(true);
+    await expect.poll(aborted).toBe(true);
   });
 });
 
