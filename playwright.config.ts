@@ -1,5 +1,7 @@
-// End-to-end tests: the production build (`next build` + `next start`) with the offline model,
-// driven in the system Chromium (Playwright's own browser download does not work on these
+// End-to-end tests: the production build on the local sandbox (`sandbox/demo.ts`, what
+// `npm run demo` runs: a chain, USDC, a facilitator, a registry and paid services, then
+// `next build` when needed + `next start` wired to them) with the offline model, driven in the
+// system Chromium (Playwright's own browser download does not work on these
 // machines; see /work/shared/STACK.md).
 import { defineConfig } from "@playwright/test";
 import { cooldownSeconds } from "./tests/e2e/settings";
@@ -9,6 +11,14 @@ const port = Number(process.env.E2E_PORT ?? 3107);
 // from the same address, which is what the server's per-IP cooldown counts.
 const baseURL = `http://127.0.0.1:${port}`;
 const dataDir = ".data/e2e";
+// The sandbox's own ports for the test run, away from the defaults (8545, 4020, 4030, 4100) so
+// a `npm run demo` on the same machine does not collide with it.
+const sandboxPorts = {
+  SANDBOX_RPC_PORT: "18545",
+  SANDBOX_FACILITATOR_PORT: "14020",
+  SANDBOX_REGISTRY_PORT: "14030",
+  SANDBOX_SERVICES_PORT: "14100",
+};
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -40,16 +50,20 @@ export default defineConfig({
   webServer: {
     // The data folder is removed by the command itself, not in a globalSetup: Playwright starts
     // the web server before globalSetup runs, and a database must not vanish under a live server.
-    command: `rm -rf ${dataDir} && npx next build && npx next start -p ${port} -H 127.0.0.1`,
+    // The launcher builds only when the build is stale or was not made for the sandbox, and
+    // starts the app on 127.0.0.1:PORT once the sandbox is up.
+    command: `rm -rf ${dataDir} && npx tsx sandbox/demo.ts`,
     url: baseURL,
     timeout: 240_000,
     // Always a fresh server, so the ledger and cooldowns start empty.
     reuseExistingServer: false,
     stderr: "pipe",
-    // Playwright starts the command in its own process group and signals the whole group, so the
-    // child server that `next start` forks is stopped too (SIGKILL if SIGTERM is not enough).
-    gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
+    // Playwright signals the command's process group; the launcher then stops the app's own
+    // process group and the sandbox (anvil included), which takes a few seconds.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
     env: {
+      PORT: String(port),
+      ...sandboxPorts,
       MODEL_PROVIDER: "offline",
       DATA_DIR: dataDir,
       CHAT_COOLDOWN_SECONDS: String(cooldownSeconds),

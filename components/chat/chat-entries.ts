@@ -23,6 +23,8 @@ export type AssistantEntry = {
   errors: StreamError[];
   finish?: FinishMetadata;
   state: AssistantState;
+  /** The messages of the request this reply answers: an approval resends exactly these. */
+  request?: RequestMessage[];
 };
 
 /** A request the server refused before streaming (a JSON error), shown in the conversation. */
@@ -53,6 +55,49 @@ export function applyStreamLine(entry: AssistantEntry, line: StreamLine): Assist
       }
       return entry;
   }
+}
+
+/**
+ * Each payment's latest status across the whole conversation, and the reply whose card shows it:
+ * an approval's stream (a later reply) moves the card of the reply that asked for the approval.
+ */
+export function paymentsByReply(entries: readonly ChatEntry[]): Map<string, PaymentStatus[]> {
+  const owner = new Map<string, string>();
+  const latest = new Map<string, PaymentStatus>();
+  for (const entry of entries) {
+    if (entry.role !== "assistant") continue;
+    for (const payment of entry.payments) {
+      if (!owner.has(payment.paymentId)) owner.set(payment.paymentId, entry.id);
+      latest.set(payment.paymentId, payment);
+    }
+  }
+  const byReply = new Map<string, PaymentStatus[]>();
+  for (const [paymentId, payment] of latest) {
+    const replyId = owner.get(paymentId);
+    if (!replyId) continue;
+    byReply.set(replyId, [...(byReply.get(replyId) ?? []), payment]);
+  }
+  return byReply;
+}
+
+/** The person turned a quote down: it fails locally with reason `rejected`; nothing is sent. */
+export function rejectPayment(entries: readonly ChatEntry[], paymentId: string): ChatEntry[] {
+  return entries.map((entry) => {
+    if (entry.role !== "assistant" || !entry.payments.some((payment) => payment.paymentId === paymentId)) return entry;
+    return {
+      ...entry,
+      payments: entry.payments.map((payment) =>
+        payment.paymentId === paymentId && payment.status === "awaiting-signature"
+          ? {
+              ...payment,
+              status: "failed" as const,
+              approval: undefined,
+              reason: { code: "rejected" as const, message: "You rejected this payment." },
+            }
+          : payment,
+      ),
+    };
+  });
 }
 
 // The server's limits (SPEC section 2): 1..100 messages, 16,000 characters each, 256 KiB a body.

@@ -1,8 +1,8 @@
 // One entry of the conversation: a user message, an assistant reply (text as it streams, its
 // payment cards, its errors, and how it ended), or a refused request.
 import { safeLink } from "@/lib/client/safe-link";
-import type { FinishReason } from "@/lib/protocol/lines";
-import { PaymentCard } from "@/components/payment/payment-card";
+import type { FinishReason, PaymentStatus } from "@/lib/protocol/lines";
+import { PaymentCard, type PaymentActions } from "@/components/payment/payment-card";
 import type { AssistantEntry, ChatEntry } from "./chat-entries";
 import styles from "./chat.module.css";
 
@@ -15,7 +15,14 @@ const finishLabels: Record<Exclude<FinishReason, "stop">, string> = {
   "service-unavailable": "Service unavailable",
 };
 
-export function ChatMessage({ entry }: { entry: ChatEntry }) {
+export type ChatMessageProps = {
+  entry: ChatEntry;
+  /** The cards this entry shows: its payments' latest statuses (see paymentsByReply). */
+  payments?: PaymentStatus[];
+  paymentActions?: PaymentActions | undefined;
+};
+
+export function ChatMessage({ entry, payments, paymentActions }: ChatMessageProps) {
   switch (entry.role) {
     case "user":
       return (
@@ -25,7 +32,7 @@ export function ChatMessage({ entry }: { entry: ChatEntry }) {
         </li>
       );
     case "assistant":
-      return <AssistantMessage entry={entry} />;
+      return <AssistantMessage entry={entry} payments={payments ?? entry.payments} paymentActions={paymentActions} />;
     case "refusal":
       return (
         <li className={styles.message} data-role="refusal">
@@ -37,7 +44,15 @@ export function ChatMessage({ entry }: { entry: ChatEntry }) {
   }
 }
 
-function AssistantMessage({ entry }: { entry: AssistantEntry }) {
+function AssistantMessage({
+  entry,
+  payments,
+  paymentActions,
+}: {
+  entry: AssistantEntry;
+  payments: PaymentStatus[];
+  paymentActions: PaymentActions | undefined;
+}) {
   const working = entry.state === "waiting" || entry.state === "streaming";
   return (
     <li className={styles.message} data-testid="message" data-role="assistant" data-state={entry.state} aria-busy={working}>
@@ -49,8 +64,8 @@ function AssistantMessage({ entry }: { entry: AssistantEntry }) {
             Thinking…
           </p>
         ) : null}
-        {entry.payments.map((payment) => (
-          <PaymentCard key={payment.paymentId} payment={payment} />
+        {payments.map((payment) => (
+          <PaymentCard key={payment.paymentId} payment={payment} actions={paymentActions} />
         ))}
         {entry.errors.map((error, index) => (
           <p key={`${error.code}-${index}`} className={styles.error} role="alert" data-testid="error-message" data-code={error.code}>

@@ -1,7 +1,9 @@
 "use client";
 // The chat panel: the conversation, the composer, and the cooldown between messages. It gets
 // the server's non-secret configuration as props from the page (a server component).
-import { useState, useSyncExternalStore } from "react";
+import { useMemo, useState, useSyncExternalStore } from "react";
+import { signWithDemoWallet, type ApprovalTypedData, type DemoWalletKeys } from "@/lib/client/wallet-signer";
+import type { PaymentActions } from "@/components/payment/payment-card";
 import { Composer } from "./composer";
 import { MessageList } from "./message-list";
 import { useChatStream } from "./use-chat-stream";
@@ -11,6 +13,8 @@ import styles from "./chat.module.css";
 export type ChatConfig = {
   /** CHAT_COOLDOWN_SECONDS: the pause between messages the server enforces; 0 for none. */
   cooldownSeconds: number;
+  /** The sandbox's demo wallet (a local development key), when the app runs on the sandbox. */
+  demoWallet?: DemoWalletKeys;
 };
 
 const examples = [
@@ -22,8 +26,23 @@ const examples = [
 
 const subscribeNever = () => () => undefined;
 
-export function Chat({ cooldownSeconds }: ChatConfig) {
-  const { entries, streaming, send, stop } = useChatStream();
+export function Chat({ cooldownSeconds, demoWallet }: ChatConfig) {
+  const sign = useMemo(
+    () => (demoWallet ? (typedData: ApprovalTypedData) => signWithDemoWallet(demoWallet, typedData) : undefined),
+    [demoWallet],
+  );
+  const { entries, streaming, approving, send, approve, reject, stop } = useChatStream({
+    walletAddress: demoWallet?.address,
+    sign,
+  });
+  // An approval is not a new message: it starts no cooldown (the server does not count it).
+  const paymentActions: PaymentActions = {
+    canSign: sign !== undefined,
+    busy: streaming || approving !== undefined,
+    approving,
+    approve: (payment) => void approve(payment),
+    reject,
+  };
   const cooldown = useCooldown(cooldownSeconds);
   const [draft, setDraft] = useState("");
   // True only once React runs in the browser; false in the server HTML.
@@ -69,13 +88,13 @@ export function Chat({ cooldownSeconds }: ChatConfig) {
           </ul>
         </div>
       ) : null}
-      <MessageList entries={entries} streaming={streaming} />
+      <MessageList entries={entries} streaming={streaming} paymentActions={paymentActions} />
       <Composer
         value={draft}
         onChange={setDraft}
         onSend={() => void onSend()}
         onStop={stop}
-        streaming={streaming}
+        streaming={streaming || approving !== undefined}
         cooldownSeconds={cooldown.remainingSeconds}
         ready={hydrated}
       />

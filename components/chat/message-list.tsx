@@ -1,14 +1,19 @@
 "use client";
 // The conversation log. It follows new text to the bottom while the reader is at the bottom,
 // and leaves the scroll position alone once they scroll up to read something earlier.
-import { useLayoutEffect, useRef } from "react";
-import type { ChatEntry } from "./chat-entries";
+import { useLayoutEffect, useMemo, useRef } from "react";
+import type { PaymentActions } from "@/components/payment/payment-card";
+import { paymentsByReply, type ChatEntry } from "./chat-entries";
 import { ChatMessage } from "./chat-message";
 import styles from "./chat.module.css";
 
 const NEAR_BOTTOM_PX = 80;
 
-export function MessageList({ entries, streaming }: { entries: ChatEntry[]; streaming: boolean }) {
+export type MessageListProps = { entries: ChatEntry[]; streaming: boolean; paymentActions?: PaymentActions };
+
+export function MessageList({ entries, streaming, paymentActions }: MessageListProps) {
+  // A payment's card stays in the reply that first showed it and follows its latest status.
+  const payments = useMemo(() => paymentsByReply(entries), [entries]);
   const scroller = useRef<HTMLDivElement>(null);
   const followBottom = useRef(true);
 
@@ -28,7 +33,7 @@ export function MessageList({ entries, streaming }: { entries: ChatEntry[]; stre
       {/* aria-busy holds screen-reader announcements until a reply is complete, not per word. */}
       <ol className={styles.log} role="log" aria-live="polite" aria-busy={streaming} aria-label="Conversation" data-testid="message-list">
         {entries.map((entry) => (
-          <ChatMessage key={entry.id} entry={entry} />
+          <ChatMessage key={entry.id} entry={entry} payments={payments.get(entry.id) ?? []} paymentActions={paymentActions} />
         ))}
       </ol>
     </div>

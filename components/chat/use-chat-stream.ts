@@ -4,9 +4,11 @@
 // the stream is decoded by the shared codec in lib/protocol, never by a second parser here.
 import { useCallback, useRef, useState } from "react";
 import { readChatError, type ChatRequestError } from "@/lib/client/chat-error";
-import { isFinishLine, readLines, StreamLineError } from "@/lib/protocol/lines";
+import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
+import { isFinishLine, readLines, StreamLineError, type PaymentStatus } from "@/lib/protocol/lines";
 import {
   applyStreamLine,
+  rejectPayment,
   toRequestMessages,
   type AssistantEntry,
   type ChatEntry,
@@ -26,18 +28,29 @@ export type UseChatStreamOptions = {
   endpoint?: string;
   /** Read at send time: limits and preferences live in the browser and travel with each request. */
   extras?: () => ChatRequestExtras;
+  /** The wallet the payments are for; sent with every request. */
+  walletAddress?: string;
+  /** Signs a quote's typed data with the wallet; absent when no wallet can sign. */
+  sign?: (typedData: ApprovalTypedData) => Promise<`0x${string}`>;
 };
 
 export type UseChatStreamResult = {
   entries: ChatEntry[];
   streaming: boolean;
+  /** The paymentId whose approval is being signed or sent, if any. */
+  approving: string | undefined;
   send: (text: string) => Promise<SendOutcome>;
+  /** Signs the quote and sends the approval (request B) with the messages of its request. */
+  approve: (payment: PaymentStatus) => Promise<SendOutcome>;
+  /** Turns a quote down, locally: no request is made. */
+  reject: (paymentId: string) => void;
   stop: () => void;
 };
 
-export function useChatStream({ endpoint = "/api/chat", extras }: UseChatStreamOptions = {}): UseChatStreamResult {
+export function useChatStream({ endpoint = "/api/chat", extras, walletAddress, sign }: UseChatStreamOptions = {}): UseChatStreamResult {
   const [entries, setEntries] = useState<ChatEntry[]>([]);
   const [streaming, setStreaming] = useState(false);
+  const [approving, setApproving] = useState<string | undefined>(undefined);
   // Refs mirror what an in-flight send needs, so a send never works from a stale render.
   const entriesRef = useRef<ChatEntry[]>([]);
   const controllerRef = useRef<AbortController | null>(null);
@@ -48,26 +61,24 @@ export function useChatStream({ endpoint = "/api/chat", extras }: UseChatStreamO
     setEntries(entriesRef.current);
   }, []);
 
-  const send = useCallback(
-    async (text: string): Promise<SendOutcome> => {
-      if (controllerRef.current) return { kind: "busy" };
-      const controller = new AbortController();
-      controllerRef.current = controller;
-      setStreaming(true);
+  const newId = useCallback(() => `entry-${(nextId.current += 1)}`, []);
 
-      const id = () => `entry-${(nextId.current += 1)}`;
-      const userId = id();
-      const replyId = id();
-      const history = entriesRef.current;
-      const body: ChatRequestBody = {
-        messages: toRequestMessages([...history, { id: userId, role: "user", content: text }]),
-        ...extras?.(),
+  /** Posts one request and streams its answer into a new reply (after `userText`'s entry, if any). */
+  const run = useCallback(
+    async (body: ChatRequestBody, userText: string | undefined, controller: AbortController): Promise<SendOutcome> => {
+      setStreaming(true);
+      const userId = newId();
+      const replyId = newId();
+      const reply: AssistantEntry = {
+        id: replyId,
+        role: "assistant",
+        content: "",
+        payments: [],
+        errors: [],
+        state: "waiting",
+        request: body.messages,
       };
-      update((current) => [
-        ...current,
-        { id: userId, role: "user", content: text },
-        { id: replyId, role: "assistant", content: "", payments: [], errors: [], state: "waiting" },
-      ]);
+      update((current) => [...current, ...(userText === undefined ? [] : [{ id: userId, role: "user" as const, content: userText }]), reply]);
       const updateReply = (change: (reply: AssistantEntry) => AssistantEntry) =>
         update((current) => current.map((entry) => (entry.id === replyId && entry.role === "assistant" ? change(entry) : entry)));
       // A request that never reached the model is not part of the conversation: the message
@@ -75,7 +86,7 @@ export function useChatStream({ endpoint = "/api/chat", extras }: UseChatStreamO
       const withdraw = (error: ChatRequestError) =>
         update((current) => [
           ...current.filter((entry) => entry.id !== userId && entry.id !== replyId),
-          { id: id(), role: "refusal", error },
+          { id: newId(), role: "refusal", error },
         ]);
 
       try {
@@ -89,7 +100,7 @@ export function useChatStream({ endpoint = "/api/chat", extras }: UseChatStreamO
           });
         } catch (error) {
           if (controller.signal.aborted) {
-            updateReply((reply) => ({ ...reply, state: "stopped" }));
+            updateReply((current) => ({ ...current, state: "stopped" }));
             return { kind: "answered" };
           }
           withdraw({ status: 0, code: "network-error", message: describeNetworkFailure(error) });
@@ -105,26 +116,26 @@ export function useChatStream({ endpoint = "/api/chat", extras }: UseChatStreamO
         let finished = false;
         for await (const line of readLines(response.body)) {
           if (isFinishLine(line)) finished = true;
-          updateReply((reply) => applyStreamLine(reply, line));
+          updateReply((current) => applyStreamLine(current, line));
         }
         if (!finished) {
           // The server always ends with a final `d:`; without it the connection was cut.
-          updateReply((reply) => ({
-            ...reply,
+          updateReply((current) => ({
+            ...current,
             state: "failed",
-            errors: [...reply.errors, { code: "incomplete", message: "The connection closed before the reply was finished." }],
+            errors: [...current.errors, { code: "incomplete", message: "The connection closed before the reply was finished." }],
           }));
         }
         return { kind: "answered" };
       } catch (error) {
         if (controller.signal.aborted) {
-          updateReply((reply) => ({ ...reply, state: "stopped" }));
+          updateReply((current) => ({ ...current, state: "stopped" }));
         } else {
           const message =
             error instanceof StreamLineError
               ? "The reply could not be read: the server sent something unexpected."
               : "The connection was lost while the reply was arriving.";
-          updateReply((reply) => ({ ...reply, state: "failed", errors: [...reply.errors, { code: "stream-broken", message }] }));
+          updateReply((current) => ({ ...current, state: "failed", errors: [...current.errors, { code: "stream-broken", message }] }));
         }
         return { kind: "answered" };
       } finally {
@@ -132,15 +143,80 @@ export function useChatStream({ endpoint = "/api/chat", extras }: UseChatStreamO
         setStreaming(false);
       }
     },
-    [endpoint, extras, update],
+    [endpoint, newId, update],
   );
+
+  const send = useCallback(
+    async (text: string): Promise<SendOutcome> => {
+      if (controllerRef.current) return { kind: "busy" };
+      const controller = new AbortController();
+      controllerRef.current = controller;
+      const body: ChatRequestBody = {
+        messages: toRequestMessages([...entriesRef.current, { id: "pending", role: "user", content: text }]),
+        ...(walletAddress ? { walletAddress } : {}),
+        ...extras?.(),
+      };
+      return run(body, text, controller);
+    },
+    [extras, run, walletAddress],
+  );
+
+  const approve = useCallback(
+    async (payment: PaymentStatus): Promise<SendOutcome> => {
+      if (controllerRef.current) return { kind: "busy" };
+      const refuse = (code: string, message: string): SendOutcome => {
+        const error: ChatRequestError = { status: 0, code, message };
+        update((current) => [...current, { id: newId(), role: "refusal", error }]);
+        return { kind: "refused", error };
+      };
+      const approval = payment.approval;
+      const typedData = approval ? readApprovalTypedData(approval.typedData) : undefined;
+      // The messages of the request that produced this quote: the approval must resend them.
+      const origin = entriesRef.current.find(
+        (entry) => entry.role === "assistant" && entry.payments.some((item) => item.paymentId === payment.paymentId),
+      );
+      const messages = origin?.role === "assistant" ? origin.request : undefined;
+      if (!sign || !walletAddress) return refuse("no-wallet", "Connect a wallet to approve this payment.");
+      if (!approval || !typedData || !messages) return refuse("invalid-quote", "This quote cannot be signed: it is incomplete.");
+
+      const controller = new AbortController();
+      controllerRef.current = controller;
+      setApproving(payment.paymentId);
+      try {
+        let signature: `0x${string}`;
+        try {
+          signature = await sign(typedData);
+        } catch (error) {
+          controllerRef.current = null;
+          const detail = error instanceof Error && error.message ? ` (${error.message.split("\n")[0]})` : "";
+          return refuse("signing-failed", `The wallet could not sign the payment${detail}.`);
+        }
+        if (controller.signal.aborted) {
+          controllerRef.current = null;
+          return { kind: "answered" };
+        }
+        const body: ChatRequestBody = {
+          messages,
+          walletAddress,
+          ...extras?.(),
+          payment: { paymentId: payment.paymentId, token: approval.token, signature },
+        };
+        return await run(body, undefined, controller);
+      } finally {
+        setApproving(undefined);
+      }
+    },
+    [extras, newId, run, sign, update, walletAddress],
+  );
+
+  const reject = useCallback((paymentId: string) => update((current) => rejectPayment(current, paymentId)), [update]);
 
   const stop = useCallback(() => {
     // Aborting the fetch closes the connection; the server sees it and ends its work.
     controllerRef.current?.abort();
   }, []);
 
-  return { entries, streaming, send, stop };
+  return { entries, streaming, approving, send, approve, reject, stop };
 }
 
 function describeNetworkFailure(error: unknown): string {

@@ -1,7 +1,9 @@
+"use client";
 // One payment's latest status (`p:` lines, SPEC section 3) as a small card: which service, how
 // far the payment got, what it costs and where it settled. Amounts are the server's decimal
-// strings, shown as they are: the page never does arithmetic on money. Approving a quote from
-// the page belongs to the wallet issue; this card only reports.
+// strings, shown as they are: the page never does arithmetic on money. A quote waiting for a
+// signature offers Approve and Reject (SPEC section 4) when the chat hands the card its actions.
+import { useEffect, useState } from "react";
 import { safeLink } from "@/lib/client/safe-link";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
 import styles from "./payment-card.module.css";
@@ -25,10 +27,24 @@ const statusTones: Record<PaymentStatusName, Tone> = {
   failed: "failure",
 };
 
-export function PaymentCard({ payment }: { payment: PaymentStatus }) {
+/** What the chat lets a card do with a quote. */
+export type PaymentActions = {
+  /** A wallet is there to sign. */
+  canSign: boolean;
+  /** A reply is streaming or an approval is under way: no second one may start. */
+  busy: boolean;
+  /** The paymentId being approved right now, if any. */
+  approving: string | undefined;
+  approve: (payment: PaymentStatus) => void;
+  reject: (paymentId: string) => void;
+};
+
+export function PaymentCard({ payment, actions }: { payment: PaymentStatus; actions?: PaymentActions | undefined }) {
   const { amount } = payment;
   const explorer = safeLink(payment.explorerUrl);
-  const expiresAt = payment.status === "awaiting-signature" ? readableTime(payment.approval?.expiresAt) : undefined;
+  const awaiting = payment.status === "awaiting-signature";
+  const expiresAt = awaiting ? readableTime(payment.approval?.expiresAt) : undefined;
+  const expired = useExpired(awaiting ? payment.approval?.expiresAt : undefined);
   return (
     <article
       className={styles.card}
@@ -60,6 +76,26 @@ export function PaymentCard({ payment }: { payment: PaymentStatus }) {
         <dd>
           {payment.chain} <span className={styles.muted}>({payment.network})</span>
         </dd>
+        {awaiting ? (
+          <>
+            <dt>Service</dt>
+            <dd className={styles.hash} data-testid="payment-service-url">
+              {payment.service.url}
+            </dd>
+            <dt>Pay to</dt>
+            <dd className={styles.hash} data-testid="payment-pay-to">
+              {payment.payTo}
+            </dd>
+            {expiresAt ? (
+              <>
+                <dt>Expires</dt>
+                <dd data-testid="payment-expiry">
+                  {expired ? <strong className={styles.expired}>Expired</strong> : <>at {expiresAt}</>}
+                </dd>
+              </>
+            ) : null}
+          </>
+        ) : null}
         {payment.txHash ? (
           <>
             <dt>Transaction</dt>
@@ -75,11 +111,7 @@ export function PaymentCard({ payment }: { payment: PaymentStatus }) {
           </>
         ) : null}
       </dl>
-      {expiresAt ? (
-        <p className={styles.note}>
-          Signing in the page is not available yet. This quote expires at {expiresAt}.
-        </p>
-      ) : null}
+      {awaiting && actions ? <ApprovalButtons payment={payment} actions={actions} expired={expired} /> : null}
       {payment.status === "failed" && payment.reason ? (
         <p className={styles.reason} role="alert" data-testid="payment-reason" data-code={payment.reason.code}>
           {payment.reason.message} No service fee was charged.
@@ -94,6 +126,66 @@ export function PaymentCard({ payment }: { payment: PaymentStatus }) {
       ) : null}
     </article>
   );
+}
+
+function ApprovalButtons({ payment, actions, expired }: { payment: PaymentStatus; actions: PaymentActions; expired: boolean }) {
+  const inFlight = actions.approving === payment.paymentId;
+  const canApprove = actions.canSign && !actions.busy && !expired && payment.approval !== undefined;
+  const hint = expired
+    ? "This quote has expired. Ask again for a new one."
+    : !actions.canSign
+      ? "Connect a wallet to approve"
+      : inFlight
+        ? "Signing and paying…"
+        : undefined;
+  return (
+    <div className={styles.approval}>
+      <div className={styles.buttons}>
+        <button
+          type="button"
+          className={styles.approve}
+          data-testid="approve-payment"
+          disabled={!canApprove}
+          onClick={() => actions.approve(payment)}
+        >
+          Approve and pay
+        </button>
+        <button
+          type="button"
+          className={styles.reject}
+          data-testid="reject-payment"
+          disabled={actions.busy}
+          onClick={() => actions.reject(payment.paymentId)}
+        >
+          Reject
+        </button>
+      </div>
+      {hint ? (
+        <p className={styles.note} data-testid="approval-hint">
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** Whether an ISO time has passed, turning true by itself when it does. */
+function useExpired(iso: string | undefined): boolean {
+  const at = iso ? new Date(iso).getTime() : Number.NaN;
+  const [passed, setPassed] = useState(() => Number.isFinite(at) && at <= Date.now());
+  useEffect(() => {
+    if (!Number.isFinite(at)) {
+      setPassed(false);
+      return;
+    }
+    const left = at - Date.now();
+    setPassed(left <= 0);
+    if (left <= 0) return;
+    // setTimeout's delay is a 32-bit number of milliseconds; a quote never lives that long.
+    const timer = window.setTimeout(() => setPassed(true), Math.min(left, 2_147_483_647));
+    return () => window.clearTimeout(timer);
+  }, [at]);
+  return Number.isFinite(at) && passed;
 }
 
 function shortHash(hash: string): string {

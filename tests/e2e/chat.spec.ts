@@ -51,13 +51,16 @@ test("says the model is offline, streams its reply and then holds the next messa
 
 test("the cooldown follows the server's 429, survives a reload, and then lets the message through", async ({ page, request }) => {
   const ui = chat(page);
-  // Take the server's slot for this address (a 429 means an earlier message already holds it).
-  const claim = await request.post("/api/chat", { data: { messages: [{ role: "user", content: "hello" }] } });
+  // On the sandbox the page sends the demo wallet's address, so the server counts the cooldown
+  // per wallet: take the server's slot for that wallet (a 429 means an earlier message holds it).
+  await page.goto("/");
+  const walletAddress = await page.getByTestId("demo-wallet").getAttribute("data-address");
+  expect(walletAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  const claim = await request.post("/api/chat", { data: { walletAddress, messages: [{ role: "user", content: "hello" }] } });
   expect([200, 429]).toContain(claim.status());
   await claim.body();
 
   // A fresh browser has no cooldown stored, so only the server can stop this message.
-  await page.goto("/");
   await expect(ui.cooldown).toBeHidden();
   await ui.input.fill("Compare prices for weather");
   await ui.send.click();
