@@ -2,7 +2,7 @@
 // `npm run demo` runs: a chain, USDC, a facilitator, a registry and paid services, then
 // `next build` when needed + `next start` wired to them) with the offline model, driven in the
 // system Chromium (Playwright's own browser download does not work on these
-// machines; see /work/shared/STACK.md).
+// machines).
 import { defineConfig } from "@playwright/test";
 import { cooldownSeconds } from "./tests/e2e/settings";
 
