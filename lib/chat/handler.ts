@@ -73,7 +73,8 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
       async (writer) => {
         let continuation: ModelMessage[] | undefined;
         if (sent) {
-          const report = await reportApprovedPayment(sent, { db, writer, appOrigin: new URL(request.url).origin });
+          // Sandbox transaction links are relative: the app's own /tx page, on whatever host served the page.
+          const report = await reportApprovedPayment(sent, { db, writer });
           outcome = { finishReason: report.finishReason, ...report.metadata };
           continuation = paymentContinuation(sent, report);
         }

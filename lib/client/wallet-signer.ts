@@ -3,6 +3,8 @@
 // real wallet connection replaces this later. viem's account code is loaded only when a
 // payment is approved, so the page's first load stays small.
 
+import { typedDataMessage } from "@/lib/x402/typed-data";
+
 export type Hex = `0x${string}`;
 
 /** The demo wallet as the page holds it: never a real key (see lib/chain/demo-wallet). */
@@ -54,19 +56,9 @@ export function readApprovalTypedData(value: unknown): ApprovalTypedData | undef
   };
 }
 
-/**
- * The message with its uint/int fields as bigint, as the signer expects: the same conversion as
- * `typedDataMessage` in lib/x402/quote (which the page does not import, to keep the x402
- * packages out of the browser bundle).
- */
+/** The message with its integer fields as bigint, as the signer expects. */
 export function walletMessage(typedData: ApprovalTypedData): Record<string, string | bigint> {
-  const fields = typedData.types[typedData.primaryType] ?? [];
-  return Object.fromEntries(
-    Object.entries(typedData.message).map(([key, value]) => {
-      const type = fields.find((field) => field.name === key)?.type ?? "";
-      return [key, /^u?int\d*$/.test(type) ? BigInt(value) : value];
-    }),
-  );
+  return typedDataMessage(typedData);
 }
 
 /** Signs the typed data (EIP-712) with the demo wallet's key. */

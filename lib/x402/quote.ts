@@ -10,18 +10,14 @@ import { ExactEvmSchemeV1 } from "@x402/evm/v1";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 import { getAddress, type Hex } from "viem";
 import { findNetwork, isEnabled, type NetworkConfig } from "@/lib/chain/networks";
+import type { TypedDataForWallet } from "./typed-data";
 import type { ServerEnv } from "@/lib/env";
+
+export type { TypedDataForWallet } from "./typed-data";
 
 /** Stands in for the signature until the wallet's arrives: 65 zero bytes. */
 export const UNSIGNED = `0x${"00".repeat(65)}` as Hex;
 
-export type TypedDataForWallet = {
-  domain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` };
-  types: Record<string, Array<{ name: string; type: string }>>;
-  primaryType: string;
-  /** uint256 values as decimal strings, so the typed data travels as JSON. */
-  message: Record<string, string>;
-};
 
 export type PaymentQuote = {
   x402Version: number;
@@ -166,17 +162,6 @@ export function authorizationOf(payload: PaymentPayload): { from: string; to: st
     validBefore: auth.validBefore,
     nonce: auth.nonce as Hex,
   };
-}
-
-/** The typed data's message with its integer fields as bigints, as viem and wallets sign it. */
-export function typedDataMessage(typedData: TypedDataForWallet): Record<string, string | bigint> {
-  const fields = typedData.types[typedData.primaryType] ?? [];
-  return Object.fromEntries(
-    Object.entries(typedData.message).map(([key, value]) => {
-      const type = fields.find((field) => field.name === key)?.type ?? "";
-      return [key, /^u?int\d*$/.test(type) ? BigInt(value) : value];
-    }),
-  );
 }
 
 /** The payload with the wallet's signature in place of the stand-in. */

@@ -6,7 +6,8 @@ import { verifyTypedData } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
-import { authorizationOf, createQuote, readPaymentRequired, typedDataMessage, withSignature, type PaymentQuote } from "@/lib/x402/quote";
+import { authorizationOf, createQuote, readPaymentRequired, withSignature, type PaymentQuote } from "@/lib/x402/quote";
+import { typedDataMessage } from "@/lib/x402/typed-data";
 
 const wallet = privateKeyToAccount(generatePrivateKey());
 const payTo = "0x1111111111111111111111111111111111111111";

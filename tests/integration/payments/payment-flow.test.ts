@@ -8,7 +8,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { clearDiscoveryCache } from "@/lib/x402/discovery";
-import { typedDataMessage } from "@/lib/x402/quote";
+import { typedDataMessage } from "@/lib/x402/typed-data";
 import { formatUsd } from "@/lib/payments/money";
 import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";
