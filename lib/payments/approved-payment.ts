@@ -250,6 +250,15 @@ async function signatureMatches(claims: ApprovalClaims, signature: Hex): Promise
 }
 
 function preview(data: unknown): string {
-  const text = typeof data === "string" ? data : JSON.stringify(data);
+  // A flat object reads better as "key: value" pairs than as JSON.
+  const flat =
+    typeof data === "object" && data !== null && !Array.isArray(data) &&
+    Object.values(data).every((value) => value === null || ["string", "number", "boolean"].includes(typeof value));
+  const text =
+    typeof data === "string"
+      ? data
+      : flat
+        ? Object.entries(data as Record<string, unknown>).map(([key, value]) => `${key}: ${String(value)}`).join(", ")
+        : JSON.stringify(data);
   return text.length > 400 ? `${text.slice(0, 400)}…` : text;
 }
