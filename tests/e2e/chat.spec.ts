@@ -2,26 +2,14 @@
 // person sees when they send a message, wait out the cooldown, paste a key by mistake, or stop
 // a reply. The server's cooldown is short (playwright.config.ts), and all requests come from one
 // address, so the tests run in this order, one at a time.
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { OFFLINE_NOTICE } from "@/lib/chat/offline-turns";
 import { encodeLine, type PaymentStatus } from "@/lib/protocol/lines";
+import { chatPage } from "./chat-page";
 import { cooldownSeconds } from "./settings";
 
-function chat(page: Page) {
-  return {
-    banner: page.getByTestId("offline-banner"),
-    list: page.getByTestId("message-list"),
-    input: page.getByTestId("composer-input"),
-    send: page.getByTestId("send-button"),
-    stop: page.getByTestId("stop-button"),
-    cooldown: page.getByTestId("cooldown-indicator"),
-    errors: page.getByTestId("error-message"),
-    messages: (role: "user" | "assistant") => page.locator(`[data-testid="message"][data-role="${role}"]`),
-  };
-}
-
 test("says the model is offline, streams its reply and then holds the next message for the cooldown", async ({ page }) => {
-  const ui = chat(page);
+  const ui = chatPage(page);
   await page.goto("/");
   await expect(ui.banner).toBeVisible();
   await expect(ui.banner).toContainText("Offline model");
@@ -50,7 +38,7 @@ test("says the model is offline, streams its reply and then holds the next messa
 });
 
 test("the cooldown follows the server's 429, survives a reload, and then lets the message through", async ({ page, request }) => {
-  const ui = chat(page);
+  const ui = chatPage(page);
   // On the sandbox the page sends the demo wallet's address, so the server counts the cooldown
   // per wallet: take the server's slot for that wallet (a 429 means an earlier message holds it).
   await page.goto("/");
@@ -87,7 +75,7 @@ test("the cooldown follows the server's 429, survives a reload, and then lets th
 });
 
 test("refuses a message that holds a private key, without showing or keeping the key", async ({ page }) => {
-  const ui = chat(page);
+  const ui = chatPage(page);
   const privateKey = `0x${"0123456789abcdef".repeat(4)}`; // the shape of a key, not a real one
   await page.goto("/");
   await ui.input.fill(`Please use my wallet key ${privateKey} to pay`);
@@ -109,7 +97,7 @@ test("refuses a message that holds a private key, without showing or keeping the
 });
 
 test("Stop cancels a reply that is still on its way, and sending waits until then", async ({ page }) => {
-  const ui = chat(page);
+  const ui = chatPage(page);
   // Hold the request open, as a slow model would, to see the page while a reply is pending.
   let requested!: () => void;
   const pending = new Promise<void>((resolve) => (requested = resolve));
@@ -133,7 +121,7 @@ test("Stop cancels a reply that is still on its way, and sending waits until the
 });
 
 test("shows one card per payment with its latest status, amounts and reason, and the stream's errors", async ({ page }) => {
-  const ui = chat(page);
+  const ui = chatPage(page);
   // The offline model pays only through the sandbox, so this stream is written here with the
   // shared encoder, exactly as the server writes it.
   const quote: PaymentStatus = {

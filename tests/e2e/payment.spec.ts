@@ -3,22 +3,12 @@
 // on the sandbox chain; or the person rejects the quote and nothing is paid. These tests run after
 // chat.spec.ts on the same server, so a message first waits out any cooldown the earlier ones left.
 import { expect, test, type Page } from "@playwright/test";
+import { chatPage } from "./chat-page";
 import { cooldownSeconds } from "./settings";
-
-function chat(page: Page) {
-  return {
-    wallet: page.getByTestId("demo-wallet"),
-    input: page.getByTestId("composer-input"),
-    send: page.getByTestId("send-button"),
-    cooldown: page.getByTestId("cooldown-indicator"),
-    errors: page.getByTestId("error-message"),
-    messages: (role: "user" | "assistant") => page.locator(`[data-testid="message"][data-role="${role}"]`),
-  };
-}
 
 /** Sends a message; a 429 left by an earlier test is waited out (the page follows it) and retried. */
 async function sendMessage(page: Page, text: string): Promise<void> {
-  const ui = chat(page);
+  const ui = chatPage(page);
   await ui.input.fill(text);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     await expect(ui.send).toBeEnabled({ timeout: (cooldownSeconds + 3) * 1000 });
@@ -38,7 +28,7 @@ async function sendMessage(page: Page, text: string): Promise<void> {
 
 test("approves a quote with the demo wallet: it settles on chain and the answer arrives", async ({ page }) => {
   test.setTimeout(90_000);
-  const ui = chat(page);
+  const ui = chatPage(page);
   await page.goto("/");
   await expect(ui.wallet).toBeVisible();
   await expect(ui.wallet).toContainText("Sandbox demo wallet");
@@ -91,7 +81,7 @@ test("approves a quote with the demo wallet: it settles on chain and the answer 
 
 test("rejecting a quote pays nothing and sends nothing", async ({ page }) => {
   test.setTimeout(60_000);
-  const ui = chat(page);
+  const ui = chatPage(page);
   await page.goto("/");
   await expect(ui.wallet).toBeVisible();
   await sendMessage(page, "What's the weather in Paris?");

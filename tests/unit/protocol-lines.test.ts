@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { samplePaymentStatus } from "@/tests/fixtures/payment-status";
 import { createLineDecoder, decodeLine, encodeLine, readLines, type StreamLine } from "@/lib/protocol/lines";
 
 const samples: StreamLine[] = [
@@ -8,16 +9,7 @@ const samples: StreamLine[] = [
   { type: "text", text: "0:not a prefix\nd:{\"finishReason\":\"stop\"}" },
   {
     type: "payment",
-    payment: {
-      paymentId: "pay_1",
-      status: "checking",
-      service: { name: "Weather", url: "http://127.0.0.1:4100/weather" },
-      network: "eip155:31337",
-      chain: "Sandbox",
-      asset: { symbol: "USDC", address: "0x0000000000000000000000000000000000000001", decimals: 6 },
-      amount: { serviceFee: "0.01", gasFee: "0", total: "0.01", currency: "USDC", usd: "0.01" },
-      payTo: "0x0000000000000000000000000000000000000002",
-    },
+    payment: samplePaymentStatus(),
   },
   { type: "data", data: { preferences: { priority: "cost" } } },
   { type: "error", error: { code: "model-error", message: "The model could not answer." } },

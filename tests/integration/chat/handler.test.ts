@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { ToolFactory } from "@/lib/chat/agent";
 import { SYSTEM_PROMPT } from "@/lib/chat/system-prompt";
 import { finishReasons, isFinishLine, readLines, type FinishReason, type StreamLine } from "@/lib/protocol/lines";
+import { samplePaymentStatus } from "@/tests/fixtures/payment-status";
 import { collectLines, createTestChat, textOf, userSays, type TestChat } from "@/tests/helpers/chat";
 
 const usage = {
@@ -157,17 +158,7 @@ describe("POST /api/chat stream", () => {
         execute: async (input) => {
           calls.push(input);
           writer.data({ preferences: { priority: "cost" } });
-          writer.payment({
-            paymentId: "pay_test",
-            status: "delivered",
-            service: { name: "Weather", url: "http://127.0.0.1/weather" },
-            network: "eip155:31337",
-            chain: "Sandbox",
-            asset: { symbol: "USDC", address: "0x0000000000000000000000000000000000000001", decimals: 6 },
-            amount: { serviceFee: "0.01", gasFee: "0", total: "0.01", currency: "USDC", usd: "0.01" },
-            payTo: "0x0000000000000000000000000000000000000002",
-            txHash: "0xabc",
-          });
+          writer.payment(samplePaymentStatus({ paymentId: "pay_test", status: "delivered", txHash: "0xabc" }));
           setOutcome({ finishReason: "payment-complete", paymentId: "pay_test", txHash: "0xabc" });
           return { temperatureC: 21 };
         },
