@@ -41,6 +41,16 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX payments_by_wallet ON payments (wallet, created_at DESC)",
     ],
   },
+  {
+    id: 3,
+    name: "settlement time and transaction lookup",
+    // When a payment settled (rows settled before this column existed read as their creation
+    // time), and tx hashes findable by value: a hash the ledger holds is not a pasted key.
+    statements: [
+      "ALTER TABLE payments ADD COLUMN settled_at timestamptz",
+      "CREATE INDEX payments_by_tx_hash ON payments (lower(tx_hash)) WHERE tx_hash IS NOT NULL",
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

@@ -35,6 +35,8 @@ export type PaymentRecord = {
   /** The last payment status streamed for it, replayed when the same approval comes again. */
   outcome: unknown;
   createdAt: Date;
+  /** When it settled; null until then (and for rows settled before this was recorded). */
+  settledAt: Date | null;
 };
 
 type PaymentRow = {
@@ -52,10 +54,11 @@ type PaymentRow = {
   failure_code: string | null;
   outcome: unknown;
   created_at: Date | string;
+  settled_at: Date | string | null;
 };
 
 const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, nonce, service_name,
-  service_url, status, tx_hash, failure_code, outcome, created_at`;
+  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at`;
 
 function toRecord(row: PaymentRow): PaymentRecord {
   return {
@@ -73,6 +76,7 @@ function toRecord(row: PaymentRow): PaymentRecord {
     failureCode: row.failure_code,
     outcome: typeof row.outcome === "string" ? (JSON.parse(row.outcome) as unknown) : row.outcome,
     createdAt: new Date(row.created_at),
+    settledAt: row.settled_at === null ? null : new Date(row.settled_at),
   };
 }
 
@@ -118,7 +122,7 @@ export async function findLimitBreach(
   return undefined;
 }
 
-export type NewPayment = Omit<PaymentRecord, "status" | "txHash" | "failureCode" | "outcome" | "createdAt">;
+export type NewPayment = Omit<PaymentRecord, "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt">;
 
 export type ReserveResult =
   | { kind: "reserved"; record: PaymentRecord }
@@ -168,12 +172,14 @@ export async function reservePayment(
 /** Records a settlement: the payment counts against the limits for good. */
 export async function markSettled(
   db: Queryable,
-  { paymentId, txHash, outcome }: { paymentId: string; txHash: string; outcome: unknown },
+  { paymentId, txHash, outcome, now = new Date() }: { paymentId: string; txHash: string; outcome: unknown; now?: Date },
 ): Promise<void> {
+  // A settlement recorded again (a replayed outcome) keeps its first time.
   await db.query(
-    `UPDATE payments SET status = 'settled', tx_hash = $2, outcome = $3, updated_at = now()
+    `UPDATE payments SET status = 'settled', tx_hash = $2, outcome = $3, updated_at = now(),
+       settled_at = COALESCE(settled_at, $4)
      WHERE payment_id = $1`,
-    [paymentId, txHash, JSON.stringify(outcome)],
+    [paymentId, txHash, JSON.stringify(outcome), now.toISOString()],
   );
 }
 
@@ -200,4 +206,39 @@ export async function recentPayments(db: Queryable, wallet: string, limit = 10):
     [walletKey(wallet), limit],
   );
   return rows.map(toRecord);
+}
+
+/** Settled payments of a wallet, newest settlement first. */
+export async function settledPayments(db: Queryable, wallet: string, limit: number): Promise<PaymentRecord[]> {
+  const rows = await db.query<PaymentRow>(
+    `SELECT ${columns} FROM payments WHERE wallet = $1 AND status = 'settled'
+     ORDER BY COALESCE(settled_at, created_at) DESC, payment_id LIMIT $2`,
+    [walletKey(wallet), limit],
+  );
+  return rows.map(toRecord);
+}
+
+/** What a wallet has settled since `since`, by settlement time. Reserved and failed payments are not counted. */
+export async function settledSince(db: Queryable, wallet: string, since: Date): Promise<bigint> {
+  const [row] = await db.query<{ spent: string }>(
+    `SELECT COALESCE(SUM(amount), 0)::text AS spent FROM payments
+     WHERE wallet = $1 AND status = 'settled' AND COALESCE(settled_at, created_at) > $2`,
+    [walletKey(wallet), since.toISOString()],
+  );
+  return BigInt(row?.spent ?? "0");
+}
+
+/** Which of these transaction hashes (any wallet's) the ledger holds, as `0x` + lowercase. */
+export async function knownTxHashes(db: Queryable, hashes: readonly string[]): Promise<Set<string>> {
+  const wanted = [...new Set(hashes.map((hash) => hash.toLowerCase()))];
+  if (wanted.length === 0) return new Set();
+  const rows = await db.query<{ tx_hash: string }>(
+    "SELECT DISTINCT lower(tx_hash) AS tx_hash FROM payments WHERE lower(tx_hash) = ANY($1::text[])",
+    [wanted],
+  );
+  return new Set(rows.map((row) => row.tx_hash));
+}
+
+export async function isKnownTxHash(db: Queryable, hash: string): Promise<boolean> {
+  return (await knownTxHashes(db, [hash])).has(hash.toLowerCase());
 }
