@@ -4,6 +4,7 @@
 import type { Database } from "@/lib/db";
 import { AppError, toAppError } from "@/lib/errors";
 import type { ServerEnv } from "@/lib/env";
+import { knownTxHashes } from "@/lib/payments/ledger";
 import { resolveLimits } from "@/lib/payments/limits";
 import { chatStreamHeaders, type FinishMetadata, type StreamError } from "@/lib/protocol/lines";
 import { createLineStream } from "@/lib/protocol/writer";
@@ -33,7 +34,10 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
   const log = deps.log ?? defaultLog;
   try {
     const env = deps.env();
-    const body = await readChatRequest(request);
+    const body = await readChatRequest(request, {
+      // Asked only about a 64-hex value that the conversation does not mark as a transaction.
+      knownTxHashes: async (hashes) => knownTxHashes(await deps.database(), hashes),
+    });
     const db = await deps.database();
     if (!body.payment) {
       await claimCooldown({

@@ -4,7 +4,7 @@ import { getAddress } from "viem";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { parseUsd } from "@/lib/payments/money";
-import { findSecret } from "./secrets";
+import { firstSecret, scanForSecrets } from "./secrets";
 import { defaultModelTier, modelTiers } from "./models";
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -86,8 +86,17 @@ export type SpendingLimitsInput = z.infer<typeof spendingLimitsSchema>;
 export type Preferences = z.infer<typeof preferencesSchema>;
 export type PaymentApprovalInput = z.infer<typeof paymentApprovalSchema>;
 
+export type ReadChatRequestOptions = {
+  /**
+   * Which of these transaction hashes (`0x` + lowercase) the ledger holds. Asked only about
+   * 64-hex values that nothing in the conversation marks as transactions; without it, such a
+   * value is refused as a private key.
+   */
+  knownTxHashes?: (hashes: readonly string[]) => Promise<ReadonlySet<string>>;
+};
+
 /** Reads, parses and validates a chat request; throws AppError with the SPEC status and code. */
-export async function readChatRequest(request: Request): Promise<ChatRequest> {
+export async function readChatRequest(request: Request, options: ReadChatRequestOptions = {}): Promise<ChatRequest> {
   const contentType = request.headers.get("content-type") ?? "";
   if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
     throw new AppError("unsupported-media-type", "Send the request as application/json.");
@@ -108,22 +117,30 @@ export async function readChatRequest(request: Request): Promise<ChatRequest> {
     const named = [...new Set(fields.map((field) => field.path))].join(", ");
     throw new AppError("bad-request", `The request is not valid: ${named}.`, { details: { fields } });
   }
-  assertNoSecrets(parsed.data.messages);
+  await assertNoSecrets(parsed.data, options.knownTxHashes);
   return parsed.data;
 }
 
-/** Refuses a message that holds a private key or seed phrase, without echoing any of it. */
-export function assertNoSecrets(messages: readonly ChatMessage[]): void {
-  messages.forEach((message, index) => {
-    const kind = findSecret(message.content);
-    if (!kind) return;
-    const what = kind === "private-key" ? "a private key" : "a wallet seed phrase";
-    throw new AppError(
-      "secret-in-message",
-      `Message ${index + 1} looks like it contains ${what}. It was not sent anywhere. Never share your keys or recovery phrase: this agent never needs them.`,
-      { details: { message: index, kind } },
-    );
-  });
+/**
+ * Refuses a user or system message that holds a private key or seed phrase, without echoing
+ * any of it. A 64-hex value the conversation does not explain is looked up in the ledger first:
+ * a transaction hash pasted bare is not a key.
+ */
+export async function assertNoSecrets(
+  { messages, walletAddress }: Pick<ChatRequest, "messages" | "walletAddress">,
+  knownTxHashes?: ReadChatRequestOptions["knownTxHashes"],
+): Promise<void> {
+  const scan = scanForSecrets(messages, { walletAddress });
+  const unknown = [...scan.unknownHashes.keys()];
+  const known = unknown.length > 0 && knownTxHashes ? await knownTxHashes(unknown) : new Set<string>();
+  const finding = firstSecret(scan, known);
+  if (!finding) return;
+  const what = finding.kind === "private-key" ? "a private key" : "a wallet seed phrase";
+  throw new AppError(
+    "secret-in-message",
+    `Message ${finding.message + 1} looks like it contains ${what}. It was not sent anywhere. Never share your keys or recovery phrase: this agent never needs them.`,
+    { details: { message: finding.message, kind: finding.kind } },
+  );
 }
 
 /** Reads the body as text, refusing more than `limit` bytes whatever Content-Length says. */
