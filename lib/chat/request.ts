@@ -25,7 +25,8 @@ const usdAmount = z
 /** `0x` + 40 hex digits; a mixed-case address must carry a valid EIP-55 checksum. */
 export const walletAddressSchema = z
   .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex digits")
+  // abort: the checksum check must not run on something that is not an address at all.
+  .regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be 0x followed by 40 hex digits", abort: true })
   .refine((value) => {
     const digits = value.slice(2);
     const singleCase = digits === digits.toLowerCase() || digits === digits.toUpperCase();

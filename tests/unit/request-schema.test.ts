@@ -96,6 +96,9 @@ describe("chat request validation", () => {
     ["an unknown message field", { messages: [{ role: "user", content: "hi", name: "x" }] }, "messages.0"],
     ["a short wallet address", { messages: [{ role: "user", content: "hi" }], walletAddress: "0x1234" }, "walletAddress"],
     ["a wallet address with a wrong checksum", { messages: [{ role: "user", content: "hi" }], walletAddress: flipCase(address) }, "walletAddress"],
+    // Mixed case that is not an address at all must not reach the checksum check (a 500 before).
+    ["a mixed-case wallet address after a space", { messages: [{ role: "user", content: "hi" }], walletAddress: ` ${address}` }, "walletAddress"],
+    ["a mixed-case wallet address with 0X", { messages: [{ role: "user", content: "hi" }], walletAddress: address.replace("0x", "0X") }, "walletAddress"],
     ["a negative limit", { messages: [{ role: "user", content: "hi" }], spendingLimits: { daily: -1 } }, "spendingLimits.daily"],
     ["a limit over 1,000,000", { messages: [{ role: "user", content: "hi" }], spendingLimits: { weekly: "1000000.000001" } }, "spendingLimits.weekly"],
     ["a limit with 7 decimals", { messages: [{ role: "user", content: "hi" }], spendingLimits: { monthly: "0.0000001" } }, "spendingLimits.monthly"],
