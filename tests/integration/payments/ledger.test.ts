@@ -2,7 +2,17 @@
 // and concurrency.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDatabase, type Database } from "@/lib/db";
-import { findLimitBreach, markFailed, markSettled, reservePayment, spendingByPeriod, type NewPayment } from "@/lib/payments/ledger";
+import {
+  findLimitBreach,
+  findPayment,
+  isKnownTxHash,
+  knownTxHashes,
+  markFailed,
+  markSettled,
+  reservePayment,
+  spendingByPeriod,
+  type NewPayment,
+} from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import { parseUsd } from "@/lib/payments/money";
 
@@ -89,5 +99,20 @@ describe("ledger", () => {
   test("a payment above the per-payment limit is refused whatever else remains", async () => {
     const breach = await findLimitBreach(db, { wallet: "0x00000000000000000000000000000000000000a5", amount: usdc("0.021"), limits });
     expect(breach).toEqual({ limit: "perPayment", limitAmount: usdc("0.02"), spent: 0n, amount: usdc("0.021") });
+  });
+
+  test("a settlement keeps its first time, and its transaction hash is known whatever the case", async () => {
+    const first = payment("0x00000000000000000000000000000000000000a6", usdc("0.01"));
+    await reservePayment(db, { payment: first, limits });
+    const hash = `0x${"Ab".repeat(32)}`;
+    const settledAt = new Date(Date.now() - 60_000);
+    await markSettled(db, { paymentId: first.paymentId, txHash: hash, outcome: {}, now: settledAt });
+    await markSettled(db, { paymentId: first.paymentId, txHash: hash, outcome: {} });
+    expect((await findPayment(db, first.paymentId))?.settledAt).toEqual(settledAt);
+
+    expect(await isKnownTxHash(db, hash.toLowerCase())).toBe(true);
+    expect(await isKnownTxHash(db, `0x${"cd".repeat(32)}`)).toBe(false);
+    expect(await knownTxHashes(db, [hash.toUpperCase().replace("0X", "0x"), `0x${"cd".repeat(32)}`])).toEqual(new Set([hash.toLowerCase()]));
+    expect(await knownTxHashes(db, [])).toEqual(new Set());
   });
 });
