@@ -208,10 +208,10 @@ export async function recentPayments(db: Queryable, wallet: string, limit = 10):
   return rows.map(toRecord);
 }
 
-/** Settled payments of a wallet, newest settlement first. */
+/** Settled payments of a wallet (each with its transaction), newest settlement first. */
 export async function settledPayments(db: Queryable, wallet: string, limit: number): Promise<PaymentRecord[]> {
   const rows = await db.query<PaymentRow>(
-    `SELECT ${columns} FROM payments WHERE wallet = $1 AND status = 'settled'
+    `SELECT ${columns} FROM payments WHERE wallet = $1 AND status = 'settled' AND tx_hash IS NOT NULL
      ORDER BY COALESCE(settled_at, created_at) DESC, payment_id LIMIT $2`,
     [walletKey(wallet), limit],
   );

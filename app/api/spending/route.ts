@@ -1,0 +1,14 @@
+// GET /api/spending?wallet=0x… (SPEC section 9): a wallet's settled spending per rolling period
+// and its recent payments. The steps live in lib/payments/spending-request.ts.
+import { getDatabase } from "@/lib/db";
+import { serverEnv } from "@/lib/env";
+import { createSpendingRateLimit, handleSpendingRequest } from "@/lib/payments/spending-request";
+
+export const dynamic = "force-dynamic";
+
+// This process's count of requests per client: an explicit, bounded cache.
+const rateLimit = createSpendingRateLimit();
+
+export function GET(request: Request): Promise<Response> {
+  return handleSpendingRequest(request, { env: serverEnv, database: getDatabase, rateLimit });
+}

@@ -1,0 +1,73 @@
+// One `GET /api/spending?wallet=0x…` request (SPEC section 9): count it against the client's
+// rate limit, validate the query, build the report, answer. Every answer, error or not, is
+// JSON that no cache keeps.
+import { z } from "zod";
+import { walletAddressSchema } from "@/lib/chat/request";
+import type { Database } from "@/lib/db";
+import type { ServerEnv } from "@/lib/env";
+import { AppError, toAppError } from "@/lib/errors";
+import { clientIp, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
+import { getSpendingReport } from "./spending-report";
+
+/** The query: exactly one `wallet`, an address (EIP-55 checksummed if mixed case). */
+export const spendingQuerySchema = z.object({
+  wallet: z
+    .array(z.string())
+    .min(1, "is required")
+    .max(1, "must be given once")
+    .transform((values) => values[0] ?? "")
+    .pipe(walletAddressSchema),
+});
+
+export type SpendingQuery = z.infer<typeof spendingQuerySchema>;
+
+/** A public read: 60 requests a minute per client IP. */
+export const createSpendingRateLimit = (): RateLimiter => createRateLimiter({ limit: 60, windowMs: 60_000, maxClients: 10_000 });
+
+export type SpendingDependencies = {
+  env: () => ServerEnv;
+  database: () => Promise<Database>;
+  rateLimit: RateLimiter;
+  now?: () => Date;
+  log?: (message: string, details?: Record<string, unknown>) => void;
+};
+
+const noStore = { "Cache-Control": "no-store" };
+
+const defaultLog = (message: string, details?: Record<string, unknown>) =>
+  console.error(`[spending] ${message}`, details ?? "");
+
+export async function handleSpendingRequest(request: Request, deps: SpendingDependencies): Promise<Response> {
+  try {
+    deps.rateLimit.take(clientIp(request), deps.now?.());
+    const { wallet } = readSpendingQuery(request);
+    const report = await getSpendingReport({
+      db: await deps.database(),
+      env: deps.env(),
+      wallet,
+      ...(deps.now ? { now: deps.now() } : {}),
+    });
+    return Response.json(report, { status: 200, headers: noStore });
+  } catch (error) {
+    const appError = toAppError(error);
+    if (appError.status >= 500) (deps.log ?? defaultLog)("request failed", { code: appError.code, error: errorName(error) });
+    const response = appError.toResponse();
+    response.headers.set("Cache-Control", "no-store");
+    return response;
+  }
+}
+
+/** Reads and validates the query; throws `bad-request` naming what is wrong. */
+export function readSpendingQuery(request: Request): SpendingQuery {
+  const params = new URL(request.url).searchParams;
+  const parsed = spendingQuerySchema.safeParse({ wallet: params.getAll("wallet") });
+  if (parsed.success) return parsed.data;
+  const reasons = [...new Set(parsed.error.issues.map((issue) => issue.message))];
+  throw new AppError("bad-request", `The wallet query parameter ${reasons.join(" and ")}.`, {
+    details: { fields: parsed.error.issues.map((issue) => ({ path: "wallet", message: issue.message })) },
+  });
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}

@@ -1,0 +1,211 @@
+// GET /api/spending through the route's own GET, on the app's real database wiring (PGlite in a
+// temporary data folder): settled payments only, sums per rolling period, transaction links,
+// validation and the per-client rate limit.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { GET } from "@/app/api/spending/route";
+import { getDatabase, type Database } from "@/lib/db";
+import { markFailed, markSettled, reservePayment, type NewPayment } from "@/lib/payments/ledger";
+import type { SpendingLimits } from "@/lib/payments/limits";
+import type { SpendingReport } from "@/lib/payments/spending-report";
+
+let dataDir: string;
+let db: Database;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), "spending-route-"));
+  process.env.DATA_DIR = dataDir;
+  db = await getDatabase();
+});
+afterAll(async () => {
+  await db.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
+const limits: SpendingLimits = { daily: 10n ** 12n, weekly: 10n ** 12n, monthly: 10n ** 12n, perPayment: 10n ** 12n };
+let counter = 0;
+
+type Recorded = { paymentId: string; txHash: `0x${string}` };
+
+/** Reserves a payment `ago` ms back and settles it, fails it, or leaves it reserved. */
+async function record(
+  wallet: string,
+  amount: bigint,
+  { ago, outcome = "settled", network = "eip155:31337", service = "Weather" }: {
+    ago: number;
+    outcome?: "settled" | "failed" | "reserved";
+    network?: string;
+    service?: string;
+  },
+): Promise<Recorded> {
+  counter += 1;
+  const at = new Date(Date.now() - ago);
+  const payment: NewPayment = {
+    paymentId: `pay_spending_${counter}`,
+    wallet,
+    network,
+    asset: "0x0000000000000000000000000000000000000001",
+    payTo: "0x0000000000000000000000000000000000000002",
+    amount,
+    nonce: `0x${(1000 + counter).toString(16).padStart(64, "0")}`,
+    serviceName: service,
+    serviceUrl: `http://127.0.0.1:4100/${service.toLowerCase()}`,
+  };
+  const reserved = await reservePayment(db, { payment, limits, now: at });
+  expect(reserved.kind).toBe("reserved");
+  const txHash = `0x${counter.toString(16).padStart(64, "c")}` as const;
+  if (outcome === "settled") await markSettled(db, { paymentId: payment.paymentId, txHash, outcome: {}, now: new Date(at.getTime() + 5_000) });
+  if (outcome === "failed") await markFailed(db, { paymentId: payment.paymentId, failureCode: "payment-failed", outcome: {} });
+  return { paymentId: payment.paymentId, txHash };
+}
+
+let ip = 0;
+/** Each call comes from its own client unless one is given, so the rate limit stays out of the way. */
+function get(query: string, client = `203.0.113.${(ip += 1)}`): Promise<Response> {
+  return GET(new Request(`http://localhost/api/spending${query}`, { headers: { "x-forwarded-for": client } }));
+}
+
+async function report(query: string): Promise<SpendingReport> {
+  const response = await get(query);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("cache-control")).toBe("no-store");
+  return (await response.json()) as SpendingReport;
+}
+
+const usd = (micros: number) => BigInt(micros);
+
+describe("GET /api/spending", () => {
+  const wallet = "0x52908400098527886E0F7030069857D2E4169EE7"; // EIP-55 checksummed
+  const paid: Record<string, Recorded> = {};
+
+  beforeAll(async () => {
+    paid.old = await record(wallet, usd(80_000), { ago: 40 * DAY, service: "Archive" });
+    paid.tenDays = await record(wallet, usd(40_000), { ago: 10 * DAY, network: "eip155:8453", service: "Quotes" });
+    paid.threeDays = await record(wallet, usd(20_000), { ago: 3 * DAY });
+    paid.hour = await record(wallet, usd(10_000), { ago: HOUR, service: "News" });
+    await record(wallet, usd(500_000), { ago: HOUR, outcome: "reserved" });
+    await record(wallet, usd(700_000), { ago: 2 * HOUR, outcome: "failed" });
+    await record("0x000000000000000000000000000000000000bEEF", usd(900_000), { ago: HOUR });
+  });
+
+  test("sums settled payments per rolling period, lists them newest first with links", async () => {
+    const body = await report(`?wallet=${wallet}`);
+    expect(body.wallet).toBe(wallet);
+    expect(body.periods.map(({ period, spentUsd }) => [period, spentUsd])).toEqual([
+      ["day", "0.01"],
+      ["week", "0.03"],
+      ["month", "0.07"],
+    ]);
+    const now = Date.now();
+    for (const [entry, length] of [[body.periods[0], DAY], [body.periods[1], 7 * DAY], [body.periods[2], 30 * DAY]] as const) {
+      expect(Math.abs(new Date(entry?.since ?? 0).getTime() - (now - length))).toBeLessThan(10_000);
+    }
+    expect(body.recent.map((payment) => payment.paymentId)).toEqual(
+      [paid.hour, paid.threeDays, paid.tenDays, paid.old].map((payment) => payment?.paymentId),
+    );
+    const [latest] = body.recent;
+    expect(latest).toEqual({
+      paymentId: paid.hour?.paymentId,
+      service: { name: "News", url: "http://127.0.0.1:4100/news" },
+      network: "eip155:31337",
+      amountUsd: "0.01",
+      txHash: paid.hour?.txHash,
+      explorerUrl: `/tx/eip155:31337/${paid.hour?.txHash}`,
+      settledAt: expect.any(String) as unknown,
+    });
+    expect(Math.abs(new Date(latest?.settledAt ?? 0).getTime() - (now - HOUR + 5_000))).toBeLessThan(10_000);
+    expect(body.recent[2]?.explorerUrl).toBe(`https://basescan.org/tx/${paid.tenDays?.txHash}`);
+  });
+
+  test("reserved, failed and other wallets' payments never appear", async () => {
+    const body = await report(`?wallet=${wallet}`);
+    expect(body.recent).toHaveLength(4);
+    expect(body.recent.map((payment) => payment.amountUsd)).not.toContain("0.5");
+    expect(body.recent.map((payment) => payment.amountUsd)).not.toContain("0.7");
+    expect(body.recent.map((payment) => payment.amountUsd)).not.toContain("0.9");
+    const stranger = await report("?wallet=0x0000000000000000000000000000000000000001");
+    expect(stranger.periods.map((entry) => entry.spentUsd)).toEqual(["0", "0", "0"]);
+    expect(stranger.recent).toEqual([]);
+  });
+
+  test("checksummed and lowercase addresses read the same wallet", async () => {
+    // The windows' start moves with the clock between two reads; everything else is the same.
+    const read = async (query: string) => {
+      const body = await report(query);
+      return { ...body, periods: body.periods.map(({ period, spentUsd }) => ({ period, spentUsd })) };
+    };
+    const checksummed = await read(`?wallet=${wallet}`);
+    const lower = await read(`?wallet=${wallet.toLowerCase()}`);
+    const upper = await read(`?wallet=0x${wallet.slice(2).toUpperCase()}`);
+    expect(checksummed.wallet).toBe(wallet);
+    expect(lower).toEqual(checksummed);
+    expect(upper).toEqual(checksummed);
+  });
+
+  test("a payment settled before settlement times were recorded shows its creation time", async () => {
+    const other = "0x00000000000000000000000000000000000000C1";
+    const earlier = await record(other, usd(30_000), { ago: 2 * DAY });
+    await db.query("UPDATE payments SET settled_at = NULL WHERE payment_id = $1", [earlier.paymentId]);
+    const body = await report(`?wallet=${other}`);
+    const created = Date.now() - 2 * DAY;
+    expect(Math.abs(new Date(body.recent[0]?.settledAt ?? 0).getTime() - created)).toBeLessThan(10_000);
+    expect(body.periods.map((entry) => entry.spentUsd)).toEqual(["0", "0.03", "0.03"]);
+  });
+
+  test("at most 20 recent payments, the newest", async () => {
+    const busy = "0x00000000000000000000000000000000000000C2";
+    for (let index = 0; index < 22; index += 1) await record(busy, usd(1_000), { ago: (index + 1) * HOUR });
+    const body = await report(`?wallet=${busy}`);
+    expect(body.recent).toHaveLength(20);
+    expect(body.periods.map((entry) => entry.spentUsd)).toEqual(["0.022", "0.022", "0.022"]);
+    const times = body.recent.map((payment) => new Date(payment.settledAt).getTime());
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    // The two oldest (21 and 22 hours ago) are the ones left out.
+    expect(Math.abs((times.at(-1) ?? 0) - (Date.now() - 20 * HOUR + 5_000))).toBeLessThan(10_000);
+  });
+
+  test.each([
+    ["no wallet", ""],
+    ["an empty wallet", "?wallet="],
+    ["not an address", "?wallet=0xnope"],
+    ["a leading space", `?wallet=%200x52908400098527886E0F7030069857D2E4169EE7`],
+    ["a 0X prefix", "?wallet=0X52908400098527886E0F7030069857D2E4169EE7"],
+    ["a wrong checksum", "?wallet=0x52908400098527886E0F7030069857D2E4169ee7"],
+    ["two wallets", "?wallet=0x0000000000000000000000000000000000000001&wallet=0x0000000000000000000000000000000000000002"],
+    ["an array-style name", "?wallet[]=0x0000000000000000000000000000000000000001"],
+    ["41 hex digits", `?wallet=0x${"1".repeat(41)}`],
+  ])("%s: 400 bad-request, never a 500", async (_name, query) => {
+    const response = await get(query);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("bad-request");
+  });
+
+  test("bad-request messages say what is wrong", async () => {
+    const message = async (query: string) => ((await (await get(query)).json()) as { error: { message: string } }).error.message;
+    expect(await message("")).toMatchInlineSnapshot(`"The wallet query parameter is required."`);
+    expect(await message("?wallet=0xnope")).toMatchInlineSnapshot(`"The wallet query parameter must be 0x followed by 40 hex digits."`);
+    expect(await message("?wallet=0x52908400098527886E0F7030069857D2E4169ee7")).toMatchInlineSnapshot(`"The wallet query parameter has a wrong EIP-55 checksum."`);
+    expect(await message("?wallet=0x1&wallet=0x2")).toMatchInlineSnapshot(`"The wallet query parameter must be given once."`);
+  });
+
+  test("a client over 60 requests a minute gets 429 with Retry-After; others still pass", async () => {
+    const client = "198.51.100.60";
+    const statuses: number[] = [];
+    for (let index = 0; index < 60; index += 1) statuses.push((await get(`?wallet=${wallet}`, client)).status);
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    const limited = await get(`?wallet=${wallet}`, client);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("cache-control")).toBe("no-store");
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    const body = (await limited.json()) as { error: { code: string; details: { retryAfterSeconds: number } } };
+    expect(body.error).toMatchObject({ code: "rate-limited", details: { retryAfterSeconds: retryAfter } });
+    expect((await get(`?wallet=${wallet}`, "198.51.100.61")).status).toBe(200);
+  });
+});
