@@ -1,0 +1,63 @@
+"use client";
+// The connected wallet as the chat needs it: who pays, on which chain, with how much USDC, and
+// one signing path for every wallet (wagmi's signTypedData; wallets refuse typed data for another
+// chain than their active one, so the chain a quote needs is switched to, or added, first).
+import { useCallback } from "react";
+import { erc20Abi } from "viem";
+import { useAccount, useReadContract, useSignTypedData, useSwitchChain } from "wagmi";
+import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
+import { formatUnits } from "@/lib/payments/money";
+
+export type PaymentWallet = {
+  address: `0x${string}` | undefined;
+  chainId: number | undefined;
+  connectorName: string | undefined;
+  /** Switches the wallet to the quote's chain when needed, then signs its typed data. */
+  sign: ((typedData: ApprovalTypedData) => Promise<`0x${string}`>) | undefined;
+};
+
+export function usePaymentWallet(): PaymentWallet {
+  const { address, chainId, connector, status } = useAccount();
+  const { switchChainAsync } = useSwitchChain();
+  const { signTypedDataAsync } = useSignTypedData();
+  const connected = status === "connected" && address !== undefined;
+
+  const sign = useCallback(
+    async (typedData: ApprovalTypedData) => {
+      if (!address) throw new Error("No wallet is connected");
+      const target = typedData.domain.chainId;
+      const current = connector ? await connector.getChainId() : chainId;
+      if (current !== target) await switchChainAsync({ chainId: target });
+      return signTypedDataAsync({
+        account: address,
+        domain: typedData.domain,
+        types: typedData.types,
+        primaryType: typedData.primaryType,
+        message: walletMessage(typedData),
+      });
+    },
+    [address, chainId, connector, signTypedDataAsync, switchChainAsync],
+  );
+
+  return {
+    address: connected ? address : undefined,
+    chainId: connected ? chainId : undefined,
+    connectorName: connected ? connector?.name : undefined,
+    sign: connected ? sign : undefined,
+  };
+}
+
+/** The wallet's USDC balance on one network, as a decimal string; undefined while unknown. */
+export function useUsdcBalance(address: `0x${string}` | undefined, network: WalletNetwork | undefined, refreshKey = 0) {
+  const { data } = useReadContract({
+    address: network?.usdc.address,
+    abi: erc20Abi,
+    functionName: "balanceOf",
+    args: address ? [address] : undefined,
+    chainId: network?.chainId,
+    scopeKey: `usdc-${refreshKey}`,
+    query: { enabled: Boolean(address && network), refetchInterval: 30_000 },
+  });
+  return typeof data === "bigint" && network ? formatUnits(data, network.usdc.decimals) : undefined;
+}

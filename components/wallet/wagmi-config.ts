@@ -1,0 +1,65 @@
+// The wagmi configuration, built from the networks the server enables (lib/chain): injected
+// wallets through EIP-6963 always, WalletConnect only when a project id is configured (it calls
+// out to WalletConnect's relay), and the sandbox's demo wallet when the app runs on the sandbox.
+import { connectorsForWallets, type WalletList } from "@rainbow-me/rainbowkit";
+import { injectedWallet, walletConnectWallet } from "@rainbow-me/rainbowkit/wallets";
+import { defineChain, type Chain } from "viem";
+import { arbitrum, avalanche, base, baseSepolia, mainnet, polygon } from "viem/chains";
+import { createConfig, http, type Config, type Transport } from "wagmi";
+import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import { sandboxWallet, type SandboxWalletOptions } from "./sandbox-wallet";
+
+export type WalletSetup = {
+  networks: WalletNetwork[];
+  /** The sandbox's demo wallet, when the app runs on the sandbox. */
+  sandbox?: SandboxWalletOptions;
+  walletConnectProjectId?: string;
+};
+
+const knownChains: Record<number, Chain> = Object.fromEntries(
+  [base, baseSepolia, mainnet, arbitrum, polygon, avalanche].map((chain) => [chain.id, chain]),
+);
+
+function toChain(network: WalletNetwork): Chain {
+  const known = knownChains[network.chainId];
+  if (known) return known;
+  const rpc = network.rpcUrl ? [network.rpcUrl] : [];
+  return defineChain({
+    id: network.chainId,
+    name: network.name,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: rpc } },
+    testnet: network.testnet,
+  });
+}
+
+export function createWagmiConfig({ networks, sandbox, walletConnectProjectId }: WalletSetup): Config {
+  const chainList = networks.map(toChain);
+  // wagmi needs at least one chain; a server with none enabled still renders a usable chat.
+  const chains = (chainList.length > 0 ? chainList : [base]) as [Chain, ...Chain[]];
+  const transports: Record<number, Transport> = Object.fromEntries(
+    networks.map((network) => [network.chainId, network.rpcUrl ? http(network.rpcUrl) : http()]),
+  );
+  for (const chain of chains) transports[chain.id] ??= http();
+
+  const wallets: WalletList = [];
+  if (sandbox) wallets.push({ groupName: "Sandbox", wallets: [sandboxWallet(sandbox)] });
+  wallets.push({
+    groupName: "Installed",
+    wallets: walletConnectProjectId ? [injectedWallet, walletConnectWallet] : [injectedWallet],
+  });
+  const connectors = connectorsForWallets(wallets, {
+    appName: "x402 payment agent",
+    // Only WalletConnect uses the project id; injected wallets never send it anywhere.
+    projectId: walletConnectProjectId ?? "unused",
+  });
+
+  return createConfig({
+    chains,
+    connectors,
+    transports,
+    // EIP-6963: every wallet extension that announces itself is listed.
+    multiInjectedProviderDiscovery: true,
+    ssr: true,
+  });
+}

@@ -1,0 +1,31 @@
+// What the page's wallet needs to know about the enabled networks: ids, names, the USDC contract
+// to read a balance from, and an RPC URL only where it is safe to show (the local sandbox chain).
+// Configured RPC URLs of public networks can carry an API key, so they never reach the browser:
+// the page reads those chains through the wallet or the chain's public endpoint.
+import type { ServerEnv } from "@/lib/env";
+import { enabledNetworks, type NetworkId } from "./networks";
+
+export type WalletNetwork = {
+  id: NetworkId;
+  chainId: number;
+  name: string;
+  testnet: boolean;
+  usdc: { address: `0x${string}`; decimals: number };
+  explorer?: string;
+  /** Only for the sandbox chain, whose RPC is a local development node. */
+  rpcUrl?: string;
+};
+
+export const SANDBOX_CHAIN_ID = 31337;
+
+export function walletNetworks(env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">): WalletNetwork[] {
+  return enabledNetworks(env).map((network) => ({
+    id: network.id,
+    chainId: network.chainId,
+    name: network.name,
+    testnet: network.testnet,
+    usdc: { address: network.usdc.address, decimals: network.usdc.decimals },
+    ...(network.explorer ? { explorer: network.explorer } : {}),
+    ...(network.chainId === SANDBOX_CHAIN_ID && network.rpcUrl ? { rpcUrl: network.rpcUrl } : {}),
+  }));
+}
