@@ -1,0 +1,59 @@
+// How a payment card writes times, countdowns and long hex values: in the person's locale (Intl)
+// and short enough for a phone, never as ISO strings. Pure functions, so they are unit-tested.
+
+/** Remaining time as `m:ss`, or `h:mm:ss` from an hour up; rounded up, so 0:00 means over. */
+export function formatCountdown(milliseconds: number): string {
+  const total = Math.max(0, Math.ceil(milliseconds / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  const ss = String(seconds).padStart(2, "0");
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${ss}` : `${minutes}:${ss}`;
+}
+
+/**
+ * A moment as the person reads it: the time alone when it falls on the day of `now`, the date
+ * and time otherwise. `locale` undefined means the browser's own.
+ */
+export function formatLocalTime(at: Date, now: Date = new Date(), locale?: string): string {
+  const sameDay = at.toDateString() === now.toDateString();
+  const format = new Intl.DateTimeFormat(
+    locale,
+    sameDay ? { hour: "numeric", minute: "2-digit" } : { dateStyle: "medium", timeStyle: "short" },
+  );
+  return format.format(at);
+}
+
+/**
+ * A moment from a stream field: an ISO 8601 string, or Unix time as a number or a string of
+ * digits (seconds, as an EIP-3009 `validBefore` is, or milliseconds when that large).
+ */
+export function parseMoment(value: unknown): Date | undefined {
+  let millis: number;
+  if (typeof value === "number") {
+    millis = value < 1e12 ? value * 1000 : value;
+  } else if (typeof value === "string" && /^\d+$/.test(value)) {
+    const number = Number(value);
+    millis = number < 1e12 ? number * 1000 : number;
+  } else if (typeof value === "string") {
+    millis = Date.parse(value);
+  } else {
+    return undefined;
+  }
+  return Number.isFinite(millis) && millis > 0 ? new Date(millis) : undefined;
+}
+
+const isoMoment = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g;
+
+/** A server message with every ISO 8601 timestamp in it written the person's way. */
+export function localizeIsoTimes(message: string, format: (at: Date) => string): string {
+  return message.replace(isoMoment, (match) => {
+    const at = new Date(match);
+    return Number.isNaN(at.getTime()) ? match : format(at);
+  });
+}
+
+/** `0x1234…abcd`: enough of a hash or address to recognise it, the whole value elsewhere. */
+export function shortHex(value: string, head = 6, tail = 4): string {
+  return value.length > head + tail + 1 ? `${value.slice(0, head)}…${value.slice(-tail)}` : value;
+}
