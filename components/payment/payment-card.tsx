@@ -1,11 +1,17 @@
 "use client";
-// One payment's latest status (`p:` lines, SPEC section 3) as a small card: which service, how
-// far the payment got, what it costs and where it settled. Amounts are the server's decimal
-// strings, shown as they are: the page never does arithmetic on money. A quote waiting for a
-// signature offers Approve and Reject (SPEC section 4) when the chat hands the card its actions.
+// One payment's latest status (`p:` lines, SPEC section 3) as a small card: which service, a
+// stepper through the payment flow, what it costs and where it settled, and for a failure what
+// happened in plain words and whether money moved ("Paid means paid"). Amounts are the server's
+// decimal strings, shown as they are: the page never does arithmetic on money. A quote waiting
+// for a signature offers Approve and Reject (SPEC section 4) when the chat hands the card its
+// actions, with a live countdown to the quote's deadline. Times are the person's locale's.
 import { useEffect, useState } from "react";
+import { CopyButton } from "@/components/chat/copy-button";
 import { safeLink } from "@/lib/client/safe-link";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
+import { formatCountdown, formatLocalTime, localizeIsoTimes, shortHex } from "./payment-display";
+import { explainFailure } from "./payment-failure";
+import { paymentSteps, stepIndex, type PaymentStep } from "./payment-progress";
 import styles from "./payment-card.module.css";
 
 const statusLabels: Record<PaymentStatusName, string> = {
@@ -37,14 +43,31 @@ export type PaymentActions = {
   approving: string | undefined;
   approve: (payment: PaymentStatus) => void;
   reject: (paymentId: string) => void;
+  /** Above the person's confirmation threshold: they confirm in the page before the wallet opens. */
+  confirmRequired?: boolean;
+  /** The wallet address that pays. */
+  payingFrom?: string;
+  /** The paying wallet's USDC balance on the quote's network, as a decimal string. */
+  balance?: string;
+  /** The wallet is on another chain than the quote's: approving switches to this one first. */
+  wrongChain?: { name: string };
 };
+
+// Under a minute left, the countdown is marked and announced once.
+const LAST_MINUTE_MS = 60_000;
 
 export function PaymentCard({ payment, actions }: { payment: PaymentStatus; actions?: PaymentActions | undefined }) {
   const { amount } = payment;
   const explorer = safeLink(payment.explorerUrl);
   const awaiting = payment.status === "awaiting-signature";
-  const expiresAt = awaiting ? readableTime(payment.approval?.expiresAt) : undefined;
-  const expired = useExpired(awaiting ? payment.approval?.expiresAt : undefined);
+  const furthest = useFurthestStep(payment.status);
+  const steps = paymentSteps(payment, furthest);
+  const deadline = awaiting ? parseTime(payment.approval?.expiresAt) : undefined;
+  const now = useNow(deadline);
+  const msLeft = deadline !== undefined ? deadline - now : undefined;
+  const expired = msLeft !== undefined && msLeft <= 0;
+  const formatTime = (at: Date) => formatLocalTime(at, new Date(now));
+  const failure = payment.status === "failed" ? explainFailure(payment, formatTime) : undefined;
   return (
     <article
       className={styles.card}
@@ -59,6 +82,19 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           {statusLabels[payment.status]}
         </span>
       </header>
+      <PaymentSteps steps={steps} failedNote={failure?.stepNote} />
+      {failure ? (
+        <div className={styles.failure} role="alert" data-paid={failure.paid}>
+          <p className={styles.failureSummary} data-testid="payment-failure-summary">
+            {failure.summary}
+          </p>
+          <p className={styles.reason} data-testid="payment-reason" data-code={payment.reason?.code}>
+            {[payment.reason ? localizeIsoTimes(payment.reason.message, formatTime) : "", failure.chargeNote]
+              .filter((part) => part.length > 0)
+              .join(" ")}
+          </p>
+        </div>
+      ) : null}
       <dl className={styles.details}>
         <dt>Total</dt>
         <dd data-testid="payment-total">
@@ -79,18 +115,34 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         {awaiting ? (
           <>
             <dt>Service</dt>
-            <dd className={styles.hash} data-testid="payment-service-url">
-              {payment.service.url}
+            <dd className={styles.copyable}>
+              <LongValue value={payment.service.url} tail={12} data-testid="payment-service-url" />
+              <CopyButton text={payment.service.url} label="Copy service address" />
             </dd>
             <dt>Pay to</dt>
-            <dd className={styles.hash} data-testid="payment-pay-to">
-              {payment.payTo}
+            <dd className={styles.copyable}>
+              <LongValue value={payment.payTo} tail={4} data-testid="payment-pay-to" />
+              <CopyButton text={payment.payTo} label="Copy pay-to address" />
             </dd>
-            {expiresAt ? (
+            {deadline !== undefined && msLeft !== undefined ? (
               <>
                 <dt>Expires</dt>
                 <dd data-testid="payment-expiry">
-                  {expired ? <strong className={styles.expired}>Expired</strong> : <>at {expiresAt}</>}
+                  {expired ? (
+                    <strong className={styles.expired}>Expired</strong>
+                  ) : (
+                    <>
+                      {/* Ticks every second without being read out each time (see the status below). */}
+                      <span
+                        role="timer"
+                        aria-live="off"
+                        className={msLeft <= LAST_MINUTE_MS ? styles.lastMinute : styles.countdown}
+                      >
+                        in {formatCountdown(msLeft)}
+                      </span>{" "}
+                      <span className={styles.muted}>(at {formatTime(new Date(deadline))})</span>
+                    </>
+                  )}
                 </dd>
               </>
             ) : null}
@@ -101,22 +153,28 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
             <dt>Transaction</dt>
             <dd className={styles.hash}>
               {explorer ? (
-                <a href={explorer} target="_blank" rel="noopener noreferrer" data-testid="payment-tx-link">
-                  {shortHash(payment.txHash)}
+                <a
+                  href={explorer}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  title={payment.txHash}
+                  data-testid="payment-tx-link"
+                >
+                  {shortHex(payment.txHash, 8, 6)}
                 </a>
               ) : (
-                <span title={payment.txHash}>{shortHash(payment.txHash)}</span>
+                <span title={payment.txHash}>{shortHex(payment.txHash, 8, 6)}</span>
               )}
             </dd>
           </>
         ) : null}
       </dl>
-      {awaiting && actions ? <ApprovalButtons payment={payment} actions={actions} expired={expired} /> : null}
-      {payment.status === "failed" && payment.reason ? (
-        <p className={styles.reason} role="alert" data-testid="payment-reason" data-code={payment.reason.code}>
-          {payment.reason.message} No service fee was charged.
+      {awaiting ? (
+        <p className={styles.srOnly} role="status">
+          {msLeft !== undefined && msLeft > 0 && msLeft <= LAST_MINUTE_MS ? "Less than a minute left to approve this payment." : ""}
         </p>
       ) : null}
+      {awaiting && actions ? <ApprovalPanel payment={payment} actions={actions} expired={expired} /> : null}
       {payment.warnings && payment.warnings.length > 0 ? (
         <ul className={styles.warnings}>
           {payment.warnings.map((warning) => (
@@ -128,7 +186,57 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
   );
 }
 
-function ApprovalButtons({ payment, actions, expired }: { payment: PaymentStatus; actions: PaymentActions; expired: boolean }) {
+const stepStateText: Record<PaymentStep["state"], string> = {
+  done: "done",
+  current: "in progress",
+  failed: "stopped here",
+  upcoming: "not reached",
+};
+
+function PaymentSteps({ steps, failedNote }: { steps: PaymentStep[]; failedNote: string | undefined }) {
+  return (
+    <ol className={styles.steps} aria-label="Payment progress" data-testid="payment-steps">
+      {steps.map((step, index) => (
+        <li
+          key={step.name}
+          className={styles.step}
+          data-state={step.state}
+          data-step={step.name}
+          aria-current={step.current ? "step" : undefined}
+        >
+          <span className={styles.marker} aria-hidden="true">
+            {step.state === "done" ? "✓" : step.state === "failed" ? "✕" : index + 1}
+          </span>
+          <span className={styles.stepLabel}>
+            {step.label}
+            <span className={styles.srOnly}>: {stepStateText[step.state]}</span>
+          </span>
+          {step.state === "failed" ? <span className={styles.stepNote}>{failedNote ?? "Failed"}</span> : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** A long value shortened in the middle on screen; its text (to select, copy or hear) is whole. */
+function LongValue({ value, tail, "data-testid": testId }: { value: string; tail: number; "data-testid": string }) {
+  const cut = value.length > tail * 2 ? value.length - tail : value.length;
+  return (
+    <span className={styles.longValue} title={value} data-testid={testId}>
+      <span className={styles.longHead}>{value.slice(0, cut)}</span>
+      {cut < value.length ? <span className={styles.longTail}>{value.slice(cut)}</span> : null}
+    </span>
+  );
+}
+
+function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
+  const price = `$${payment.amount.usd}`;
+  if (actions.wrongChain) return `Switch to ${actions.wrongChain.name} and pay${actions.confirmRequired ? ` ${price}` : ""}`;
+  if (actions.confirmRequired) return `Confirm and pay ${price}`;
+  return "Approve and pay";
+}
+
+function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; actions: PaymentActions; expired: boolean }) {
   const inFlight = actions.approving === payment.paymentId;
   const canApprove = actions.canSign && !actions.busy && !expired && payment.approval !== undefined;
   const hint = expired
@@ -140,6 +248,25 @@ function ApprovalButtons({ payment, actions, expired }: { payment: PaymentStatus
         : undefined;
   return (
     <div className={styles.approval}>
+      {actions.payingFrom || actions.balance !== undefined ? (
+        <p className={styles.payer}>
+          {actions.payingFrom ? (
+            <span data-testid="payment-paying-from" title={actions.payingFrom}>
+              Pays from <span className={styles.hash}>{shortHex(actions.payingFrom)}</span>
+            </span>
+          ) : null}
+          {actions.balance !== undefined ? (
+            <span data-testid="payment-balance">
+              Balance {actions.balance} {payment.amount.currency}
+            </span>
+          ) : null}
+        </p>
+      ) : null}
+      {actions.confirmRequired && !expired ? (
+        <p className={styles.note} data-testid="payment-confirm-note">
+          This is above your confirmation threshold: check it, then confirm here before your wallet opens.
+        </p>
+      ) : null}
       <div className={styles.buttons}>
         <button
           type="button"
@@ -148,7 +275,7 @@ function ApprovalButtons({ payment, actions, expired }: { payment: PaymentStatus
           disabled={!canApprove}
           onClick={() => actions.approve(payment)}
         >
-          Approve and pay
+          {approveLabel(payment, actions)}
         </button>
         <button
           type="button"
@@ -169,31 +296,39 @@ function ApprovalButtons({ payment, actions, expired }: { payment: PaymentStatus
   );
 }
 
-/** Whether an ISO time has passed, turning true by itself when it does. */
-function useExpired(iso: string | undefined): boolean {
-  const at = iso ? new Date(iso).getTime() : Number.NaN;
-  const [passed, setPassed] = useState(() => Number.isFinite(at) && at <= Date.now());
+/**
+ * The furthest step of the flow this card has shown: a `failed` line does not say how far the
+ * payment got, and the card has seen it go by.
+ */
+function useFurthestStep(status: PaymentStatusName): number {
+  const index = stepIndex(status);
+  const [furthest, setFurthest] = useState(index ?? 0);
+  if (index !== undefined && index > furthest) setFurthest(index);
+  return index !== undefined ? Math.max(index, furthest) : furthest;
+}
+
+/** The current time, ticking on each whole second left until `deadline`, and then stopping. */
+function useNow(deadline: number | undefined): number {
+  const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    if (!Number.isFinite(at)) {
-      setPassed(false);
-      return;
-    }
-    const left = at - Date.now();
-    setPassed(left <= 0);
-    if (left <= 0) return;
-    // setTimeout's delay is a 32-bit number of milliseconds; a quote never lives that long.
-    const timer = window.setTimeout(() => setPassed(true), Math.min(left, 2_147_483_647));
+    if (deadline === undefined) return;
+    let timer: number | undefined;
+    const tick = () => {
+      const current = Date.now();
+      setNow(current);
+      const left = deadline - current;
+      if (left <= 0) return;
+      // Wake just after the next whole second left, so the display never skips one.
+      timer = window.setTimeout(tick, (left % 1000 || 1000) + 15);
+    };
+    tick();
     return () => window.clearTimeout(timer);
-  }, [at]);
-  return Number.isFinite(at) && passed;
+  }, [deadline]);
+  return now;
 }
 
-function shortHash(hash: string): string {
-  return hash.length > 14 ? `${hash.slice(0, 8)}…${hash.slice(-6)}` : hash;
-}
-
-function readableTime(iso: string | undefined): string | undefined {
+function parseTime(iso: string | undefined): number | undefined {
   if (!iso) return undefined;
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? undefined : date.toLocaleTimeString();
+  const at = Date.parse(iso);
+  return Number.isNaN(at) ? undefined : at;
 }
