@@ -1,10 +1,14 @@
-// One entry of the conversation: a user message, an assistant reply (text as it streams, its
-// payment cards, its errors, and how it ended), or a refused request.
+// One entry of the conversation: a user message (plain text), an assistant reply (markdown as
+// it streams, its payment cards, its errors, how it ended, and a Copy button), or a refused
+// request.
 import { safeLink } from "@/lib/client/safe-link";
 import type { FinishReason, PaymentStatus } from "@/lib/protocol/lines";
 import { PaymentCard, type PaymentActions } from "@/components/payment/payment-card";
 import type { AssistantEntry, ChatEntry } from "./chat-entries";
+import { CopyButton } from "./copy-button";
+import { MarkdownText } from "./markdown";
 import styles from "./chat.module.css";
+import replyStyles from "./chat-message.module.css";
 
 // `stop` is the ordinary ending and needs no label.
 const finishLabels: Record<Exclude<FinishReason, "stop">, string> = {
@@ -58,7 +62,7 @@ function AssistantMessage({
     <li className={styles.message} data-testid="message" data-role="assistant" data-state={entry.state} aria-busy={working}>
       <span className={styles.srOnly}>Agent:</span>
       <div className={styles.assistantBody}>
-        {entry.content ? <div className={styles.assistantText}>{entry.content}</div> : null}
+        {entry.content ? <MarkdownText text={entry.content} /> : null}
         {entry.state === "waiting" ? (
           <p className={styles.typing} data-testid="reply-pending">
             Thinking…
@@ -79,6 +83,19 @@ function AssistantMessage({
 }
 
 function ReplyFooter({ entry }: { entry: AssistantEntry }) {
+  // Copy once the text stands still: what is copied is what the person has read.
+  const copyable = entry.content.trim().length > 0 && entry.state !== "waiting" && entry.state !== "streaming";
+  const meta = <ReplyMeta entry={entry} />;
+  if (!copyable) return meta;
+  return (
+    <div className={replyStyles.footer}>
+      {meta}
+      <CopyButton text={entry.content} label="Copy reply" data-testid="copy-message" />
+    </div>
+  );
+}
+
+function ReplyMeta({ entry }: { entry: AssistantEntry }) {
   if (entry.state === "stopped") {
     return (
       <p className={styles.meta} data-testid="message-meta">
