@@ -4,7 +4,7 @@
 // the person's own wallet in the browser. The captured payload, with the wallet's signature
 // put in later, is exactly what the x402 client would have sent.
 import { x402Client, x402HTTPClient } from "@x402/core/client";
-import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SchemeNetworkClient } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { ExactEvmSchemeV1 } from "@x402/evm/v1";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
@@ -18,6 +18,12 @@ export type { TypedDataForWallet } from "./typed-data";
 /** Stands in for the signature until the wallet's arrives: 65 zero bytes. */
 export const UNSIGNED = `0x${"00".repeat(65)}` as Hex;
 
+/**
+ * How long a signed authorization stays collectable (SPEC section 4, item 5): at most 10
+ * minutes after the quote, whatever `maxTimeoutSeconds` the service asks for. A longer window
+ * would only let a service collect long after the person was told how the payment ended.
+ */
+export const MAX_AUTHORIZATION_SECONDS = 600;
 
 export type PaymentQuote = {
   x402Version: number;
@@ -112,12 +118,13 @@ export async function createQuote(parameters: {
       return UNSIGNED;
     },
   };
+  const quotedAt = Math.floor(Date.now() / 1000);
   const client = x402Client.fromConfig({
     schemes: [
-      { network: "eip155:*", client: new ExactEvmScheme(signer) },
+      { network: "eip155:*", client: shortLived(new ExactEvmScheme(signer)) },
       ...Object.keys(EVM_NETWORK_CHAIN_ID_MAP).map((name) => ({
         network: name as `${string}:${string}`,
-        client: new ExactEvmSchemeV1(signer),
+        client: shortLived(new ExactEvmSchemeV1(signer)),
         x402Version: 1,
       })),
     ],
@@ -128,6 +135,11 @@ export async function createQuote(parameters: {
   const unsignedPayload = await client.createPaymentPayload(paymentRequired);
   if (!captured) throw new Error("the x402 client built a payload without typed data");
   const authorization = authorizationOf(unsignedPayload);
+  const validBefore = Number(authorization.validBefore);
+  // The cap is the scheme wrapper's job; this only makes sure no other path slipped past it.
+  if (!Number.isSafeInteger(validBefore) || validBefore > Math.floor(Date.now() / 1000) + MAX_AUTHORIZATION_SECONDS || validBefore < quotedAt) {
+    throw new Error("the x402 client built an authorization outside the allowed window");
+  }
   return {
     x402Version: paymentRequired.x402Version,
     network: chosen.network,
@@ -136,9 +148,27 @@ export async function createQuote(parameters: {
     payTo: getAddress(chosen.requirements.payTo),
     asset: getAddress(chosen.requirements.asset),
     nonce: authorization.nonce,
-    validBefore: Number(authorization.validBefore),
+    validBefore,
     typedData: captured,
     unsignedPayload,
+  };
+}
+
+/**
+ * The scheme client with the signing window capped: the payload's own requirements (echoed as
+ * `accepted` in v2, which the service compares with its own) stay as the service sent them;
+ * only the authorization's validBefore is built from the capped timeout.
+ */
+function shortLived(client: SchemeNetworkClient): SchemeNetworkClient {
+  return {
+    scheme: client.scheme,
+    ...(client.schemeHooks ? { schemeHooks: client.schemeHooks } : {}),
+    ...(client.findDefaultAsset ? { findDefaultAsset: client.findDefaultAsset.bind(client) } : {}),
+    createPaymentPayload: (x402Version, requirements, context) => {
+      const asked = Number(requirements.maxTimeoutSeconds);
+      const seconds = Number.isFinite(asked) && asked > 0 ? Math.min(Math.floor(asked), MAX_AUTHORIZATION_SECONDS) : MAX_AUTHORIZATION_SECONDS;
+      return client.createPaymentPayload(x402Version, { ...requirements, maxTimeoutSeconds: seconds }, context);
+    },
   };
 }
 

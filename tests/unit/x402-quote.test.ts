@@ -6,7 +6,7 @@ import { verifyTypedData } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
-import { authorizationOf, createQuote, readPaymentRequired, withSignature, type PaymentQuote } from "@/lib/x402/quote";
+import { authorizationOf, createQuote, MAX_AUTHORIZATION_SECONDS, readPaymentRequired, withSignature, type PaymentQuote } from "@/lib/x402/quote";
 import { typedDataMessage } from "@/lib/x402/typed-data";
 
 const wallet = privateKeyToAccount(generatePrivateKey());
@@ -124,5 +124,41 @@ describe("x402 quotes", () => {
       expect(refused).toMatchObject({ code: "payment-failed" });
     }
     expect(await quoteOf(v2Required, { perPayment: 9_999n })).toMatchObject({ code: "limit-exceeded" });
+  });
+
+  test("a service asking for a one-year window gets an authorization valid for at most 10 minutes", async () => {
+    const oneYear = 365 * 24 * 60 * 60;
+    const v2 = v2Required.accepts[2];
+    const v1 = v1Required.accepts[0];
+    if (!v2 || !v1) throw new Error("fixture");
+    for (const required of [
+      { ...v2Required, accepts: [{ ...v2, maxTimeoutSeconds: oneYear }] },
+      { ...v1Required, accepts: [{ ...v1, maxTimeoutSeconds: oneYear }] },
+    ] as PaymentRequired[]) {
+      const before = Math.floor(Date.now() / 1000);
+      const quote = await quoteOf(required);
+      if ("code" in quote) throw new Error(quote.message);
+      const after = Math.floor(Date.now() / 1000);
+      // What the wallet signs, what the payload carries and what the quote says all agree.
+      const signed = Number(quote.typedData.message.validBefore);
+      expect(signed).toBe(quote.validBefore);
+      expect(Number(authorizationOf(quote.unsignedPayload).validBefore)).toBe(signed);
+      expect(signed).toBeGreaterThanOrEqual(before + MAX_AUTHORIZATION_SECONDS);
+      expect(signed).toBeLessThanOrEqual(after + MAX_AUTHORIZATION_SECONDS);
+    }
+  });
+
+  test("the capped window leaves the echoed requirements as the service sent them", async () => {
+    const asked = v2Required.accepts[2];
+    if (!asked) throw new Error("fixture");
+    const required = { ...v2Required, accepts: [{ ...asked, maxTimeoutSeconds: 86_400 }] };
+    const quote = await quoteOf(required);
+    if ("code" in quote) throw new Error(quote.message);
+    // The service matches `accepted` against its own requirements field by field.
+    expect(quote.unsignedPayload.accepted).toEqual(required.accepts[0]);
+    // A window shorter than the cap is kept as asked.
+    const short = await quoteOf({ ...v2Required, accepts: [{ ...asked, maxTimeoutSeconds: 60 }] });
+    if ("code" in short) throw new Error(short.message);
+    expect(short.validBefore).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 60);
   });
 });
