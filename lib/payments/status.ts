@@ -16,7 +16,7 @@ export type PaymentFacts = {
 export function paymentStatus(
   facts: PaymentFacts,
   status: PaymentStatusName,
-  extra: Partial<Pick<PaymentStatus, "approval" | "txHash" | "explorerUrl" | "warnings">> & {
+  extra: Partial<Pick<PaymentStatus, "approval" | "txHash" | "explorerUrl" | "warnings" | "collectableUntil">> & {
     reason?: { code: PaymentFailureCode; message: string };
   } = {},
 ): PaymentStatus {
@@ -43,5 +43,6 @@ export function paymentStatus(
     ...(extra.txHash ? { txHash: extra.txHash } : {}),
     ...(extra.explorerUrl ? { explorerUrl: extra.explorerUrl } : {}),
     ...(extra.reason ? { reason: extra.reason } : {}),
+    ...(extra.collectableUntil ? { collectableUntil: extra.collectableUntil } : {}),
   };
 }

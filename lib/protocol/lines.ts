@@ -30,6 +30,10 @@ export const paymentFailureCodes = [
   "expired",
   "insufficient-gas",
   "network-congestion",
+  // Paid means paid (SPEC section 3): money moved but no data came back, with the txHash...
+  "not-delivered",
+  // ...or the service holds a signed authorization it has not collected yet (collectableUntil).
+  "payment-pending",
 ] as const;
 export type PaymentFailureCode = (typeof paymentFailureCodes)[number];
 
@@ -62,6 +66,11 @@ export type PaymentStatus = {
   txHash?: string;
   explorerUrl?: string;
   reason?: { code: PaymentFailureCode; message: string };
+  /**
+   * With `payment-pending`: until when (ISO 8601) the service could still collect the signed
+   * authorization; after it, unused, the reserved amount is released.
+   */
+  collectableUntil?: string;
   warnings?: string[];
 };
 

@@ -41,6 +41,15 @@ describe("stream line codec", () => {
     }
   });
 
+  test("a pending payment's collectableUntil and a not-delivered payment's txHash survive a round trip", () => {
+    const pending = samplePaymentStatus({ status: "failed" });
+    const lines: StreamLine[] = [
+      { type: "payment", payment: { ...pending, reason: { code: "payment-pending", message: "Not collected yet." }, collectableUntil: "2030-01-01T14:05:00.000Z" } },
+      { type: "payment", payment: { ...pending, reason: { code: "not-delivered", message: "Paid, no data." }, txHash: `0x${"ab".repeat(32)}` } },
+    ];
+    for (const line of lines) expect(decodeLine(encodeLine(line).slice(0, -1))).toEqual(line);
+  });
+
   test("uses the prefixes of the contract", () => {
     expect(samples.map((line) => encodeLine(line).split(":")[0])).toEqual(["0", "0", "0", "0", "p", "d", "e", "d"]);
     expect(encodeLine({ type: "text", text: "hi" })).toBe('0:"hi"\n');
