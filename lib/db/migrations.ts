@@ -51,6 +51,27 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX payments_by_tx_hash ON payments (lower(tx_hash)) WHERE tx_hash IS NOT NULL",
     ],
   },
+  {
+    id: 4,
+    name: "reconciliation against the chain",
+    // `pending`: the signed authorization went to the service, which neither delivered nor
+    // collected it yet; it stays counted until the chain shows it used (settled) or expired
+    // unused (failed). valid_before and from_block say until when, and where to look for it.
+    // checked_at rotates the sweep over unfinished rows; ledger_sweeps spaces sweeps out
+    // across every process that shares the database.
+    statements: [
+      "ALTER TABLE payments DROP CONSTRAINT IF EXISTS payments_status_check",
+      "ALTER TABLE payments ADD CONSTRAINT payments_status_check CHECK (status IN ('reserved', 'pending', 'settled', 'failed'))",
+      "ALTER TABLE payments ADD COLUMN valid_before timestamptz",
+      "ALTER TABLE payments ADD COLUMN from_block numeric(78, 0)",
+      "ALTER TABLE payments ADD COLUMN checked_at timestamptz",
+      "CREATE INDEX payments_unfinished ON payments (checked_at NULLS FIRST) WHERE status IN ('reserved', 'pending')",
+      `CREATE TABLE ledger_sweeps (
+        id integer PRIMARY KEY,
+        last_run_at timestamptz NOT NULL
+      )`,
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

@@ -1,7 +1,9 @@
 // The spending ledger: every approved payment is reserved against the wallet's rolling limits
 // before the service is paid, then marked settled (with its transaction) or failed (which
-// releases it). Reservation is atomic per wallet, so concurrent approvals can never pass a
-// limit together, and a payment id or nonce is recorded once, so nothing is paid twice.
+// releases it). A payment whose service neither delivered nor collected it is `pending`: still
+// counted, until the chain shows its authorization used (settled) or expired unused (failed).
+// Reservation is atomic per wallet, so concurrent approvals can never pass a limit together,
+// and a payment id or nonce is recorded once, so nothing is paid twice.
 //
 // Amounts are atomic USDC units (6 decimals), which are also micro-dollars: USDC is counted 1:1
 // with USD for limits.
@@ -17,7 +19,8 @@ export type Period = keyof typeof periods;
 
 const periodLimit: Record<Period, keyof SpendingLimits> = { day: "daily", week: "weekly", month: "monthly" };
 
-export type PaymentRecordStatus = "reserved" | "settled" | "failed";
+/** reserved: its request is paying it; pending: waiting on the chain; settled and failed are final. */
+export type PaymentRecordStatus = "reserved" | "pending" | "settled" | "failed";
 
 export type PaymentRecord = {
   paymentId: string;
@@ -37,6 +40,10 @@ export type PaymentRecord = {
   createdAt: Date;
   /** When it settled; null until then (and for rows settled before this was recorded). */
   settledAt: Date | null;
+  /** The signed authorization's validBefore: after it, unused, nothing can move any more. */
+  validBefore: Date | null;
+  /** A block at or before the quote, where the search for its on-chain events starts. */
+  fromBlock: bigint | null;
 };
 
 type PaymentRow = {
@@ -55,10 +62,12 @@ type PaymentRow = {
   outcome: unknown;
   created_at: Date | string;
   settled_at: Date | string | null;
+  valid_before: Date | string | null;
+  from_block: string | null;
 };
 
 const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, nonce, service_name,
-  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at`;
+  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block`;
 
 function toRecord(row: PaymentRow): PaymentRecord {
   return {
@@ -77,17 +86,19 @@ function toRecord(row: PaymentRow): PaymentRecord {
     outcome: typeof row.outcome === "string" ? (JSON.parse(row.outcome) as unknown) : row.outcome,
     createdAt: new Date(row.created_at),
     settledAt: row.settled_at === null ? null : new Date(row.settled_at),
+    validBefore: row.valid_before === null ? null : new Date(row.valid_before),
+    fromBlock: row.from_block === null ? null : BigInt(row.from_block),
   };
 }
 
 // Wallets are stored lowercase so that checksummed and plain forms are one wallet.
 const walletKey = (wallet: string) => wallet.toLowerCase();
 
-/** What a wallet has spent or reserved since `since`. Failed payments count for nothing. */
+/** What a wallet has spent, reserved or left pending since `since`. Failed payments count for nothing. */
 export async function spentSince(db: Queryable, wallet: string, since: Date): Promise<bigint> {
   const [row] = await db.query<{ spent: string }>(
     `SELECT COALESCE(SUM(amount), 0)::text AS spent FROM payments
-     WHERE wallet = $1 AND status IN ('reserved', 'settled') AND created_at > $2`,
+     WHERE wallet = $1 AND status IN ('reserved', 'pending', 'settled') AND created_at > $2`,
     [walletKey(wallet), since.toISOString()],
   );
   return BigInt(row?.spent ?? "0");
@@ -122,7 +133,10 @@ export async function findLimitBreach(
   return undefined;
 }
 
-export type NewPayment = Omit<PaymentRecord, "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt">;
+export type NewPayment = Omit<
+  PaymentRecord,
+  "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt" | "validBefore" | "fromBlock"
+> & { validBefore?: Date | null; fromBlock?: bigint | null };
 
 export type ReserveResult =
   | { kind: "reserved"; record: PaymentRecord }
@@ -148,8 +162,9 @@ export async function reservePayment(
     const breach = await findLimitBreach(tx, { wallet: payment.wallet, amount: payment.amount, limits, now });
     if (breach) return { kind: "limit-exceeded", breach };
     const [row] = await tx.query<PaymentRow>(
-      `INSERT INTO payments (payment_id, wallet, network, asset, pay_to, amount, nonce, service_name, service_url, status, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $10)
+      `INSERT INTO payments (payment_id, wallet, network, asset, pay_to, amount, nonce, service_name, service_url, status,
+         created_at, updated_at, valid_before, from_block)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $10, $11, $12)
        RETURNING ${columns}`,
       [
         payment.paymentId,
@@ -162,6 +177,8 @@ export async function reservePayment(
         payment.serviceName,
         payment.serviceUrl,
         now.toISOString(),
+        payment.validBefore ? payment.validBefore.toISOString() : null,
+        payment.fromBlock === undefined || payment.fromBlock === null ? null : payment.fromBlock.toString(),
       ],
     );
     if (!row) throw new Error("the reservation was not written");
@@ -169,30 +186,89 @@ export async function reservePayment(
   });
 }
 
-/** Records a settlement: the payment counts against the limits for good. */
+/**
+ * Records a settlement: the payment counts against the limits for good. The hash is null only
+ * when the chain shows the authorization used but its transaction could not be found.
+ */
 export async function markSettled(
   db: Queryable,
-  { paymentId, txHash, outcome, now = new Date() }: { paymentId: string; txHash: string; outcome: unknown; now?: Date },
+  { paymentId, txHash, outcome, now = new Date() }: { paymentId: string; txHash: string | null; outcome: unknown; now?: Date },
 ): Promise<void> {
-  // A settlement recorded again (a replayed outcome) keeps its first time.
+  // A settlement recorded again (a replayed outcome) keeps its first time and its hash.
   await db.query(
-    `UPDATE payments SET status = 'settled', tx_hash = $2, outcome = $3, updated_at = now(),
-       settled_at = COALESCE(settled_at, $4)
+    `UPDATE payments SET status = 'settled', tx_hash = COALESCE($2, tx_hash), outcome = $3, updated_at = now(),
+       settled_at = COALESCE(settled_at, $4), checked_at = $4
      WHERE payment_id = $1`,
     [paymentId, txHash, JSON.stringify(outcome), now.toISOString()],
   );
 }
 
-/** Records a failure: the reservation is released and nothing is charged. */
+/**
+ * Records a failure: the reservation is released and nothing is charged. Only for a payment
+ * that nothing can move any more; a settled one stays settled.
+ */
 export async function markFailed(
   db: Queryable,
   { paymentId, failureCode, outcome }: { paymentId: string; failureCode: string; outcome: unknown },
 ): Promise<void> {
   await db.query(
     `UPDATE payments SET status = 'failed', failure_code = $2, outcome = $3, updated_at = now()
-     WHERE payment_id = $1 AND status = 'reserved'`,
+     WHERE payment_id = $1 AND status IN ('reserved', 'pending')`,
     [paymentId, failureCode, JSON.stringify(outcome)],
   );
+}
+
+/**
+ * Records that the service could still collect the payment: it stays counted against the
+ * limits, and the sweep asks the chain about it until it is settled or expired.
+ */
+export async function markPending(
+  db: Queryable,
+  { paymentId, outcome, now = new Date() }: { paymentId: string; outcome: unknown; now?: Date },
+): Promise<void> {
+  await db.query(
+    `UPDATE payments SET status = 'pending', outcome = $2, updated_at = now(), checked_at = $3
+     WHERE payment_id = $1 AND status IN ('reserved', 'pending')`,
+    [paymentId, JSON.stringify(outcome), now.toISOString()],
+  );
+}
+
+/** Notes that the chain was asked about an unfinished payment, so the next sweep asks about others first. */
+export async function markChecked(db: Queryable, { paymentId, now = new Date() }: { paymentId: string; now?: Date }): Promise<void> {
+  await db.query("UPDATE payments SET checked_at = $2 WHERE payment_id = $1", [paymentId, now.toISOString()]);
+}
+
+/**
+ * Payments that are not final and whose request is over: every pending one, and reserved ones
+ * untouched since `reservedBefore` (their request died before recording an outcome). Least
+ * recently checked first.
+ */
+export async function unfinishedPayments(
+  db: Queryable,
+  { reservedBefore, limit }: { reservedBefore: Date; limit: number },
+): Promise<PaymentRecord[]> {
+  const rows = await db.query<PaymentRow>(
+    `SELECT ${columns} FROM payments
+     WHERE status = 'pending' OR (status = 'reserved' AND updated_at < $1)
+     ORDER BY checked_at ASC NULLS FIRST, created_at ASC LIMIT $2`,
+    [reservedBefore.toISOString(), limit],
+  );
+  return rows.map(toRecord);
+}
+
+/**
+ * Claims the next sweep for this caller if none ran within `every` ms, across every process
+ * sharing the database. True means: sweep now.
+ */
+export async function claimSweep(db: Queryable, { now = new Date(), every }: { now?: Date; every: number }): Promise<boolean> {
+  const rows = await db.query(
+    `INSERT INTO ledger_sweeps (id, last_run_at) VALUES (1, $1)
+     ON CONFLICT (id) DO UPDATE SET last_run_at = EXCLUDED.last_run_at
+       WHERE ledger_sweeps.last_run_at <= $2 OR ledger_sweeps.last_run_at > $1
+     RETURNING id`,
+    [now.toISOString(), new Date(now.getTime() - every).toISOString()],
+  );
+  return rows.length > 0;
 }
 
 export async function findPayment(db: Queryable, paymentId: string): Promise<PaymentRecord | undefined> {
