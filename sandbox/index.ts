@@ -19,13 +19,13 @@ import {
 import { startRegistry, type Registry } from "./registry";
 import { sandboxServices } from "./services/catalog";
 import type { ServiceDefinition } from "./services/definition";
-import { startService, type RunningService } from "./services/x402-service";
+import { startService, type AfterSettlement, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
 
 export type { SandboxInfo, SandboxServiceInfo } from "./info";
 export type { ServiceDefinition } from "./services/definition";
-export { FAIL_QUERY_FLAG } from "./services/x402-service";
+export { FAIL_QUERY_FLAG, type AfterSettlement } from "./services/x402-service";
 export { usdcAbi } from "./usdc";
 export { HOSTILE_PAYEE } from "./services/hostile";
 
@@ -57,6 +57,10 @@ export type Sandbox = {
   setServiceOnline(name: string, online: boolean): void;
   /** Failing: paid requests pass verification, then the handler fails (500) and nothing settles. */
   setServiceFailing(name: string, failing: boolean): void;
+  /** Paid requests settle on chain, then the service answers 500, never answers, or breaks off. */
+  setServiceAfterSettlement(name: string, mode: AfterSettlement | undefined): void;
+  /** Closes a service's port: connections to it are refused from then on. */
+  stopService(name: string): Promise<void>;
   /** Mints sandbox USDC (atomic units) and/or sends ETH (wei) from the funder. */
   fund(parameters: { to: `0x${string}`; usdc?: bigint; eth?: bigint }): Promise<void>;
   /** Starts another x402 service on a free port; lists it in the registry unless `listed: false`. */
@@ -189,6 +193,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         log(`${name} is now ${online ? "online" : "offline"}`);
       },
       setServiceFailing: (name, failing) => serviceNamed(name).setFailing(failing),
+      setServiceAfterSettlement: (name, mode) => serviceNamed(name).setAfterSettlement(mode),
+      stopService: (name) => serviceNamed(name).close(),
       fund,
       addService: async (definition, { listed = true } = {}) => {
         if (services.has(definition.name)) throw new Error(`a service named "${definition.name}" already runs`);

@@ -28,6 +28,8 @@ export type ServiceDefinition = {
   tags: string[];
   /** Listed only when the sandbox is asked to include test-only services. */
   testOnly?: boolean;
+  /** The authorization window the 402 asks for; default 300 s. Tests ask for more. */
+  maxTimeoutSeconds?: number;
   discovery: DeclareDiscoveryExtensionInput;
   handle(request: ServiceRequest): Promise<unknown>;
 };

@@ -2,7 +2,8 @@
  * Serves one sandbox service over node:http as an x402 v2 resource: 402 with PAYMENT-REQUIRED
  * until paid; then verify, run the handler, and settle only after the handler succeeded.
  * A handler failure answers 5xx and nothing settles. The service can be switched offline
- * (503 `service-unavailable`) and made to fail after verification, for tests.
+ * (503 `service-unavailable`), made to fail after verification, or made to misbehave after
+ * taking the payment (settle, then fail, hang or break off), for tests.
  */
 import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer } from "@x402/core/server";
 import type { HTTPAdapter, HTTPRequestContext, HTTPResponseInstructions, RouteConfig } from "@x402/core/server";
@@ -21,6 +22,12 @@ export const FAIL_QUERY_FLAG = "__fail";
 /** Long enough for a person to read the quote and approve it in the wallet. */
 const MAX_TIMEOUT_SECONDS = 300;
 
+/**
+ * What a paid request does after the payment settled on chain, for tests of what the payer
+ * is told: answer 500 without the settlement, never answer, or break off mid-answer.
+ */
+export type AfterSettlement = "fail" | "hang" | "break";
+
 export type RunningService = RunningServer & {
   definition: ServiceDefinition;
   /** The paid resource's own URL (server origin + path). */
@@ -30,6 +37,8 @@ export type RunningService = RunningServer & {
   setOnline(online: boolean): void;
   /** While true, every paid request fails after verification (answers 500, settles nothing). */
   setFailing(failing: boolean): void;
+  /** While set, every paid request settles on chain and then misbehaves that way. */
+  setAfterSettlement(mode: AfterSettlement | undefined): void;
 };
 
 export type StartServiceParameters = {
@@ -82,7 +91,7 @@ export function routeConfigFor(
         amount: definition.price.toString(),
         extra: { name: USDC_NAME, version: USDC_VERSION },
       },
-      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      maxTimeoutSeconds: definition.maxTimeoutSeconds ?? MAX_TIMEOUT_SECONDS,
     },
     resource: resourceUrl,
     description: definition.description,
@@ -103,6 +112,7 @@ export async function startService({
 }: StartServiceParameters): Promise<RunningService> {
   let online = true;
   let failing = false;
+  let afterSettlement: AfterSettlement | undefined;
   // The resource URL is fixed before listening so the 402 always names the same URL.
   let resourceUrl = "";
 
@@ -151,6 +161,33 @@ export async function startService({
     const result = await httpServer.processHTTPRequest(context);
     if (result.type === "payment-error") return writeInstructions(response, result.response);
     if (result.type === "no-payment-required") throw new HttpError(500, "route is not protected");
+
+    if (afterSettlement) {
+      const mode = afterSettlement;
+      const settled = await httpServer.processSettlement(
+        result.paymentPayload,
+        result.paymentRequirements,
+        result.declaredExtensions,
+        { request: context, responseBody: Buffer.from("{}") },
+      );
+      if (!settled.success) {
+        return writeInstructions(response, { ...settled.response, headers: { ...settled.response.headers, ...settled.headers } });
+      }
+      log(`${definition.name}: paid, tx ${settled.transaction}, then misbehaving (${mode})`);
+      if (mode === "fail") {
+        sendJson(response, 500, { error: "service-error", message: `${definition.serviceName} failed after taking the payment` });
+        return;
+      }
+      if (mode === "hang") {
+        // Never answers; the socket goes when the caller gives up or the server closes.
+        await new Promise((resolve) => response.once("close", resolve));
+        return;
+      }
+      response.writeHead(200, { ...CORS_HEADERS, ...settled.headers, "Content-Type": "application/json; charset=utf-8", "Content-Length": "4096" });
+      response.write('{"partial": "the answer stops he');
+      setTimeout(() => response.destroy(), 20);
+      return;
+    }
 
     // Paid and verified: run the handler first; settle only if it succeeded.
     let data: unknown;
@@ -219,6 +256,9 @@ export async function startService({
     },
     setFailing: (value) => {
       failing = value;
+    },
+    setAfterSettlement: (mode) => {
+      afterSettlement = mode;
     },
   };
 }
