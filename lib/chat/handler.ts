@@ -1,6 +1,7 @@
 // One chat request, start to end: validate, claim the cooldown, choose the model, stream the
 // agent's answer. Everything before the stream answers with a JSON error and its SPEC status;
-// everything after it ends the stream with an `e:` line and the final `d:` line.
+// everything after it ends the stream with an `e:` line and the final `d:` line. Requests also
+// drive the ledger's sweep of unfinished payments (at most once a minute, never a timer).
 import type { Database } from "@/lib/db";
 import { AppError, toAppError } from "@/lib/errors";
 import type { ServerEnv } from "@/lib/env";
@@ -9,6 +10,7 @@ import { resolveLimits } from "@/lib/payments/limits";
 import { chatStreamHeaders, type FinishMetadata, type StreamError } from "@/lib/protocol/lines";
 import { createLineStream } from "@/lib/protocol/writer";
 import { reportApprovedPayment, sendApprovedPayment, type PaymentReport, type SentPayment } from "@/lib/payments/approved-payment";
+import { sweepIfDue } from "@/lib/payments/reconcile";
 import type { JSONValue, ModelMessage } from "ai";
 import { runAgent, type ChatOutcome, type ToolFactory } from "./agent";
 import { claimCooldown, cooldownKey } from "./cooldown";
@@ -25,6 +27,8 @@ export type ChatDependencies = {
   now?: () => Date;
   /** Overrides CHAT_DEADLINE_SECONDS (tests). */
   deadlineMs?: number;
+  /** Overrides the paid call's own timeout, PAID_CALL_TIMEOUT_MS (tests). */
+  paidCallTimeoutMs?: number;
   log?: (message: string, details?: Record<string, unknown>) => void;
 };
 
@@ -39,6 +43,8 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
       knownTxHashes: async (hashes) => knownTxHashes(await deps.database(), hashes),
     });
     const db = await deps.database();
+    // In the background: a sweep never holds up the person's request.
+    void sweepIfDue({ db, env, log });
     if (!body.payment) {
       await claimCooldown({
         db,
@@ -57,7 +63,10 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
           approval: body.payment,
           walletAddress: body.walletAddress,
           limits,
-          signal: request.signal,
+          log,
+          // Deliberately not request.signal: a payment on its way is seen through and recorded
+          // even if the person's connection goes away.
+          ...(deps.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: deps.paidCallTimeoutMs } : {}),
           ...(deps.now ? { now: deps.now() } : {}),
         })
       : undefined;

@@ -4,6 +4,12 @@ import { x402Client, x402HTTPClient } from "@x402/core/client";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 
 const CALL_TIMEOUT_MS = 15_000;
+/**
+ * The paid call's own bound, headers and body together. It does not follow the person's
+ * connection: once the signed payment is on its way, its outcome is seen through and recorded
+ * even if the browser went away.
+ */
+export const PAID_CALL_TIMEOUT_MS = 30_000;
 const MAX_BODY_CHARS = 64 * 1024;
 
 export type ServiceCall = {
@@ -15,6 +21,28 @@ export type ServiceCall = {
 
 export class ServiceUnreachableError extends Error {
   override readonly name = "ServiceUnreachableError";
+  /**
+   * True when no connection to the service was ever made (refused, unknown host, connect
+   * timeout): the request, and any payment in it, never left this server.
+   */
+  readonly neverConnected: boolean;
+
+  constructor(message: string, options: { cause?: unknown; neverConnected?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.neverConnected = options.neverConnected ?? false;
+  }
+}
+
+// Failures that happen before a connection exists, so before a byte of the request was sent.
+const connectFailureCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+
+function neverConnected(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (!(cause instanceof Error)) return false;
+  if (cause instanceof AggregateError && cause.errors.length > 0) {
+    return cause.errors.every((inner: unknown) => connectFailureCodes.has(String((inner as { code?: unknown }).code)));
+  }
+  return connectFailureCodes.has(String((cause as Error & { code?: unknown }).code));
 }
 
 export function serviceUrl(call: Pick<ServiceCall, "url" | "query">): string {
@@ -23,12 +51,19 @@ export function serviceUrl(call: Pick<ServiceCall, "url" | "query">): string {
   return url.toString();
 }
 
-/** Sends the request; a connection failure or timeout is a ServiceUnreachableError. */
+/**
+ * Sends the request; a connection failure or timeout is a ServiceUnreachableError. The timeout
+ * also bounds reading the answer's body.
+ */
 export async function callService(
   call: ServiceCall,
-  { headers = {}, signal }: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+  {
+    headers = {},
+    signal,
+    timeoutMs = CALL_TIMEOUT_MS,
+  }: { headers?: Record<string, string>; signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<Response> {
-  const timeout = AbortSignal.timeout(CALL_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
     return await fetch(serviceUrl(call), {
       method: call.method,
@@ -43,7 +78,10 @@ export async function callService(
     });
   } catch (error) {
     if (signal?.aborted) throw error;
-    throw new ServiceUnreachableError(`The service at ${new URL(call.url).host} did not answer.`, { cause: error });
+    throw new ServiceUnreachableError(`The service at ${new URL(call.url).host} did not answer.`, {
+      cause: error,
+      neverConnected: !timeout.aborted && neverConnected(error),
+    });
   }
 }
 
@@ -63,9 +101,16 @@ export async function readServiceBody(response: Response): Promise<unknown> {
 
 const http = new x402HTTPClient(new x402Client());
 
-/** The paid retry: the same request with the signed payload in the x402 header of its version. */
-export function callServiceWithPayment(call: ServiceCall, payload: PaymentPayload, signal?: AbortSignal): Promise<Response> {
-  return callService(call, { headers: http.encodePaymentSignatureHeader(payload), ...(signal ? { signal } : {}) });
+/**
+ * The paid retry: the same request with the signed payload in the x402 header of its version,
+ * under its own timeout (PAID_CALL_TIMEOUT_MS unless given), never the person's connection.
+ */
+export function callServiceWithPayment(
+  call: ServiceCall,
+  payload: PaymentPayload,
+  { timeoutMs = PAID_CALL_TIMEOUT_MS }: { timeoutMs?: number } = {},
+): Promise<Response> {
+  return callService(call, { headers: http.encodePaymentSignatureHeader(payload), timeoutMs });
 }
 
 /** The settlement a paid response reports (PAYMENT-RESPONSE, or X-PAYMENT-RESPONSE in v1). */

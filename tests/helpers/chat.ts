@@ -21,6 +21,7 @@ export async function createTestChat(
     tools?: ToolFactory;
     env?: Record<string, string>;
     deadlineMs?: number;
+    paidCallTimeoutMs?: number;
     log?: ChatDependencies["log"];
     now?: () => Date;
   } = {},
@@ -33,6 +34,7 @@ export async function createTestChat(
     createTools: options.tools ?? (() => ({})),
     ...(options.model ? { chatModel: () => ({ model: options.model as LanguageModelV4, id: options.modelId ?? "mock-model" }) } : {}),
     ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
+    ...(options.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: options.paidCallTimeoutMs } : {}),
     log: options.log ?? (() => undefined),
     ...(options.now ? { now: options.now } : {}),
   };

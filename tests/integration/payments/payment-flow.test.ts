@@ -1,26 +1,39 @@
 // The whole payment path through POST /api/chat on the sandbox: a real anvil chain, Circle's
 // USDC, the local facilitator and x402 services, a real PGlite ledger, and a test key signing
 // as the person's wallet would. The model is the offline model or a scripted mock.
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
-import { createPublicClient, erc20Abi, http, type Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { createPublicClient, http, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { clearDiscoveryCache } from "@/lib/x402/discovery";
-import { typedDataMessage } from "@/lib/x402/typed-data";
+import { findPayment } from "@/lib/payments/ledger";
 import { formatUsd } from "@/lib/payments/money";
-import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, textOf, type TestChat } from "@/tests/helpers/chat";
+import {
+  finishOf as finish,
+  generousLimits as generous,
+  newPayer as fundedPayer,
+  payingModel,
+  paymentsOf as payments,
+  requestQuote as quote,
+  sandboxEnv as envOf,
+  sandboxService,
+  sendApproval,
+  signQuote as sign,
+  usdcBalance,
+  type Quoted,
+} from "@/tests/helpers/paid-chat";
 
 let sandbox: Sandbox;
 let chat: TestChat;
 let chain: ReturnType<typeof createPublicClient>;
+let balanceOf: ReturnType<typeof usdcBalance>;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ randomPorts: true, quiet: true, includeTestOnly: true, writeInfoFile: false });
   chain = createPublicClient({ transport: http(sandbox.info.rpcUrl) });
+  balanceOf = usdcBalance(sandbox);
   chat = await createTestChat({ tools: createChatTools, env: sandboxEnv() });
 });
 afterAll(async () => {
@@ -28,102 +41,11 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    X402_DISCOVERY_URLS: sandbox.info.registryUrl,
-    X402_NETWORKS: sandbox.info.network,
-    [`RPC_URL_${sandbox.info.chainId}`]: sandbox.info.rpcUrl,
-    [`USDC_ADDRESS_${sandbox.info.chainId}`]: sandbox.info.usdc.address,
-    PAYMENT_TOKEN_SECRET: "test-secret-that-is-at-least-32-characters",
-    ...extra,
-  };
-}
-
-const service = (name: string) => {
-  const found = sandbox.info.services.find((entry) => entry.name === name);
-  if (!found) throw new Error(`no sandbox service ${name}`);
-  return found;
-};
-
-async function newPayer(usdc = 1_000_000n): Promise<PrivateKeyAccount> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  if (usdc > 0n) await sandbox.fund({ to: account.address, usdc });
-  return account;
-}
-
-const balanceOf = (owner: `0x${string}`) =>
-  chain.readContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
-
-const generous = { daily: "1", weekly: "5", monthly: "20", perPayment: "0.5" };
-
-/** A model that asks for one paid call, then answers with plain text from the result. */
-function payingModel(url: string, query: Record<string, string> = {}) {
-  const finish = (unified: "stop" | "tool-calls"): LanguageModelV4StreamPart => ({
-    type: "finish",
-    finishReason: { unified, raw: undefined },
-    usage: {
-      inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-      outputTokens: { total: 1, text: 1, reasoning: undefined },
-    },
-  });
-  return new MockLanguageModelV4({
-    doStream: async ({ prompt }) => {
-      const last = prompt.at(-1);
-      if (last?.role === "tool") {
-        return {
-          stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
-            { type: "text-start", id: "1" },
-            { type: "text-delta", id: "1", delta: "Done." },
-            { type: "text-end", id: "1" },
-            finish("stop"),
-          ]),
-        };
-      }
-      return {
-        stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
-          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify({ url, query }) },
-          finish("tool-calls"),
-        ]),
-      };
-    },
-  });
-}
-
-const payments = (lines: StreamLine[]): PaymentStatus[] =>
-  lines.flatMap((line) => (line.type === "payment" ? [line.payment] : []));
-const finish = (lines: StreamLine[]) => {
-  const finals = lines.filter(isFinishLine);
-  expect(finals).toHaveLength(1);
-  expect(isFinishLine(lines.at(-1) as StreamLine)).toBe(true);
-  return finals[0]?.data;
-};
-
-type Quoted = { status: PaymentStatus; body: Record<string, unknown> };
-
-/** Request A: ask, and get the quote that awaits the wallet's signature. */
-async function quote(target: TestChat, payer: PrivateKeyAccount, content: string, limits = generous): Promise<Quoted> {
-  const body = { messages: [{ role: "user", content }], walletAddress: payer.address, spendingLimits: limits };
-  const lines = await collectLines(await target.post(body));
-  const awaiting = payments(lines).find((status) => status.status === "awaiting-signature");
-  if (!awaiting) throw new Error(`no quote: ${JSON.stringify(lines)}`);
-  expect(finish(lines)?.finishReason).toBe("stop");
-  return { status: awaiting, body };
-}
-
-async function sign(payer: PrivateKeyAccount, status: PaymentStatus): Promise<Hex> {
-  const typedData = status.approval?.typedData as Parameters<typeof typedDataMessage>[0];
-  return payer.signTypedData({
-    domain: typedData.domain,
-    types: typedData.types,
-    primaryType: typedData.primaryType,
-    message: typedDataMessage(typedData),
-  });
-}
-
-/** Request B: the same messages plus the signed approval. */
-async function approve(target: TestChat, quoted: Quoted, signature: Hex, token = quoted.status.approval?.token ?? "") {
-  return target.post({ ...quoted.body, payment: { paymentId: quoted.status.paymentId, token, signature } });
-}
+const sandboxEnv = (extra: Record<string, string> = {}) => envOf(sandbox, extra);
+const service = (name: string) => sandboxService(sandbox, name);
+const newPayer = (usdc?: bigint) => fundedPayer(sandbox, usdc);
+const approve = (target: TestChat, quoted: Quoted, signature: Hex, token?: string) =>
+  sendApproval(target, quoted, signature, token === undefined ? {} : { token });
 
 describe("paying through the chat", () => {
   test("a person asks for the weather, approves in their wallet, and the payment settles on chain", async () => {
@@ -220,7 +142,7 @@ describe("paying through the chat", () => {
     expect(await balanceOf(payer.address)).toBe(before);
   });
 
-  test("a service that fails after verification charges nothing", async () => {
+  test("a service that fails after verification without collecting: pending until the authorization expires, nothing moved", async () => {
     const payer = await newPayer();
     const crypto = service("crypto-prices");
     const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(), model: payingModel(crypto.url, { symbol: "BTC" }) });
@@ -229,22 +151,29 @@ describe("paying through the chat", () => {
     sandbox.setServiceFailing(crypto.name, true);
     try {
       const lines = await collectLines(await approve(target, quoted, await sign(payer, quoted.status)));
-      const failed = payments(lines).at(-1);
-      expect(failed?.status).toBe("failed");
-      expect(failed?.reason?.code).toBe("service-unavailable");
+      // The service holds a signed authorization it could still use: never "nothing was charged".
+      expect(payments(lines).map((status) => [status.status, status.reason?.code])).toEqual([
+        ["submitted", undefined],
+        ["failed", "payment-pending"],
+      ]);
+      const pending = payments(lines).at(-1);
+      expect(pending?.txHash).toBeUndefined();
+      expect(pending?.collectableUntil).toBe(quoted.status.approval?.expiresAt);
+      expect(pending?.reason?.message).toMatch(/could still collect it until/);
       expect(finish(lines)?.finishReason).toBe("service-unavailable");
     } finally {
       sandbox.setServiceFailing(crypto.name, false);
     }
     expect(await balanceOf(payer.address)).toBe(before);
-    // Released: the same budget can be spent again.
+    expect((await findPayment(target.db, quoted.status.paymentId))?.status).toBe("pending");
+    // Within the limits, another payment can still be made meanwhile.
     const retry = await quote(target, payer, "BTC price");
     const lines = await collectLines(await approve(target, retry, await sign(payer, retry.status)));
     expect(finish(lines)?.finishReason).toBe("payment-complete");
     await target.close();
   });
 
-  test("a service that is down: at request A the stream says so; after approval the answer is 503", async () => {
+  test("a service that is down: at request A the stream says so; after approval it is asked of the chain", async () => {
     const payer = await newPayer();
     const currency = service("currency-convert");
     const target = await createTestChat({
@@ -260,9 +189,11 @@ describe("paying through the chat", () => {
         await target.post({ messages: [{ role: "user", content: "Convert 10 USD to EUR" }], walletAddress: payer.address, spendingLimits: generous }),
       );
       expect(finish(asked)?.finishReason).toBe("service-unavailable");
-      const response = await approve(target, quoted, await sign(payer, quoted.status));
-      expect(response.status).toBe(503);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("service-unavailable");
+      // It answered 503 after receiving the signed payment, so it could still collect it.
+      const lines = await collectLines(await approve(target, quoted, await sign(payer, quoted.status)));
+      expect(payments(lines).at(-1)?.reason?.code).toBe("payment-pending");
+      expect(payments(lines).at(-1)?.reason?.message).toMatch(/HTTP 503/);
+      expect(finish(lines)?.finishReason).toBe("service-unavailable");
     } finally {
       sandbox.setServiceOnline(currency.name, true);
     }

@@ -1,0 +1,315 @@
+// Reconciliation against the chain (SPEC section 3, "Paid means paid"): once a signed payment
+// has gone to a service, only the chain can say whether it moved. One mechanism for the three
+// places that need it: the request whose service answered badly or not at all, a repeated
+// approval that meets a payment that is not final, and the sweep of unfinished payments.
+//
+// The token's `authorizationState(from, nonce)` at the latest block decides: used means paid
+// (settled, with the transaction of its `AuthorizationUsed` event); unused at a block at or
+// past validBefore means nothing can move any more (released); unused before that means the
+// service could still collect it (pending, still counted against the limits).
+import { getAddress, type Hex } from "viem";
+import { getAuthorizationState } from "@/lib/chain/authorization";
+import { explorerTxUrl, findNetwork, type NetworkConfig } from "@/lib/chain/networks";
+import type { Database } from "@/lib/db";
+import type { ServerEnv } from "@/lib/env";
+import type { FinishReason, PaymentFailureCode, PaymentStatus } from "@/lib/protocol/lines";
+import { claimSweep, findPayment, markChecked, markFailed, markPending, markSettled, unfinishedPayments, type PaymentRecord } from "./ledger";
+import { formatUsd } from "./money";
+import { paymentStatus, type PaymentFacts } from "./status";
+
+/** The longest one reconciliation may wait on the chain before calling the answer unknown. */
+const CHAIN_TIMEOUT_MS = 12_000;
+/** Sweeps run at most this often, across every process sharing the database. */
+export const SWEEP_EVERY_MS = 60_000;
+/**
+ * A reservation untouched this long has no request behind it any more: the paid call, its
+ * reconciliation and the stream's deadline all end well within it.
+ */
+export const STALE_RESERVATION_MS = 2 * 60_000;
+const SWEEP_BATCH = 25;
+
+export type ChainVerdict =
+  /** The authorization was used: the money moved. */
+  | { kind: "used"; txHash: Hex | undefined }
+  /** Unused and past its validBefore, or cancelled by the payer: nothing moved, nothing can. */
+  | { kind: "released"; why: "expired" | "canceled" }
+  /** Not used yet: the service could still collect it until `until`. */
+  | { kind: "collectable"; until: Date | undefined }
+  /** The chain could not be read; treated as collectable until it can. */
+  | { kind: "unknown"; until: Date | undefined };
+
+/**
+ * Why the service's answer did not settle the question, in the person's words; its code and
+ * finish reason stand when the chain shows that nothing moved.
+ */
+export type DeliveryProblem = { message: string; code?: PaymentFailureCode; finishReason?: FinishReason };
+
+/** How one approved payment ended, as the stream and the model are told. */
+export type PaymentOutcome = {
+  /** The `p:` lines that tell it, in order. */
+  statuses: PaymentStatus[];
+  finishReason: FinishReason;
+  txHash: string | undefined;
+  explorerUrl: string | undefined;
+  /** What the model is told, as the result of its payForService call. */
+  result: Record<string, unknown> & { status: string; summary: string };
+};
+
+export type ReconciledOutcome = PaymentOutcome & { verdict: ChainVerdict };
+
+/** Who asks: the request that paid, a repeated approval, or the sweep. They may write different things. */
+export type ReconcileCaller = "request" | "replay" | "sweep";
+
+/** Asks the chain about one payment, within a bounded time; never throws. */
+export async function askChain(record: PaymentRecord, network: NetworkConfig): Promise<ChainVerdict> {
+  const until = record.validBefore ?? undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), CHAIN_TIMEOUT_MS);
+  });
+  try {
+    const state = await Promise.race([
+      getAuthorizationState({
+        network,
+        authorizer: getAddress(record.wallet),
+        nonce: record.nonce as Hex,
+        validBefore: until ? Math.floor(until.getTime() / 1000) : undefined,
+        fromBlock: record.fromBlock ?? undefined,
+      }),
+      timeout,
+    ]);
+    if (state === "timeout") return { kind: "unknown", until };
+    if (state.state === "used") return { kind: "used", txHash: state.txHash };
+    if (state.state === "canceled") return { kind: "released", why: "canceled" };
+    return state.expired ? { kind: "released", why: "expired" } : { kind: "collectable", until };
+  } catch {
+    return { kind: "unknown", until };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Reconciles one payment that is not final: asks the chain, records what it says, and tells it.
+ * The request that paid records every answer; a repeated approval only records final answers
+ * of a payment whose request is over (a reserved one is still its request's to record); the
+ * sweep records every answer of the payments it picked.
+ */
+export async function reconcilePayment(parameters: {
+  db: Database;
+  record: PaymentRecord;
+  facts: PaymentFacts;
+  caller: ReconcileCaller;
+  problem?: DeliveryProblem;
+  appOrigin?: string;
+  now?: Date;
+}): Promise<ReconciledOutcome> {
+  const verdict = await askChain(parameters.record, parameters.facts.network);
+  return recordVerdict({ ...parameters, verdict });
+}
+
+/** Records and tells what the chain said about a payment (see reconcilePayment for who records what). */
+export async function recordVerdict(parameters: {
+  db: Database;
+  record: PaymentRecord;
+  facts: PaymentFacts;
+  caller: ReconcileCaller;
+  verdict: ChainVerdict;
+  problem?: DeliveryProblem;
+  appOrigin?: string;
+  now?: Date;
+}): Promise<ReconciledOutcome> {
+  const { db, record, facts, caller, verdict } = parameters;
+  const outcome = describeVerdict(verdict, facts, parameters);
+  const final = outcome.statuses.at(-1);
+  const requestIsOver = caller !== "replay" || record.status === "pending";
+  const now = parameters.now ?? new Date();
+  switch (verdict.kind) {
+    case "used":
+      if (requestIsOver) await markSettled(db, { paymentId: record.paymentId, txHash: verdict.txHash ?? null, outcome: final, now });
+      break;
+    case "released":
+      await markFailed(db, { paymentId: record.paymentId, failureCode: verdict.why, outcome: final });
+      break;
+    case "collectable":
+    case "unknown":
+      if (requestIsOver) await markPending(db, { paymentId: record.paymentId, outcome: final, now });
+      else await markChecked(db, { paymentId: record.paymentId, now });
+      break;
+  }
+  return outcome;
+}
+
+export function describeVerdict(
+  verdict: ChainVerdict,
+  facts: PaymentFacts,
+  { problem, appOrigin }: { problem?: DeliveryProblem; appOrigin?: string },
+): ReconciledOutcome {
+  const because = problem ? `${problem.message} ` : "";
+  const amount = `$${formatUsd(facts.amount)}`;
+  const service = facts.service.name;
+  switch (verdict.kind) {
+    case "used": {
+      const txHash = verdict.txHash;
+      const explorerUrl = txHash ? explorerTxUrl(facts.network, txHash, appOrigin) : undefined;
+      const link = { ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
+      const paid = txHash ? `${amount} USDC was paid on chain (transaction ${txHash})` : `The chain shows the ${amount} USDC payment was made`;
+      const message = `${because}${paid}, but ${service} did not deliver its data. The payment counts against your limits.`;
+      return {
+        verdict,
+        statuses: [
+          paymentStatus(facts, "confirmed", link),
+          paymentStatus(facts, "failed", { ...link, reason: { code: "not-delivered", message } }),
+        ],
+        finishReason: "payment-failed",
+        txHash,
+        explorerUrl,
+        result: { status: "not-delivered", service, paidUsd: formatUsd(facts.amount), ...link, summary: `${message} Tell the person plainly that they paid and got nothing for it; they may contact the service.` },
+      };
+    }
+    case "released": {
+      const code: PaymentFailureCode = problem?.code ?? (verdict.why === "expired" ? "expired" : "payment-failed");
+      const why =
+        verdict.why === "expired"
+          ? `${service} never collected the signed payment, and its authorization has expired.`
+          : "The signed payment was cancelled before it was used.";
+      const message = `${because}${why} Nothing was charged.`;
+      return {
+        verdict,
+        statuses: [paymentStatus(facts, "failed", { reason: { code, message } })],
+        finishReason: problem?.finishReason ?? "payment-failed",
+        txHash: undefined,
+        explorerUrl: undefined,
+        result: { status: "failed", reason: code, summary: message },
+      };
+    }
+    case "collectable":
+    case "unknown": {
+      const until = verdict.until;
+      const when = until ? ` until ${readableTime(until)}` : "";
+      const checked =
+        verdict.kind === "unknown"
+          ? "The blockchain could not be checked right now, so it is not known yet whether the signed payment was collected."
+          : "The signed payment has not been collected on chain.";
+      const message =
+        `${because}${checked} ${service} could still collect it${when}. ` +
+        `Until then the ${amount} stays reserved against your limits; if it is not collected by then, it is released.`;
+      const collectableUntil = until?.toISOString();
+      return {
+        verdict,
+        statuses: [
+          paymentStatus(facts, "failed", {
+            reason: { code: "payment-pending", message },
+            ...(collectableUntil ? { collectableUntil } : {}),
+          }),
+        ],
+        finishReason: problem?.finishReason ?? "payment-failed",
+        txHash: undefined,
+        explorerUrl: undefined,
+        result: {
+          status: "payment-pending",
+          service,
+          ...(collectableUntil ? { collectableUntil } : {}),
+          summary: `${message} Do not tell the person they were not charged: the money may still move.`,
+        },
+      };
+    }
+  }
+}
+
+/** "2030-01-01 14:05 UTC": the page shows collectableUntil in the person's own time zone. */
+function readableTime(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** The facts a payment status line needs, from a ledger record. */
+export function factsOf(record: PaymentRecord, network: NetworkConfig): PaymentFacts {
+  return {
+    paymentId: record.paymentId,
+    service: { name: record.serviceName, url: record.serviceUrl },
+    network,
+    amount: record.amount,
+    payTo: getAddress(record.payTo),
+  };
+}
+
+/**
+ * A repeated approval that meets a payment its first request is still paying: waits (bounded)
+ * for that request to record an outcome, polling the ledger.
+ */
+export async function waitForOutcome(
+  db: Database,
+  record: PaymentRecord,
+  { timeoutMs, intervalMs = 200 }: { timeoutMs: number; intervalMs?: number },
+): Promise<PaymentRecord> {
+  const deadline = Date.now() + timeoutMs;
+  let current = record;
+  while (current.status === "reserved" && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
+    current = (await findPayment(db, record.paymentId)) ?? current;
+  }
+  return current;
+}
+
+export type SweepReport = { checked: number; settled: number; released: number; pending: number; skipped: number };
+
+/**
+ * Reconciles unfinished payments whose request is over: pending ones, and reservations left
+ * behind by a request that died. Bounded to one batch, least recently checked first.
+ */
+export async function sweepUnfinishedPayments({
+  db,
+  env,
+  now = new Date(),
+  limit = SWEEP_BATCH,
+}: {
+  db: Database;
+  env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+  now?: Date;
+  limit?: number;
+}): Promise<SweepReport> {
+  const report: SweepReport = { checked: 0, settled: 0, released: 0, pending: 0, skipped: 0 };
+  const records = await unfinishedPayments(db, { reservedBefore: new Date(now.getTime() - STALE_RESERVATION_MS), limit });
+  for (const record of records) {
+    const network = findNetwork(record.network, env);
+    if (!network?.rpcUrl) {
+      // No RPC for its chain here: it stays counted until one is configured.
+      await markChecked(db, { paymentId: record.paymentId, now });
+      report.skipped += 1;
+      continue;
+    }
+    report.checked += 1;
+    const { verdict } = await reconcilePayment({ db, record, facts: factsOf(record, network), caller: "sweep", now });
+    if (verdict.kind === "used") report.settled += 1;
+    else if (verdict.kind === "released") report.released += 1;
+    else report.pending += 1;
+  }
+  return report;
+}
+
+/**
+ * The sweep, if it is due: on the first use of a database and then at most every minute,
+ * triggered by requests rather than a timer, so it also runs where processes are short-lived.
+ * Never throws: a failed sweep is logged and tried again later.
+ */
+export async function sweepIfDue({
+  db,
+  env,
+  now = new Date(),
+  log,
+}: {
+  db: Database;
+  env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+  now?: Date;
+  log?: (message: string, details?: Record<string, unknown>) => void;
+}): Promise<SweepReport | undefined> {
+  try {
+    if (!(await claimSweep(db, { now, every: SWEEP_EVERY_MS }))) return undefined;
+    const report = await sweepUnfinishedPayments({ db, env, now });
+    if (report.settled + report.released > 0) log?.("reconciled unfinished payments", { ...report });
+    return report;
+  } catch (error) {
+    log?.("payment sweep failed", { error: error instanceof Error ? error.name : typeof error });
+    return undefined;
+  }
+}

@@ -1,0 +1,128 @@
+// Helpers for paying through the chat on the sandbox: the app's environment for a sandbox,
+// funded payers, a model that asks for one paid call, and the two requests of an approval
+// (the quote, then the signed approval), signed by a test key as the person's wallet would.
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import { createPublicClient, erc20Abi, http, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { expect } from "vitest";
+import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protocol/lines";
+import { typedDataMessage, type TypedDataForWallet } from "@/lib/x402/typed-data";
+import type { Sandbox } from "@/sandbox";
+import { collectLines, type TestChat } from "./chat";
+
+export function sandboxEnv(sandbox: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    X402_DISCOVERY_URLS: sandbox.info.registryUrl,
+    X402_NETWORKS: sandbox.info.network,
+    [`RPC_URL_${sandbox.info.chainId}`]: sandbox.info.rpcUrl,
+    [`USDC_ADDRESS_${sandbox.info.chainId}`]: sandbox.info.usdc.address,
+    PAYMENT_TOKEN_SECRET: "test-secret-that-is-at-least-32-characters",
+    ...extra,
+  };
+}
+
+export function sandboxService(sandbox: Sandbox, name: string) {
+  const found = sandbox.info.services.find((entry) => entry.name === name);
+  if (!found) throw new Error(`no sandbox service ${name}`);
+  return found;
+}
+
+export async function newPayer(sandbox: Sandbox, usdc = 1_000_000n): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  if (usdc > 0n) await sandbox.fund({ to: account.address, usdc });
+  return account;
+}
+
+export function usdcBalance(sandbox: Sandbox) {
+  const chain = createPublicClient({ transport: http(sandbox.info.rpcUrl) });
+  return (owner: `0x${string}`) =>
+    chain.readContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
+}
+
+export const generousLimits = { daily: "1", weekly: "5", monthly: "20", perPayment: "0.5" };
+
+/** A model that asks for one paid call, then answers with plain text from the result. */
+export function payingModel(url: string, query: Record<string, string> = {}) {
+  const finish = (unified: "stop" | "tool-calls"): LanguageModelV4StreamPart => ({
+    type: "finish",
+    finishReason: { unified, raw: undefined },
+    usage: {
+      inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: 1, reasoning: undefined },
+    },
+  });
+  return new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      const last = prompt.at(-1);
+      if (last?.role === "tool") {
+        return {
+          stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
+            { type: "text-start", id: "1" },
+            { type: "text-delta", id: "1", delta: "Done." },
+            { type: "text-end", id: "1" },
+            finish("stop"),
+          ]),
+        };
+      }
+      return {
+        stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
+          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify({ url, query }) },
+          finish("tool-calls"),
+        ]),
+      };
+    },
+  });
+}
+
+export const paymentsOf = (lines: StreamLine[]): PaymentStatus[] =>
+  lines.flatMap((line) => (line.type === "payment" ? [line.payment] : []));
+
+/** The stream's one final `d:` line, which must be its last line. */
+export const finishOf = (lines: StreamLine[]) => {
+  const finals = lines.filter(isFinishLine);
+  expect(finals).toHaveLength(1);
+  expect(isFinishLine(lines.at(-1) as StreamLine)).toBe(true);
+  return finals[0]?.data;
+};
+
+export type Quoted = { status: PaymentStatus; body: Record<string, unknown> };
+
+/** Request A: ask, and get the quote that awaits the wallet's signature. */
+export async function requestQuote(
+  target: TestChat,
+  payer: PrivateKeyAccount,
+  content: string,
+  limits: Record<string, string> = generousLimits,
+): Promise<Quoted> {
+  const body = { messages: [{ role: "user", content }], walletAddress: payer.address, spendingLimits: limits };
+  const lines = await collectLines(await target.post(body));
+  const awaiting = paymentsOf(lines).find((status) => status.status === "awaiting-signature");
+  if (!awaiting) throw new Error(`no quote: ${JSON.stringify(lines)}`);
+  expect(finishOf(lines)?.finishReason).toBe("stop");
+  return { status: awaiting, body };
+}
+
+export function typedDataOf(status: PaymentStatus): TypedDataForWallet {
+  return status.approval?.typedData as TypedDataForWallet;
+}
+
+export async function signQuote(payer: PrivateKeyAccount, status: PaymentStatus): Promise<Hex> {
+  const typedData = typedDataOf(status);
+  return payer.signTypedData({
+    domain: typedData.domain,
+    types: typedData.types,
+    primaryType: typedData.primaryType,
+    message: typedDataMessage(typedData),
+  });
+}
+
+/** Request B: the same messages plus the signed approval. */
+export async function sendApproval(
+  target: TestChat,
+  quoted: Quoted,
+  signature: Hex,
+  { token = quoted.status.approval?.token ?? "", signal }: { token?: string; signal?: AbortSignal } = {},
+) {
+  return target.post({ ...quoted.body, payment: { paymentId: quoted.status.paymentId, token, signature } }, signal ? { signal } : {});
+}
