@@ -1,11 +1,26 @@
 "use client";
-// The chat panel: the conversation, the composer, and the cooldown between messages. It gets
-// the server's non-secret configuration as props from the page (a server component).
-import { useMemo, useState, useSyncExternalStore } from "react";
-import { signWithDemoWallet, type ApprovalTypedData, type DemoWalletKeys } from "@/lib/client/wallet-signer";
+// The page a person uses: the wallet, settings and budget around the conversation. Settings live
+// in the browser and travel with every request; the model's proposals are applied (lowering a
+// limit, changing a preference) or wait for the person (raising a limit). A quote at or below
+// the confirmation threshold opens the wallet's prompt as soon as it arrives; above it, the
+// person confirms in the page first. The server re-checks everything either way.
+import { ConnectButton } from "@rainbow-me/rainbowkit";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { BudgetPanel } from "@/components/budget/budget-panel";
 import type { PaymentActions } from "@/components/payment/payment-card";
+import { ProposalBanner } from "@/components/settings/proposal-banner";
+import { SettingsPanel } from "@/components/settings/settings-panel";
+import { useSettings } from "@/components/settings/use-settings";
+import { usePaymentWallet, useUsdcBalance } from "@/components/wallet/use-payment-wallet";
+import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import { toRequestExtras } from "@/lib/client/settings";
+import { readApprovalTypedData } from "@/lib/client/wallet-signer";
+import { parseUsd } from "@/lib/payments/money";
+import type { FinishMetadata, PaymentStatus, StreamMetadata } from "@/lib/protocol/lines";
 import { Composer } from "./composer";
 import { MessageList } from "./message-list";
+import { ModelPicker } from "./model-picker";
+import { PrivacyNote } from "./privacy-note";
 import { useChatStream } from "./use-chat-stream";
 import { useCooldown } from "./use-cooldown";
 import styles from "./chat.module.css";
@@ -13,8 +28,12 @@ import styles from "./chat.module.css";
 export type ChatConfig = {
   /** CHAT_COOLDOWN_SECONDS: the pause between messages the server enforces; 0 for none. */
   cooldownSeconds: number;
-  /** The sandbox's demo wallet (a local development key), when the app runs on the sandbox. */
-  demoWallet?: DemoWalletKeys;
+  /** The networks the server pays on (X402_NETWORKS), for the wallet and the settings. */
+  networks: WalletNetwork[];
+  /** No Gemini key: the built-in offline model answers. */
+  offline: boolean;
+  /** The app runs on the local sandbox (play money, a demo wallet in the wallet list). */
+  sandbox: boolean;
 };
 
 const examples = [
@@ -26,35 +45,79 @@ const examples = [
 
 const subscribeNever = () => () => undefined;
 
-export function Chat({ cooldownSeconds, demoWallet }: ChatConfig) {
-  const sign = useMemo(
-    () => (demoWallet ? (typedData: ApprovalTypedData) => signWithDemoWallet(demoWallet, typedData) : undefined),
-    [demoWallet],
+export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig) {
+  const settingsState = useSettings();
+  const { settings, propose } = settingsState;
+  const wallet = usePaymentWallet();
+  const [budgetKey, setBudgetKey] = useState(0);
+
+  // Read at send time, so a request always carries the settings of that moment.
+  const settingsRef = useRef(settings);
+  settingsRef.current = settings;
+  const extras = useCallback(() => toRequestExtras(settingsRef.current), []);
+  const onProposal = useCallback(
+    (data: StreamMetadata) => {
+      if (data.spendingLimits || data.preferences) {
+        propose({
+          ...(data.spendingLimits ? { spendingLimits: data.spendingLimits } : {}),
+          ...(data.preferences ? { preferences: data.preferences } : {}),
+        });
+      }
+    },
+    [propose],
   );
-  const { entries, streaming, approving, send, approve, reject, stop } = useChatStream({
-    walletAddress: demoWallet?.address,
-    sign,
+  const onFinish = useCallback((finish: FinishMetadata) => {
+    // A payment moved money (or tried to): the meters and the balance are read again.
+    if (finish.paymentId || finish.txHash) setBudgetKey((key) => key + 1);
+  }, []);
+
+  const { entries, streaming, approving, send, retry, approve, reject, stop } = useChatStream({
+    walletAddress: wallet.address,
+    sign: wallet.sign,
+    extras,
+    onProposal,
+    onFinish,
   });
+
+  const pending = useMemo(() => latestQuote(entries), [entries]);
+  const quoteNetwork = networks.find((network) => network.id === pending?.network) ?? networks[0];
+  const balance = useUsdcBalance(wallet.address, quoteNetwork, budgetKey);
+  const quoteChain = pending ? readApprovalTypedData(pending.approval?.typedData)?.domain.chainId : undefined;
+  const wrongChain =
+    wallet.address && quoteChain !== undefined && wallet.chainId !== quoteChain && quoteNetwork ? { name: quoteNetwork.name } : undefined;
+
+  const threshold = parseUsd(settings.preferences.confirmationThreshold) ?? 0n;
+  const needsConfirmation = (payment: PaymentStatus) => (parseUsd(payment.amount.usd) ?? 0n) > threshold;
+
   // An approval is not a new message: it starts no cooldown (the server does not count it).
   const paymentActions: PaymentActions = {
-    canSign: sign !== undefined,
+    canSign: wallet.sign !== undefined,
     busy: streaming || approving !== undefined,
     approving,
     approve: (payment) => void approve(payment),
     reject,
+    confirmRequired: pending ? needsConfirmation(pending) : false,
+    ...(wallet.address ? { payingFrom: wallet.address } : {}),
+    ...(balance !== undefined ? { balance } : {}),
+    ...(wrongChain ? { wrongChain } : {}),
   };
+
+  // At or below the threshold the wallet's own prompt is the confirmation: open it at once,
+  // once per quote, when the reply that brought it has finished.
+  const prompted = useRef(new Set<string>());
+  useEffect(() => {
+    if (!pending || streaming || approving !== undefined || !wallet.sign) return;
+    if (prompted.current.has(pending.paymentId) || needsConfirmation(pending)) return;
+    prompted.current.add(pending.paymentId);
+    void approve(pending);
+  });
+
   const cooldown = useCooldown(cooldownSeconds);
   const [draft, setDraft] = useState("");
   // True only once React runs in the browser; false in the server HTML.
   const hydrated = useSyncExternalStore(subscribeNever, () => true, () => false);
 
-  const onSend = async () => {
-    const text = draft.trim();
-    if (text.length === 0) return;
-    setDraft("");
-    // The wait starts when the message leaves, as the server counts it on arrival.
-    const undoCooldown = cooldown.start();
-    const outcome = await send(text);
+  const afterSend = (outcome: Awaited<ReturnType<typeof send>>, text: string, undoCooldown: () => void) => {
     if (outcome.kind === "answered") return;
     if (outcome.kind === "refused" && outcome.error.status === 429) {
       cooldown.waitFor(outcome.error.retryAfterSeconds ?? Math.max(cooldownSeconds, 1));
@@ -68,36 +131,107 @@ export function Chat({ cooldownSeconds, demoWallet }: ChatConfig) {
     if (!secret) setDraft((current) => (current.length === 0 ? text : current));
   };
 
+  const onSend = async () => {
+    const text = draft.trim();
+    if (text.length === 0) return;
+    setDraft("");
+    // The wait starts when the message leaves, as the server counts it on arrival.
+    const undoCooldown = cooldown.start();
+    afterSend(await send(text), text, undoCooldown);
+  };
+
+  const last = entries.at(-1);
+  const canRetry = hydrated && !streaming && approving === undefined && cooldown.remainingSeconds === 0 && last?.role === "assistant";
+  const onRetry = async () => {
+    const undoCooldown = cooldown.start();
+    const outcome = await retry();
+    if (outcome.kind === "busy") undoCooldown();
+    else if (outcome.kind !== "answered") afterSend(outcome, "", undoCooldown);
+  };
+
   return (
-    <section className={styles.chat} aria-label="Chat with the payment agent">
-      {entries.length === 0 ? (
-        <div className={styles.welcome}>
-          <h2 className={styles.welcomeTitle}>What can I get for you?</h2>
-          <p className={styles.welcomeText}>
-            I find paid x402 services, compare their prices and pay them in USDC within your limits. Every payment is
-            signed by your own wallet.
-          </p>
-          <ul className={styles.examples}>
-            {examples.map((example) => (
-              <li key={example}>
-                <button type="button" className={styles.example} onClick={() => setDraft(example)} disabled={!hydrated}>
-                  {example}
-                </button>
-              </li>
-            ))}
-          </ul>
+    <div className={styles.shell}>
+      <header className={styles.topBar}>
+        <div className={styles.brand}>
+          <h1 className={styles.title}>x402 payment agent</h1>
+          <p className={styles.tagline}>Pay per use for x402 services, in USDC, within your limits.</p>
         </div>
+        <div className={styles.controls}>
+          <SettingsPanel settings={settingsState} networks={networks.map(({ id, name }) => ({ id, name }))} />
+          <div data-testid="wallet-connect">
+            <ConnectButton chainStatus="icon" showBalance={false} accountStatus={{ smallScreen: "avatar", largeScreen: "full" }} />
+          </div>
+        </div>
+      </header>
+      {offline ? (
+        <p className={styles.banner} role="status" data-testid="offline-banner">
+          <strong>Offline model.</strong> No Gemini API key is set, so simple built-in rules answer instead of Gemini.
+          Set <code>GOOGLE_GENERATIVE_AI_API_KEY</code> on the server to use the real model.
+        </p>
       ) : null}
-      <MessageList entries={entries} streaming={streaming} paymentActions={paymentActions} />
-      <Composer
-        value={draft}
-        onChange={setDraft}
-        onSend={() => void onSend()}
-        onStop={stop}
-        streaming={streaming || approving !== undefined}
-        cooldownSeconds={cooldown.remainingSeconds}
-        ready={hydrated}
-      />
-    </section>
+      {sandbox ? (
+        <p className={styles.banner} role="status" data-testid="sandbox-banner">
+          <strong>Sandbox.</strong> Payments use play USDC on a local chain. Connect the <em>Sandbox demo wallet</em> to try
+          them, or any wallet on the sandbox chain.
+        </p>
+      ) : null}
+      <ProposalBanner settings={settingsState} />
+      <div className={styles.layout}>
+        <section className={styles.chat} aria-label="Chat with the payment agent">
+          {entries.length === 0 ? (
+            <div className={styles.welcome}>
+              <h2 className={styles.welcomeTitle}>What can I get for you?</h2>
+              <p className={styles.welcomeText}>
+                I find paid x402 services, compare their prices and pay them in USDC within your limits. Every payment is
+                signed by your own wallet.
+              </p>
+              <ul className={styles.examples}>
+                {examples.map((example) => (
+                  <li key={example}>
+                    <button type="button" className={styles.example} onClick={() => setDraft(example)} disabled={!hydrated}>
+                      {example}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+          <MessageList entries={entries} streaming={streaming} paymentActions={paymentActions} />
+          <div className={styles.chatTools}>
+            <ModelPicker value={settings.model} onChange={(model) => settingsState.update({ model })} offline={offline} />
+            {canRetry ? (
+              <button type="button" className={styles.toolButton} onClick={() => void onRetry()} data-testid="retry-button">
+                Retry last message
+              </button>
+            ) : null}
+            <PrivacyNote />
+          </div>
+          <Composer
+            value={draft}
+            onChange={setDraft}
+            onSend={() => void onSend()}
+            onStop={stop}
+            streaming={streaming || approving !== undefined}
+            cooldownSeconds={cooldown.remainingSeconds}
+            ready={hydrated}
+          />
+        </section>
+        <aside className={styles.aside} aria-label="Your budget">
+          <BudgetPanel wallet={wallet.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} />
+        </aside>
+      </div>
+    </div>
   );
+}
+
+/** The newest quote still waiting for a signature, if any. */
+function latestQuote(entries: ReturnType<typeof useChatStream>["entries"]): PaymentStatus | undefined {
+  const latest = new Map<string, PaymentStatus>();
+  for (const entry of entries) {
+    if (entry.role !== "assistant") continue;
+    for (const payment of entry.payments) latest.set(payment.paymentId, payment);
+  }
+  let found: PaymentStatus | undefined;
+  for (const payment of latest.values()) if (payment.status === "awaiting-signature") found = payment;
+  return found;
 }

@@ -5,7 +5,14 @@
 import { useCallback, useRef, useState } from "react";
 import { readChatError, type ChatRequestError } from "@/lib/client/chat-error";
 import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
-import { isFinishLine, readLines, StreamLineError, type PaymentStatus } from "@/lib/protocol/lines";
+import {
+  isFinishLine,
+  readLines,
+  StreamLineError,
+  type FinishMetadata,
+  type PaymentStatus,
+  type StreamMetadata,
+} from "@/lib/protocol/lines";
 import {
   applyStreamLine,
   rejectPayment,
@@ -15,7 +22,7 @@ import {
   type ChatRequestBody,
 } from "./chat-entries";
 
-export type ChatRequestExtras = Pick<ChatRequestBody, "spendingLimits" | "preferences">;
+export type ChatRequestExtras = Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model">;
 
 /** How a send ended, for the caller's cooldown bookkeeping. */
 export type SendOutcome =
@@ -31,7 +38,11 @@ export type UseChatStreamOptions = {
   /** The wallet the payments are for; sent with every request. */
   walletAddress?: string;
   /** Signs a quote's typed data with the wallet; absent when no wallet can sign. */
-  sign?: (typedData: ApprovalTypedData) => Promise<`0x${string}`>;
+  sign?: ((typedData: ApprovalTypedData) => Promise<`0x${string}`>) | undefined;
+  /** A `d:` line before the final one: settings the model proposes (SPEC section 5). */
+  onProposal?: (data: StreamMetadata) => void;
+  /** A reply ended; its finish metadata (a payment's outcome included). */
+  onFinish?: (finish: FinishMetadata) => void;
 };
 
 export type UseChatStreamResult = {
@@ -40,6 +51,8 @@ export type UseChatStreamResult = {
   /** The paymentId whose approval is being signed or sent, if any. */
   approving: string | undefined;
   send: (text: string) => Promise<SendOutcome>;
+  /** Sends the last user message again, in place of the reply it got. */
+  retry: () => Promise<SendOutcome>;
   /** Signs the quote and sends the approval (request B) with the messages of its request. */
   approve: (payment: PaymentStatus) => Promise<SendOutcome>;
   /** Turns a quote down, locally: no request is made. */
@@ -47,7 +60,14 @@ export type UseChatStreamResult = {
   stop: () => void;
 };
 
-export function useChatStream({ endpoint = "/api/chat", extras, walletAddress, sign }: UseChatStreamOptions = {}): UseChatStreamResult {
+export function useChatStream({
+  endpoint = "/api/chat",
+  extras,
+  walletAddress,
+  sign,
+  onProposal,
+  onFinish,
+}: UseChatStreamOptions = {}): UseChatStreamResult {
   const [entries, setEntries] = useState<ChatEntry[]>([]);
   const [streaming, setStreaming] = useState(false);
   const [approving, setApproving] = useState<string | undefined>(undefined);
@@ -115,7 +135,12 @@ export function useChatStream({ endpoint = "/api/chat", extras, walletAddress, s
 
         let finished = false;
         for await (const line of readLines(response.body)) {
-          if (isFinishLine(line)) finished = true;
+          if (isFinishLine(line)) {
+            finished = true;
+            onFinish?.(line.data);
+          } else if (line.type === "data") {
+            onProposal?.(line.data);
+          }
           updateReply((current) => applyStreamLine(current, line));
         }
         if (!finished) {
@@ -143,7 +168,7 @@ export function useChatStream({ endpoint = "/api/chat", extras, walletAddress, s
         setStreaming(false);
       }
     },
-    [endpoint, newId, update],
+    [endpoint, newId, onFinish, onProposal, update],
   );
 
   const send = useCallback(
@@ -160,6 +185,21 @@ export function useChatStream({ endpoint = "/api/chat", extras, walletAddress, s
     },
     [extras, run, walletAddress],
   );
+
+  const retry = useCallback(async (): Promise<SendOutcome> => {
+    if (controllerRef.current) return { kind: "busy" };
+    const current = entriesRef.current;
+    const lastUser = current.findLastIndex((entry) => entry.role === "user");
+    const entry = current[lastUser];
+    // Only a question whose reply is the last thing in the chat is asked again; a refused
+    // message has already left the history and gone back to the composer.
+    if (!entry || entry.role !== "user" || lastUser !== current.length - 2 || current.at(-1)?.role !== "assistant") {
+      return { kind: "busy" };
+    }
+    // The last question and what followed it (a failed or stopped reply, a refusal) are replaced.
+    update((entries) => entries.slice(0, lastUser));
+    return send(entry.content);
+  }, [send, update]);
 
   const approve = useCallback(
     async (payment: PaymentStatus): Promise<SendOutcome> => {
@@ -178,6 +218,14 @@ export function useChatStream({ endpoint = "/api/chat", extras, walletAddress, s
       const messages = origin?.role === "assistant" ? origin.request : undefined;
       if (!sign || !walletAddress) return refuse("no-wallet", "Connect a wallet to approve this payment.");
       if (!approval || !typedData || !messages) return refuse("invalid-quote", "This quote cannot be signed: it is incomplete.");
+      // The approval token binds the wallet the quote was made for; another account cannot use it.
+      const payer = typedData.message.from;
+      if (payer && payer.toLowerCase() !== walletAddress.toLowerCase()) {
+        return refuse(
+          "wallet-changed",
+          `This quote was made for the wallet ${payer.slice(0, 6)}…${payer.slice(-4)}. Switch back to it to approve, or ask again with this wallet.`,
+        );
+      }
 
       const controller = new AbortController();
       controllerRef.current = controller;
@@ -216,7 +264,7 @@ export function useChatStream({ endpoint = "/api/chat", extras, walletAddress, s
     controllerRef.current?.abort();
   }, []);
 
-  return { entries, streaming, approving, send, approve, reject, stop };
+  return { entries, streaming, approving, send, retry, approve, reject, stop };
 }
 
 function describeNetworkFailure(error: unknown): string {

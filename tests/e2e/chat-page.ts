@@ -1,16 +1,55 @@
-// The chat page's parts as the end-to-end tests find them, by data-testid.
-import type { Page } from "@playwright/test";
+// The chat page as the end-to-end tests use it: its parts by data-testid, and what a person does
+// with them (send, connect a wallet, approve, open the settings), shared by every spec.
+import { expect, type Page } from "@playwright/test";
+import { cooldownSeconds } from "./settings";
 
 export function chatPage(page: Page) {
-  return {
+  const ui = {
     banner: page.getByTestId("offline-banner"),
-    wallet: page.getByTestId("demo-wallet"),
+    sandboxBanner: page.getByTestId("sandbox-banner"),
     list: page.getByTestId("message-list"),
     input: page.getByTestId("composer-input"),
     send: page.getByTestId("send-button"),
     stop: page.getByTestId("stop-button"),
+    retry: page.getByTestId("retry-button"),
     cooldown: page.getByTestId("cooldown-indicator"),
     errors: page.getByTestId("error-message"),
+    budget: page.getByTestId("budget-panel"),
     messages: (role: "user" | "assistant") => page.locator(`[data-testid="message"][data-role="${role}"]`),
+    cards: page.getByTestId("payment-card"),
+
+    /** Connects a wallet through RainbowKit's modal, by the name it is listed under. */
+    async connect(walletName: string): Promise<void> {
+      await page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i }).click();
+      const modal = page.getByRole("dialog");
+      await modal.getByRole("button", { name: new RegExp(walletName, "i") }).first().click();
+      await expect(page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i })).toHaveCount(0);
+    },
+
+    /** Sends a message; a 429 left by an earlier test is waited out (the page follows it) and retried. */
+    async ask(text: string): Promise<void> {
+      await ui.input.fill(text);
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        await expect(ui.send).toBeEnabled({ timeout: (cooldownSeconds + 3) * 1000 });
+        const answered = page.waitForResponse((response) => response.url().endsWith("/api/chat"));
+        await ui.send.click();
+        const response = await answered;
+        if (response.status() !== 429) {
+          expect(response.status()).toBe(200);
+          await expect(ui.messages("user").filter({ hasText: text }).last()).toBeVisible();
+          return;
+        }
+        await expect(ui.input).toHaveValue(text);
+      }
+      throw new Error("the message was refused twice for the cooldown");
+    },
+
+    /** Waits for the reply at `index` (0-based among assistant replies) to finish. */
+    async reply(index: number) {
+      const reply = ui.messages("assistant").nth(index);
+      await expect(reply).toHaveAttribute("data-state", /done|failed|stopped/, { timeout: 45_000 });
+      return reply;
+    },
   };
+  return ui;
 }
