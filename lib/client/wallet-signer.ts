@@ -1,14 +1,10 @@
-// Signs a payment approval in the page. For now the only wallet is the sandbox's demo wallet
-// (an anvil development key the page receives only when the app runs on the local sandbox); a
-// real wallet connection replaces this later. viem's account code is loaded only when a
-// payment is approved, so the page's first load stays small.
+// The typed data of a quote as the page hands it to the wallet: read from the stream (unknown on
+// the wire) into the shape EIP-712 signers take, uint fields as bigint. The wallet itself signs
+// through wagmi (components/wallet/use-payment-wallet.ts).
 
 import { typedDataMessage } from "@/lib/x402/typed-data";
 
 export type Hex = `0x${string}`;
-
-/** The demo wallet as the page holds it: never a real key (see lib/chain/demo-wallet). */
-export type DemoWalletKeys = { address: Hex; privateKey: Hex };
 
 /** The EIP-712 typed data of an `awaiting-signature` quote, uint values as decimal strings. */
 export type ApprovalTypedData = {
@@ -59,18 +55,6 @@ export function readApprovalTypedData(value: unknown): ApprovalTypedData | undef
 /** The message with its integer fields as bigint, as the signer expects. */
 export function walletMessage(typedData: ApprovalTypedData): Record<string, string | bigint> {
   return typedDataMessage(typedData);
-}
-
-/** Signs the typed data (EIP-712) with the demo wallet's key. */
-export async function signWithDemoWallet(wallet: DemoWalletKeys, typedData: ApprovalTypedData): Promise<Hex> {
-  const { privateKeyToAccount } = await import("viem/accounts");
-  const account = privateKeyToAccount(wallet.privateKey);
-  return account.signTypedData({
-    domain: typedData.domain,
-    types: typedData.types,
-    primaryType: typedData.primaryType,
-    message: walletMessage(typedData),
-  });
 }
 
 function isHex(value: string): value is Hex {
