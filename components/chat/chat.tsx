@@ -50,6 +50,8 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   const { settings, propose } = settingsState;
   const wallet = usePaymentWallet();
   const [budgetKey, setBudgetKey] = useState(0);
+  // On narrow screens the budget is a sheet over the chat, opened from the top bar.
+  const [budgetOpen, setBudgetOpen] = useState(false);
 
   // Read at send time, so a request always carries the settings of that moment.
   const settingsRef = useRef(settings);
@@ -157,6 +159,16 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
           <p className={styles.tagline}>Pay per use for x402 services, in USDC, within your limits.</p>
         </div>
         <div className={styles.controls}>
+          <button
+            type="button"
+            className={styles.budgetToggle}
+            aria-expanded={budgetOpen}
+            aria-controls="budget-sheet"
+            onClick={() => setBudgetOpen((open) => !open)}
+            data-testid="budget-toggle"
+          >
+            Budget
+          </button>
           <SettingsPanel settings={settingsState} networks={networks.map(({ id, name }) => ({ id, name }))} />
           <div data-testid="wallet-connect">
             <ConnectButton chainStatus="icon" showBalance={false} accountStatus={{ smallScreen: "avatar", largeScreen: "full" }} />
@@ -216,7 +228,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
             ready={hydrated}
           />
         </section>
-        <aside className={styles.aside} aria-label="Your budget">
+        <aside id="budget-sheet" className={styles.aside} aria-label="Your budget" data-open={budgetOpen}>
           <BudgetPanel wallet={wallet.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} />
         </aside>
       </div>
