@@ -1,0 +1,180 @@
+// The page a person uses, in Chromium against the production build on the sandbox: a browser
+// wallet (an EIP-1193 provider announced through EIP-6963, signing with a fresh sandbox key)
+// connected through RainbowKit, payments approved from the page, the settings panel, the model's
+// proposals, the budget meters, and a conversation that goes on after a payment. Each test has
+// a wallet of its own, so cooldowns and limits (counted per wallet) do not cross between tests.
+import { expect, test } from "./wallet";
+import { chatPage } from "./chat-page";
+
+
+test("pays with the connected wallet, shows the payment in the budget, and the chat goes on", async ({ page, wallet }) => {
+  test.setTimeout(120_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0");
+
+  await ui.ask("What's the weather in Lisbon?");
+  const first = await ui.reply(0);
+  const card = first.getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await expect(card.getByTestId("payment-total")).toContainText("0.002");
+  await expect(card.getByTestId("payment-paying-from")).toHaveAttribute("title", wallet.address);
+  await expect(card.getByTestId("payment-balance")).toContainText("USDC");
+  // Above the confirmation threshold (0 by default) the person confirms in the page first.
+  expect(wallet.signRequests).toBe(0);
+  await card.getByTestId("approve-payment").click();
+
+  const answer = await ui.reply(1);
+  await expect(card).toHaveAttribute("data-status", "delivered");
+  expect(wallet.signRequests).toBe(1);
+  await expect(answer).toContainText("Lisbon");
+  await expect(card.getByTestId("payment-tx-link")).toBeVisible();
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0.002");
+  await expect(ui.budget.getByTestId("budget-payment")).toHaveCount(1);
+
+  // The history now holds the transaction hash; the next question is still answered.
+  await ui.ask("How much have I spent today?");
+  const spending = await ui.reply(2);
+  await expect(spending).toContainText("0.002");
+  await expect(ui.errors).toHaveCount(0);
+});
+
+test("a quote on another chain than the wallet's switches the wallet before it signs", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await wallet.setChain(1);
+  await ui.ask("What's the weather in London?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card.getByTestId("approve-payment")).toContainText("Switch to Sandbox");
+  await card.getByTestId("approve-payment").click();
+  await expect(card).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
+  expect(wallet.chainId).toBe(31337);
+});
+
+test("rejecting a quote pays nothing and sends nothing", async ({ page, wallet }) => {
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("What's the weather in Paris?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  let requests = 0;
+  page.on("request", (request) => {
+    if (request.url().endsWith("/api/chat")) requests += 1;
+  });
+  await card.getByTestId("reject-payment").click();
+  await expect(card).toHaveAttribute("data-status", "failed");
+  await expect(card.getByTestId("payment-reason")).toHaveAttribute("data-code", "rejected");
+  await expect(card).toContainText("No service fee was charged.");
+  expect(requests).toBe(0);
+  expect(wallet.signRequests).toBe(0);
+});
+
+test("settings survive a reload, and a daily limit below the price refuses the payment", async ({ page, wallet }) => {
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await page.getByTestId("settings-open").click();
+  await page.getByTestId("settings-daily").fill("0.001");
+  await page.getByTestId("settings-save").click();
+  await page.reload();
+  await page.getByTestId("settings-open").click();
+  await expect(page.getByTestId("settings-daily")).toHaveValue("0.001");
+  await page.keyboard.press("Escape");
+
+  await ui.ask("What's the weather in Nairobi?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "failed");
+  await expect(card.getByTestId("payment-reason")).toHaveAttribute("data-code", "limit-exceeded");
+  await expect(card).toContainText("No service fee was charged.");
+});
+
+test("a proposal that lowers a limit applies at once; one that raises it waits for the person", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("Set my daily limit to 0.5");
+  await ui.reply(0);
+  await expect(page.getByTestId("proposal-applied")).toContainText("0.5");
+  await page.getByTestId("settings-open").click();
+  await expect(page.getByTestId("settings-daily")).toHaveValue("0.5");
+  await page.keyboard.press("Escape");
+
+  await ui.ask("Set my daily limit to 3");
+  await ui.reply(1);
+  await expect(page.getByTestId("proposal-confirm")).toBeVisible();
+  await page.getByTestId("settings-open").click();
+  await expect(page.getByTestId("settings-daily")).toHaveValue("0.5");
+  await page.keyboard.press("Escape");
+  await page.getByTestId("proposal-confirm").click();
+  await page.getByTestId("settings-open").click();
+  await expect(page.getByTestId("settings-daily")).toHaveValue("3");
+});
+
+test("at or below the confirmation threshold the wallet prompt opens by itself", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await page.getByTestId("settings-open").click();
+  await page.getByTestId("settings-threshold").fill("0.01");
+  await page.getByTestId("settings-save").click();
+  await ui.ask("What's the weather in Tokyo?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
+  expect(wallet.signRequests).toBe(1);
+});
+
+test("an unfunded wallet is told it lacks USDC before anything is signed", async ({ page, unfundedWallet }) => {
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("What's the weather in Berlin?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "failed");
+  await expect(card.getByTestId("payment-reason")).toHaveAttribute("data-code", "insufficient-balance");
+  expect(unfundedWallet.signRequests).toBe(0);
+});
+
+test("keyboard only: connect, ask, approve and pay without a mouse", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.input.focus();
+  await page.keyboard.type("What's the weather in Sydney?");
+  await page.keyboard.press("Enter");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  const approve = card.getByTestId("approve-payment");
+  await expect(approve).toBeEnabled();
+  // Tab from the reply's start until the approve button has the focus.
+  await card.focus().catch(() => undefined);
+  for (let step = 0; step < 40; step += 1) {
+    if (await approve.evaluate((element) => element === document.activeElement)) break;
+    await page.keyboard.press("Tab");
+  }
+  await expect(approve).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(card).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
+  expect(wallet.signRequests).toBe(1);
+});
+
+test("the sandbox demo wallet is a wallet like any other and pays", async ({ page }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await expect(ui.sandboxBanner).toBeVisible();
+  await ui.connect("Sandbox demo wallet");
+  await ui.ask("What's the weather in Lisbon?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await card.getByTestId("approve-payment").click();
+  await expect(card).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
+  const href = await card.getByTestId("payment-tx-link").getAttribute("href");
+  await page.goto(new URL(href ?? "", page.url()).pathname);
+  await expect(page.getByTestId("tx-status")).toHaveText("Confirmed");
+  await expect(page.getByTestId("tx-transfer")).toContainText("0.002 USDC");
+});
