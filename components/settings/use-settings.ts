@@ -1,99 +1,82 @@
 "use client";
-// The person's settings in local storage, shared by every component and tab (a storage event
-// keeps two tabs in step), with the model's proposals sorted into applied and waiting.
-import { useCallback, useState, useSyncExternalStore } from "react";
+// The person's settings for the page: one store over local storage shared by every component and
+// tab, and the model's proposals sorted into what was applied and what waits for a Confirm.
+// Waiting raises live in React state, not in storage: a reload drops them, which is the safe way.
+//
+//   const settings = useSettings();
+//   settings.settings            // Settings (defaults during server rendering and hydration)
+//   settings.update({ model })   // a change the person made; shallow merge over the top-level keys
+//   settings.propose(proposal)   // from a `d:` line: lowers apply at once, raises wait in `pending`
+//   settings.pending             // AmountChange[]: raises still above the current values
+//   settings.applied             // Change[]: what the latest proposal applied, for the banner
+//   settings.confirmPending() / dismissPending() / dismissApplied()
+import { useCallback, useMemo, useState, useSyncExternalStore } from "react";
 import {
+  amountOf,
   applyChanges,
+  browserSettingsStore,
   classifyProposal,
   defaultSettings,
-  readSettings,
-  SETTINGS_STORAGE_KEY,
+  isRaise,
+  type AmountChange,
   type Change,
   type Proposal,
   type Settings,
+  type SettingsStore,
 } from "@/lib/client/settings";
-
-const listeners = new Set<() => void>();
-let cachedRaw: string | null | undefined;
-let cachedSettings: Settings = defaultSettings;
-
-function snapshot(): Settings {
-  let raw: string | null = null;
-  try {
-    raw = window.localStorage.getItem(SETTINGS_STORAGE_KEY);
-  } catch {
-    raw = null;
-  }
-  if (raw !== cachedRaw) {
-    cachedRaw = raw;
-    let parsed: unknown;
-    try {
-      parsed = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    cachedSettings = readSettings(parsed);
-  }
-  return cachedSettings;
-}
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  const onStorage = (event: StorageEvent) => {
-    if (event.key === SETTINGS_STORAGE_KEY) listener();
-  };
-  window.addEventListener("storage", onStorage);
-  return () => {
-    listeners.delete(listener);
-    window.removeEventListener("storage", onStorage);
-  };
-}
-
-function save(settings: Settings): void {
-  try {
-    window.localStorage.setItem(SETTINGS_STORAGE_KEY, JSON.stringify(settings));
-  } catch {
-    // Storage full or disabled: the settings hold for this page only.
-    cachedRaw = JSON.stringify(settings);
-    cachedSettings = settings;
-  }
-  for (const listener of listeners) listener();
-}
 
 export type SettingsState = {
   settings: Settings;
-  /** Stores a change the person made. */
+  /** Stores a change the person made: each given top-level key replaces the stored one. */
   update: (change: Partial<Settings>) => void;
-  /** Raises proposed by the model, waiting for the person. */
-  pending: Change[];
-  /** Lowerings (and threshold cuts) that were applied from the latest proposal. */
+  /** Raises proposed by the model that wait for the person; `from` is the value held now. */
+  pending: AmountChange[];
+  /** What the latest proposal applied at once (lowered amounts, priority, default chain). */
   applied: Change[];
+  /** Sorts a proposal from a `d:` line: applies the safe part, queues the raises. */
   propose: (proposal: Proposal) => void;
+  /** Applies the waiting raises (those still above the current values). */
   confirmPending: () => void;
   dismissPending: () => void;
   dismissApplied: () => void;
 };
 
-export function useSettings(): SettingsState {
-  const settings = useSyncExternalStore(subscribe, snapshot, () => defaultSettings);
-  const [pending, setPending] = useState<Change[]>([]);
+const serverSnapshot = () => defaultSettings;
+
+export function useSettings(store: SettingsStore = browserSettingsStore): SettingsState {
+  const settings = useSyncExternalStore(store.subscribe, store.get, serverSnapshot);
+  const [queued, setQueued] = useState<AmountChange[]>([]);
   const [applied, setApplied] = useState<Change[]>([]);
 
-  const update = useCallback((change: Partial<Settings>) => save({ ...snapshot(), ...change }), []);
-  const propose = useCallback((proposal: Proposal) => {
-    const result = classifyProposal(snapshot(), proposal);
-    save(result.apply);
-    setApplied(result.applied);
-    // A newer proposal for the same field replaces the older one.
-    setPending((current) => [...current.filter((change) => !result.confirm.some((next) => next.field === change.field)), ...result.confirm]);
-  }, []);
+  // A raise goes stale when the person (or a lowering) moves the field past it meanwhile.
+  const pending = useMemo(
+    () => queued.filter((change) => isRaise(settings, change)).map((change) => ({ ...change, from: amountOf(settings, change.field) })),
+    [queued, settings],
+  );
+
+  const update = useCallback((change: Partial<Settings>) => store.set({ ...store.get(), ...change }), [store]);
+
+  const propose = useCallback(
+    (proposal: Proposal) => {
+      const result = classifyProposal(store.get(), proposal);
+      if (result.applied.length > 0) {
+        store.set(result.apply);
+        setApplied(result.applied);
+      }
+      // The newest word on a field wins: an older raise of a field this proposal names is dropped.
+      const named = new Set<Change["field"]>([...result.applied, ...result.confirm].map((change) => change.field).concat(result.unchanged));
+      setQueued((current) => [...current.filter((change) => !named.has(change.field)), ...result.confirm]);
+    },
+    [store],
+  );
+
   const confirmPending = useCallback(() => {
-    setPending((current) => {
-      if (current.length > 0) save(applyChanges(snapshot(), current));
-      return [];
-    });
-  }, []);
-  const dismissPending = useCallback(() => setPending([]), []);
+    const current = store.get();
+    const raises = queued.filter((change) => isRaise(current, change));
+    if (raises.length > 0) store.set(applyChanges(current, raises));
+    setQueued([]);
+  }, [store, queued]);
+  const dismissPending = useCallback(() => setQueued([]), []);
   const dismissApplied = useCallback(() => setApplied([]), []);
 
   return { settings, update, pending, applied, propose, confirmPending, dismissPending, dismissApplied };

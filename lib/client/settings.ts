@@ -1,34 +1,54 @@
-// The person's settings as the browser keeps them (SPEC section 5): spending limits, preferences
-// and the model tier, in local storage, sent with every request. Also the rule for the model's
-// proposals: lowering a limit or changing a preference applies at once; raising a limit, or the
-// confirmation threshold (fewer confirmations), waits for the person. Amounts are compared as
-// bigint micro-dollars and kept as decimal strings, never floats.
+// The person's settings as the browser keeps them (SPEC sections 5 and 9): spending limits,
+// preferences and the model tier, in local storage, sent with every request. Owns three things:
+// reading stored settings back (a broken field takes its default, nothing throws), the rule for
+// the model's proposals (lowering a limit or changing a preference applies at once; raising a
+// limit, or the confirmation threshold, waits for the person), and a small store over local
+// storage that is safe to import during server rendering and keeps two tabs in step.
+// Amounts are compared as bigint micro-dollars and kept as decimal strings, never floats.
 import { z } from "zod";
+import type { chatRequestSchema } from "@/lib/chat/request";
+import type { ModelTier } from "@/lib/chat/models";
 import { formatUsd, parseUsd } from "@/lib/payments/money";
 
 export const limitKeys = ["daily", "weekly", "monthly", "perPayment"] as const;
 export type LimitKey = (typeof limitKeys)[number];
 export type SpendingLimitSettings = Record<LimitKey, string>;
 
-export const modelTierIds = ["vendor-2.0-flash-exp", "vendor-1.5-flash", "vendor-1.5-pro"] as const;
+/** The tiers the server allows (lib/chat/models.ts); `satisfies` keeps this list within them. */
+export const modelTierIds = ["vendor-2.0-flash-exp", "vendor-1.5-pro", "vendor-1.5-flash"] as const satisfies readonly ModelTier[];
 export type ModelTierId = (typeof modelTierIds)[number];
+
+export type Priority = "cost" | "speed";
 
 export type Settings = {
   spendingLimits: SpendingLimitSettings;
-  preferences: { defaultChain?: string; priority: "cost" | "speed"; confirmationThreshold: string };
+  preferences: {
+    /** A CAIP-2 network id such as eip155:8453; absent: no preference. */
+    defaultChain?: string;
+    priority: Priority;
+    /** At or below this USD amount the wallet's prompt opens at once; above it the page asks first. */
+    confirmationThreshold: string;
+  };
   model: ModelTierId;
 };
 
-/** The server's defaults (DEFAULT_LIMIT_*); a threshold of 0 means every payment is confirmed in the page. */
+/**
+ * The server's defaults for the limits (DEFAULT_LIMIT_* in lib/env.ts). The threshold is 0, so
+ * every payment is confirmed in the page until the person chooses otherwise: the safer start
+ * for a page that spends money.
+ */
 export const defaultSettings: Settings = {
   spendingLimits: { daily: "1", weekly: "5", monthly: "20", perPayment: "0.5" },
   preferences: { priority: "cost", confirmationThreshold: "0" },
   model: "vendor-2.0-flash-exp",
 };
 
-const MAX_USD = 1_000_000n * 1_000_000n;
+export const SETTINGS_STORAGE_KEY = "x402-agent:settings:v1";
 
-/** A USD amount as the settings hold it: 0..1,000,000 with at most 6 decimals, normalised. */
+const MAX_USD = 1_000_000n * 1_000_000n;
+const networkIdPattern = /^eip155:\d{1,12}$/;
+
+/** A USD amount as the settings hold it: 0..1,000,000 with at most 6 decimals, normalised ("0.50" -> "0.5"). */
 export function readUsd(value: unknown): string | undefined {
   if (typeof value !== "string" && typeof value !== "number") return undefined;
   const micros = parseUsd(value);
@@ -44,34 +64,83 @@ export function usdError(value: string): string | undefined {
   return undefined;
 }
 
-const networkIdPattern = /^eip155:\d{1,12}$/;
-const usd = z.custom<string | number>((value) => readUsd(value) !== undefined).transform((value) => readUsd(value) ?? "0");
+/**
+ * A decimal USD string as the page writes it: a dollar sign and at least two decimals, all the
+ * decimals it has beyond that ("1" -> "$1.00", "0.5" -> "$0.50", "0.004" -> "$0.004").
+ * Text only, never arithmetic; something that is not an amount is shown as given.
+ */
+export function displayUsd(amount: string): string {
+  const micros = parseUsd(amount);
+  if (micros === undefined) return amount;
+  const [whole, fraction = ""] = formatUsd(micros).split(".");
+  return `$${whole}.${fraction.padEnd(2, "0")}`;
+}
 
-/** Reads stored settings field by field: whatever is missing or broken takes its default. */
+// ---------------------------------------------------------------------------------------------
+// Reading stored settings
+
+const usdSetting = z.unknown().transform((value, ctx) => {
+  const amount = readUsd(value);
+  if (amount === undefined) {
+    ctx.addIssue({ code: "custom", message: "not a USD amount from 0 to 1000000 with at most 6 decimals" });
+    return z.NEVER;
+  }
+  return amount;
+});
+
+/**
+ * What local storage holds, read field by field: each field that is missing or broken takes its
+ * default (`catch`), so a partial or corrupt value never throws and never loses the good fields.
+ */
+export const storedSettingsSchema = z
+  .object({
+    spendingLimits: z
+      .object({
+        daily: usdSetting.catch(defaultSettings.spendingLimits.daily),
+        weekly: usdSetting.catch(defaultSettings.spendingLimits.weekly),
+        monthly: usdSetting.catch(defaultSettings.spendingLimits.monthly),
+        perPayment: usdSetting.catch(defaultSettings.spendingLimits.perPayment),
+      })
+      .catch(() => ({ ...defaultSettings.spendingLimits })),
+    preferences: z
+      .object({
+        defaultChain: z.string().regex(networkIdPattern).optional().catch(undefined),
+        priority: z.enum(["cost", "speed"]).catch(defaultSettings.preferences.priority),
+        confirmationThreshold: usdSetting.catch(defaultSettings.preferences.confirmationThreshold),
+      })
+      .catch(() => ({ ...defaultSettings.preferences })),
+    model: z.enum(modelTierIds).catch(defaultSettings.model),
+  })
+  .catch(() => structuredClone(defaultSettings));
+
+/** Settings from whatever was stored (already JSON-parsed); never throws. */
 export function readSettings(raw: unknown): Settings {
-  const source = isRecord(raw) ? raw : {};
-  const limits = isRecord(source.spendingLimits) ? source.spendingLimits : {};
-  const preferences = isRecord(source.preferences) ? source.preferences : {};
-  const pick = <T,>(schema: z.ZodType<T, unknown>, value: unknown, fallback: T): T => {
-    const parsed = schema.safeParse(value);
-    return parsed.success ? parsed.data : fallback;
-  };
-  const spendingLimits = Object.fromEntries(
-    limitKeys.map((key) => [key, pick(usd, limits[key], defaultSettings.spendingLimits[key])]),
-  ) as SpendingLimitSettings;
-  const defaultChain = pick(z.string().regex(networkIdPattern).optional(), preferences.defaultChain, undefined);
+  const { spendingLimits, preferences, model } = storedSettingsSchema.parse(raw);
+  const { defaultChain, priority, confirmationThreshold } = preferences;
   return {
-    spendingLimits,
-    preferences: {
-      ...(defaultChain ? { defaultChain } : {}),
-      priority: pick(z.enum(["cost", "speed"]), preferences.priority, defaultSettings.preferences.priority),
-      confirmationThreshold: pick(usd, preferences.confirmationThreshold, defaultSettings.preferences.confirmationThreshold),
-    },
-    model: pick(z.enum(modelTierIds), source.model, defaultSettings.model),
+    spendingLimits: { ...spendingLimits },
+    preferences: { ...(defaultChain ? { defaultChain } : {}), priority, confirmationThreshold },
+    model,
   };
 }
 
-/** Limits that do not nest (a day allowed more than a week): worth a warning, not a refusal. */
+/** Settings from the stored text (`null` when nothing is stored); text that is not JSON gives the defaults. */
+export function parseStoredSettings(text: string | null): Settings {
+  if (text === null) return readSettings(undefined);
+  try {
+    return readSettings(JSON.parse(text));
+  } catch {
+    return readSettings(undefined);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The form's checks
+
+/**
+ * Limits that do not nest (a day allowed more than a week) are worth a warning, not a refusal:
+ * the server enforces every limit on its own, so the tightest one simply decides.
+ */
 export function limitWarnings(limits: SpendingLimitSettings): string[] {
   const micros = (key: LimitKey) => parseUsd(limits[key]) ?? 0n;
   const warnings: string[] = [];
@@ -81,89 +150,230 @@ export function limitWarnings(limits: SpendingLimitSettings): string[] {
   return warnings;
 }
 
-/** The part of a chat request that settings make (limits as decimal strings). */
-export function toRequestExtras(settings: Settings) {
+// ---------------------------------------------------------------------------------------------
+// The chat request
+
+type ChatRequestInput = z.input<typeof chatRequestSchema>;
+export type RequestExtras = Required<Pick<ChatRequestInput, "spendingLimits" | "preferences" | "model">>;
+
+/** The part of a chat request body that settings make: limits and threshold as decimal strings. */
+export function toRequestExtras(settings: Settings): RequestExtras {
+  const { defaultChain, priority, confirmationThreshold } = settings.preferences;
   return {
     spendingLimits: { ...settings.spendingLimits },
-    preferences: {
-      ...(settings.preferences.defaultChain ? { defaultChain: settings.preferences.defaultChain } : {}),
-      priority: settings.preferences.priority,
-      confirmationThreshold: settings.preferences.confirmationThreshold,
-    },
+    preferences: { ...(defaultChain ? { defaultChain } : {}), priority, confirmationThreshold },
     model: settings.model,
   };
 }
 
-export type Proposal = { spendingLimits?: Record<string, unknown>; preferences?: Record<string, unknown> };
+// ---------------------------------------------------------------------------------------------
+// The model's proposals
 
-export type Change = { field: LimitKey | "confirmationThreshold"; from: string; to: string };
+/** What a `d:` line may carry (see updatePreferences in lib/chat/tools/account-tools.ts); read as untrusted. */
+export type Proposal = { spendingLimits?: unknown; preferences?: unknown };
+
+export type AmountField = LimitKey | "confirmationThreshold";
+/** A limit or the threshold moving from one amount to another (decimal USD strings). */
+export type AmountChange = { field: AmountField; from: string; to: string };
+/** A preference that is not an amount; `from` is absent when there was no default chain. */
+export type PreferenceChange = { field: "priority"; from: Priority; to: Priority } | { field: "defaultChain"; from?: string; to: string };
+export type Change = AmountChange | PreferenceChange;
 
 export type ClassifiedProposal = {
-  /** Applied at once: lowered limits and threshold, and the other preferences. */
+  /** The settings with the proposal's safe part applied: lowered amounts and the other preferences. */
   apply: Settings;
+  /** What `apply` changed, for the page to say so. */
   applied: Change[];
-  /** Raised limits or threshold: need the person's confirmation in the page. */
-  confirm: Change[];
-  /** Fields that were not valid, never applied. */
+  /** Raised limits or threshold: they need the person's confirmation and are not in `apply`. */
+  confirm: AmountChange[];
+  /** Valid fields whose proposed value is what the settings already hold. */
+  unchanged: Change["field"][];
+  /** Fields that were unknown or not valid: never applied. */
   ignored: string[];
 };
 
+/**
+ * Sorts a proposal against the current settings. A raised threshold counts as a raise: it lets
+ * more payments skip the page's own confirmation. Amounts are compared in micro-dollars, so
+ * "0.50" and 0.5 are the same and equal values change nothing.
+ */
 export function classifyProposal(current: Settings, proposal: Proposal): ClassifiedProposal {
-  const next: Settings = {
-    spendingLimits: { ...current.spendingLimits },
-    preferences: { ...current.preferences },
-    model: current.model,
-  };
+  const next = copySettings(current);
   const applied: Change[] = [];
-  const confirm: Change[] = [];
+  const confirm: AmountChange[] = [];
+  const unchanged: Change["field"][] = [];
   const ignored: string[] = [];
-  const weigh = (field: Change["field"], from: string, proposed: unknown, set: (value: string) => void) => {
+
+  const weigh = (field: AmountField, from: string, proposed: unknown) => {
     const to = readUsd(proposed);
-    if (to === undefined) return ignored.push(field);
+    if (to === undefined) return void ignored.push(field);
     const delta = (parseUsd(to) ?? 0n) - (parseUsd(from) ?? 0n);
-    if (delta === 0n) return;
-    if (delta < 0n) {
-      set(to);
+    if (delta === 0n) unchanged.push(field);
+    else if (delta > 0n) confirm.push({ field, from, to });
+    else {
+      setAmount(next, field, to);
       applied.push({ field, from, to });
-    } else {
-      confirm.push({ field, from, to });
     }
   };
-  for (const [key, value] of Object.entries(proposal.spendingLimits ?? {})) {
-    if (!(limitKeys as readonly string[]).includes(key)) {
-      ignored.push(key);
-      continue;
-    }
-    const limit = key as LimitKey;
-    weigh(limit, current.spendingLimits[limit], value, (to) => (next.spendingLimits[limit] = to));
+
+  if (proposal.spendingLimits !== undefined) {
+    if (!isRecord(proposal.spendingLimits)) ignored.push("spendingLimits");
+    else
+      for (const [key, value] of Object.entries(proposal.spendingLimits)) {
+        if (isLimitKey(key)) weigh(key, current.spendingLimits[key], value);
+        else ignored.push(key);
+      }
   }
-  const preferences = proposal.preferences ?? {};
-  for (const [key, value] of Object.entries(preferences)) {
-    if (key === "confirmationThreshold") {
-      weigh("confirmationThreshold", current.preferences.confirmationThreshold, value, (to) => (next.preferences.confirmationThreshold = to));
-    } else if (key === "priority" && (value === "cost" || value === "speed")) {
-      next.preferences.priority = value;
-    } else if (key === "defaultChain" && typeof value === "string" && networkIdPattern.test(value)) {
-      next.preferences.defaultChain = value;
-    } else {
-      ignored.push(key);
-    }
+
+  if (proposal.preferences !== undefined) {
+    if (!isRecord(proposal.preferences)) ignored.push("preferences");
+    else
+      for (const [key, value] of Object.entries(proposal.preferences)) {
+        if (key === "confirmationThreshold") {
+          weigh("confirmationThreshold", current.preferences.confirmationThreshold, value);
+        } else if (key === "priority" && (value === "cost" || value === "speed")) {
+          const from = current.preferences.priority;
+          if (value === from) unchanged.push("priority");
+          else {
+            next.preferences.priority = value;
+            applied.push({ field: "priority", from, to: value });
+          }
+        } else if (key === "defaultChain" && typeof value === "string" && networkIdPattern.test(value)) {
+          const from = current.preferences.defaultChain;
+          if (value === from) unchanged.push("defaultChain");
+          else {
+            next.preferences.defaultChain = value;
+            applied.push({ field: "defaultChain", ...(from ? { from } : {}), to: value });
+          }
+        } else {
+          ignored.push(key);
+        }
+      }
   }
-  return { apply: next, applied, confirm, ignored };
+
+  return { apply: next, applied, confirm, unchanged, ignored };
 }
 
-/** Applies confirmed raises. */
-export function applyChanges(current: Settings, changes: readonly Change[]): Settings {
-  const next: Settings = { spendingLimits: { ...current.spendingLimits }, preferences: { ...current.preferences }, model: current.model };
-  for (const change of changes) {
-    if (change.field === "confirmationThreshold") next.preferences.confirmationThreshold = change.to;
-    else next.spendingLimits[change.field] = change.to;
-  }
+/** Applies amount changes the person confirmed. */
+export function applyChanges(current: Settings, changes: readonly AmountChange[]): Settings {
+  const next = copySettings(current);
+  for (const change of changes) setAmount(next, change.field, change.to);
   return next;
 }
 
-export const SETTINGS_STORAGE_KEY = "x402-agent:settings:v1";
+/** The amount a field holds now. */
+export function amountOf(settings: Settings, field: AmountField): string {
+  return field === "confirmationThreshold" ? settings.preferences.confirmationThreshold : settings.spendingLimits[field];
+}
+
+/** Whether `change` would still raise the field above what `settings` hold (a raise can go stale). */
+export function isRaise(settings: Settings, change: AmountChange): boolean {
+  return (parseUsd(change.to) ?? 0n) > (parseUsd(amountOf(settings, change.field)) ?? 0n);
+}
+
+function setAmount(settings: Settings, field: AmountField, to: string): void {
+  if (field === "confirmationThreshold") settings.preferences.confirmationThreshold = to;
+  else settings.spendingLimits[field] = to;
+}
+
+function copySettings(settings: Settings): Settings {
+  return { spendingLimits: { ...settings.spendingLimits }, preferences: { ...settings.preferences }, model: settings.model };
+}
+
+function isLimitKey(key: string): key is LimitKey {
+  return (limitKeys as readonly string[]).includes(key);
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The store over local storage
+
+export type SettingsStorage = Pick<Storage, "getItem" | "setItem">;
+type StorageEvents = Pick<EventTarget, "addEventListener" | "removeEventListener">;
+
+export type SettingsStore = {
+  /** The current settings; the same object until they change (what useSyncExternalStore needs). */
+  get: () => Settings;
+  /** Stores settings (normalised first) and tells every subscriber in this tab. */
+  set: (settings: Settings) => void;
+  /** Called on every change, from this tab or (through the storage event) another one. */
+  subscribe: (listener: () => void) => () => void;
+};
+
+export type CreateSettingsStoreParameters = {
+  /** Local storage, or undefined where there is none (server rendering). Read lazily, never at import. */
+  storage: () => SettingsStorage | undefined;
+  /** Where `storage` events arrive (the window); undefined where there is none. */
+  events?: () => StorageEvents | undefined;
+};
+
+export function createSettingsStore({ storage, events }: CreateSettingsStoreParameters): SettingsStore {
+  const listeners = new Set<() => void>();
+  // The parsed value of the last text read, so an unchanged text gives the same object.
+  let cachedText: string | null | undefined;
+  let cached: Settings = defaultSettings;
+  // A write that storage refused (full, disabled): it holds for this tab until storage works.
+  let unsaved: string | undefined;
+
+  const readText = (): string | null => {
+    if (unsaved !== undefined) return unsaved;
+    try {
+      return storage()?.getItem(SETTINGS_STORAGE_KEY) ?? null;
+    } catch {
+      return null;
+    }
+  };
+  const notify = () => {
+    for (const listener of [...listeners]) listener();
+  };
+
+  return {
+    get() {
+      const text = readText();
+      if (text !== cachedText) {
+        cachedText = text;
+        cached = parseStoredSettings(text);
+      }
+      return cached;
+    },
+    set(settings) {
+      const text = JSON.stringify(readSettings(settings));
+      try {
+        const target = storage();
+        if (!target) throw new Error("no storage");
+        target.setItem(SETTINGS_STORAGE_KEY, text);
+        unsaved = undefined;
+      } catch {
+        unsaved = text;
+      }
+      notify();
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      const target = events?.();
+      const onStorage = (event: Event) => {
+        // key null: another tab cleared the whole storage.
+        const key = (event as Partial<StorageEvent>).key;
+        if (key !== SETTINGS_STORAGE_KEY && key !== null) return;
+        unsaved = undefined;
+        listener();
+      };
+      target?.addEventListener("storage", onStorage);
+      return () => {
+        listeners.delete(listener);
+        target?.removeEventListener("storage", onStorage);
+      };
+    },
+  };
+}
+
+const hasWindow = () => typeof window !== "undefined";
+
+/** This tab's store over `window.localStorage`: touches nothing until first used in the browser. */
+export const browserSettingsStore: SettingsStore = createSettingsStore({
+  storage: () => (hasWindow() ? window.localStorage : undefined),
+  events: () => (hasWindow() ? window : undefined),
+});
