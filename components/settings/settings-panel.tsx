@@ -1,20 +1,35 @@
 "use client";
-// The settings dialog: the four spending limits, the default chain, cost or speed, and the
-// confirmation threshold. A native modal <dialog>: focus stays inside, Escape closes it, and
-// focus returns to the Settings button. Values are checked as decimal USD before they are saved.
-import { useId, useRef, useState, type FormEvent } from "react";
-import { limitKeys, limitWarnings, usdError, type LimitKey, type Settings } from "@/lib/client/settings";
+// The Settings button and its dialog: the four spending limits, the confirmation threshold, the
+// default chain and cost or speed. A native modal <dialog>: focus stays inside, Escape closes it
+// (as Cancel does, saving nothing), and focus returns to the Settings button. Amounts are checked
+// as decimal USD before anything is saved; limits that do not nest only earn a warning.
+//
+//   <SettingsPanel settings={useSettings()} networks={[{ id: "eip155:84532", name: "Base Sepolia" }]} />
+//
+// Test ids: settings-open (the button), settings-dialog, settings-daily, settings-weekly,
+// settings-monthly, settings-per-payment, settings-threshold, settings-default-chain,
+// settings-priority-cost, settings-priority-speed, settings-save, settings-cancel.
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { limitKeys, limitWarnings, usdError, type LimitKey, type Priority, type Settings } from "@/lib/client/settings";
 import type { SettingsState } from "./use-settings";
 import styles from "./settings.module.css";
 
-const limitLabels: Record<LimitKey, { label: string; testId: string; hint: string }> = {
+export type SettingsPanelProps = {
+  /** From useSettings(): the panel reads the current settings and saves through `update`. */
+  settings: SettingsState;
+  /** The networks the server pays on, offered as the default chain. */
+  networks: readonly { id: string; name: string }[];
+};
+
+const limitFields: Record<LimitKey, { label: string; testId: string; hint: string }> = {
   daily: { label: "Daily limit", testId: "settings-daily", hint: "Rolling 24 hours" },
   weekly: { label: "Weekly limit", testId: "settings-weekly", hint: "Rolling 7 days" },
   monthly: { label: "Monthly limit", testId: "settings-monthly", hint: "Rolling 30 days" },
   perPayment: { label: "Per payment", testId: "settings-per-payment", hint: "The most one payment may cost" },
 };
 
-type Draft = { limits: Record<LimitKey, string>; threshold: string; priority: "cost" | "speed"; defaultChain: string };
+type AmountKey = LimitKey | "threshold";
+type Draft = { limits: Record<LimitKey, string>; threshold: string; priority: Priority; defaultChain: string };
 
 const toDraft = (settings: Settings): Draft => ({
   limits: { ...settings.spendingLimits },
@@ -23,24 +38,63 @@ const toDraft = (settings: Settings): Draft => ({
   defaultChain: settings.preferences.defaultChain ?? "",
 });
 
-export function SettingsPanel({ settings, networks }: { settings: SettingsState; networks: { id: string; name: string }[] }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const [draft, setDraft] = useState<Draft>(() => toDraft(settings.settings));
-  const [submitted, setSubmitted] = useState(false);
-  const formId = useId();
-
-  const errors: Partial<Record<LimitKey | "threshold", string>> = {};
+function draftErrors(draft: Draft): Partial<Record<AmountKey, string>> {
+  const errors: Partial<Record<AmountKey, string>> = {};
   for (const key of limitKeys) {
     const error = usdError(draft.limits[key]);
     if (error) errors[key] = error;
   }
   const thresholdError = usdError(draft.threshold);
   if (thresholdError) errors.threshold = thresholdError;
+  return errors;
+}
+
+/**
+ * The saved settings: the current ones with only the fields the person edited in this dialog, so
+ * a proposal applied while the dialog stood open (a lowered limit) is not undone by Save.
+ */
+function merge(current: Settings, opened: Draft, draft: Draft): Pick<Settings, "spendingLimits" | "preferences"> {
+  const edited = <T,>(before: T, after: T, now: T) => (before === after ? now : after);
+  const spendingLimits = { ...current.spendingLimits };
+  for (const key of limitKeys) spendingLimits[key] = edited(opened.limits[key], draft.limits[key], current.spendingLimits[key]).trim();
+  const defaultChain = edited(opened.defaultChain, draft.defaultChain, current.preferences.defaultChain ?? "");
+  return {
+    spendingLimits,
+    preferences: {
+      ...(defaultChain ? { defaultChain } : {}),
+      priority: edited(opened.priority, draft.priority, current.preferences.priority),
+      confirmationThreshold: edited(opened.threshold, draft.threshold, current.preferences.confirmationThreshold).trim(),
+    },
+  };
+}
+
+export function SettingsPanel({ settings, networks }: SettingsPanelProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const form = useRef<HTMLFormElement>(null);
+  const [opened, setOpened] = useState<Draft>(() => toDraft(settings.settings));
+  const [draft, setDraft] = useState<Draft>(opened);
+  const [submitted, setSubmitted] = useState(false);
+  const formId = useId();
+  const idOf = (key: string) => `${formId}-${key}`;
+
+  const errors = draftErrors(draft);
   const valid = Object.keys(errors).length === 0;
   const warnings = valid ? limitWarnings(draft.limits) : [];
 
+  // However the dialog closes (Save, Cancel, Escape), focus goes back to the button that opened it.
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    const onClose = () => opener.current?.focus();
+    element.addEventListener("close", onClose);
+    return () => element.removeEventListener("close", onClose);
+  }, []);
+
   const open = () => {
-    setDraft(toDraft(settings.settings));
+    const start = toDraft(settings.settings);
+    setOpened(start);
+    setDraft(start);
     setSubmitted(false);
     dialog.current?.showModal();
   };
@@ -48,20 +102,18 @@ export function SettingsPanel({ settings, networks }: { settings: SettingsState;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setSubmitted(true);
-    if (!valid) return;
-    settings.update({
-      spendingLimits: { ...draft.limits },
-      preferences: {
-        ...(draft.defaultChain ? { defaultChain: draft.defaultChain } : {}),
-        priority: draft.priority,
-        confirmationThreshold: draft.threshold,
-      },
-    });
+    if (!valid) {
+      // The first field in error takes focus; its message is tied to it by aria-describedby.
+      const first = [...limitKeys, "threshold" as const].find((key) => errors[key]);
+      if (first) form.current?.querySelector<HTMLInputElement>(`#${CSS.escape(idOf(first))}`)?.focus();
+      return;
+    }
+    settings.update(merge(settings.settings, opened, draft));
     close();
   };
 
-  const field = (key: LimitKey | "threshold", label: string, hint: string, testId: string, value: string, set: (value: string) => void) => {
-    const id = `${formId}-${key}`;
+  const amountField = (key: AmountKey, label: string, hint: string, testId: string, value: string, set: (value: string) => void) => {
+    const id = idOf(key);
     const error = submitted ? errors[key] : undefined;
     return (
       <div className={styles.field} key={key}>
@@ -70,8 +122,10 @@ export function SettingsPanel({ settings, networks }: { settings: SettingsState;
           <span aria-hidden="true">$</span>
           <input
             id={id}
+            name={key}
             inputMode="decimal"
             autoComplete="off"
+            spellCheck={false}
             value={value}
             onChange={(event) => set(event.target.value)}
             aria-invalid={error ? true : undefined}
@@ -93,19 +147,26 @@ export function SettingsPanel({ settings, networks }: { settings: SettingsState;
 
   return (
     <>
-      <button type="button" className={styles.opener} onClick={open} data-testid="settings-open" aria-haspopup="dialog">
+      <button
+        ref={opener}
+        type="button"
+        className={styles.opener}
+        onClick={open}
+        data-testid="settings-open"
+        aria-haspopup="dialog"
+      >
         Settings
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-labelledby={`${formId}-title`} data-testid="settings-dialog">
-        <form onSubmit={submit} noValidate>
-          <h2 id={`${formId}-title`} className={styles.title}>
+      <dialog ref={dialog} className={styles.dialog} aria-labelledby={idOf("title")} data-testid="settings-dialog">
+        <form ref={form} onSubmit={submit} noValidate>
+          <h2 id={idOf("title")} className={styles.title}>
             Settings
           </h2>
           <p className={styles.intro}>Kept in this browser and sent with each message. The server enforces every limit.</p>
           <fieldset className={styles.group}>
             <legend>Spending limits (USD)</legend>
             {limitKeys.map((key) =>
-              field(key, limitLabels[key].label, limitLabels[key].hint, limitLabels[key].testId, draft.limits[key], (value) =>
+              amountField(key, limitFields[key].label, limitFields[key].hint, limitFields[key].testId, draft.limits[key], (value) =>
                 setDraft((current) => ({ ...current, limits: { ...current.limits, [key]: value } })),
               ),
             )}
@@ -117,7 +178,7 @@ export function SettingsPanel({ settings, networks }: { settings: SettingsState;
           </fieldset>
           <fieldset className={styles.group}>
             <legend>Payments</legend>
-            {field(
+            {amountField(
               "threshold",
               "Confirm in the page above",
               "At or below this, your wallet's prompt opens as soon as a quote arrives; 0 confirms every payment here first",
@@ -126,9 +187,9 @@ export function SettingsPanel({ settings, networks }: { settings: SettingsState;
               (value) => setDraft((current) => ({ ...current, threshold: value })),
             )}
             <div className={styles.field}>
-              <label htmlFor={`${formId}-chain`}>Default chain</label>
+              <label htmlFor={idOf("chain")}>Default chain</label>
               <select
-                id={`${formId}-chain`}
+                id={idOf("chain")}
                 value={draft.defaultChain}
                 onChange={(event) => setDraft((current) => ({ ...current, defaultChain: event.target.value }))}
                 data-testid="settings-default-chain"
@@ -139,15 +200,19 @@ export function SettingsPanel({ settings, networks }: { settings: SettingsState;
                     {network.name}
                   </option>
                 ))}
+                {draft.defaultChain && !networks.some((network) => network.id === draft.defaultChain) ? (
+                  // A chain the server no longer offers stays visible rather than silently dropped.
+                  <option value={draft.defaultChain}>{draft.defaultChain} (not enabled here)</option>
+                ) : null}
               </select>
             </div>
-            <div className={styles.radios} role="radiogroup" aria-label="When services compete">
-              <span className={styles.radioLabel}>When services compete, prefer</span>
+            <fieldset className={styles.radios}>
+              <legend className={styles.radioLabel}>When services compete, prefer</legend>
               {(["cost", "speed"] as const).map((priority) => (
                 <label key={priority} className={styles.radio}>
                   <input
                     type="radio"
-                    name={`${formId}-priority`}
+                    name={idOf("priority")}
                     value={priority}
                     checked={draft.priority === priority}
                     onChange={() => setDraft((current) => ({ ...current, priority }))}
@@ -156,7 +221,7 @@ export function SettingsPanel({ settings, networks }: { settings: SettingsState;
                   {priority === "cost" ? "Lowest price" : "Fastest answer"}
                 </label>
               ))}
-            </div>
+            </fieldset>
           </fieldset>
           <div className={styles.buttons}>
             <button type="submit" className={styles.primary} data-testid="settings-save">
