@@ -29,9 +29,18 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
   };
 
   return (
-    <div ref={scroller} className={styles.scroller} onScroll={onScroll}>
-      {/* aria-busy holds screen-reader announcements until a reply is complete, not per word. */}
-      <ol className={styles.log} role="log" aria-live="polite" aria-busy={streaming} aria-label="Conversation" data-testid="message-list">
+    // The log role sits on the scroller, so the messages stay a real list for assistive technology.
+    // aria-busy holds screen-reader announcements until a reply is complete, not per word.
+    <div
+      ref={scroller}
+      className={styles.scroller}
+      onScroll={onScroll}
+      role="log"
+      aria-live="polite"
+      aria-busy={streaming}
+      aria-label="Conversation"
+    >
+      <ol className={styles.log} data-testid="message-list">
         {entries.map((entry) => (
           <ChatMessage key={entry.id} entry={entry} payments={payments.get(entry.id) ?? []} paymentActions={paymentActions} />
         ))}
