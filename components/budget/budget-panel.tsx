@@ -1,78 +1,101 @@
 "use client";
 // The budget beside the chat: how much of the day's, week's and month's limits the connected
-// wallet has spent (GET /api/spending, settled payments only), the per-payment cap, the wallet's
-// USDC balance, and the recent payments with their transaction links. Limits are the browser's;
-// what is left is computed here in bigint micro-dollars.
-import { useEffect, useState } from "react";
-import type { SpendingLimitSettings } from "@/lib/client/settings";
+// wallet has spent (GET /api/spending, settled payments only, rolling periods), the per-payment
+// cap, the wallet's USDC balance when known, and the recent payments with their transaction
+// links. Limits are the browser's; what is left is computed here in bigint micro-dollars.
+//
+//   <BudgetPanel wallet={address} limits={settings.spendingLimits} refreshKey={paymentsMade} balance="12.5" />
+//
+// The report is read again when `wallet` or `refreshKey` changes; a read that a newer one
+// replaced is aborted. A 429 or a failure keeps the last report of that wallet on screen with
+// a quiet note and a Try again button (a 429 also retries by itself after its Retry-After).
+//
+// Test ids: budget-panel, budget-meter-day|week|month (data-spent = the server's spentUsd, set
+// once a report has arrived), budget-recent (the list), budget-payment (each item),
+// budget-balance, budget-retry.
+import { useEffect, useId, useState } from "react";
+import { formatLocalTime, parseMoment, shortHex } from "@/components/payment/payment-display";
+import { displayUsd, type SpendingLimitSettings } from "@/lib/client/settings";
 import { safeLink } from "@/lib/client/safe-link";
-import { formatUsd, parseUsd } from "@/lib/payments/money";
+import { budgetMeters, readSpendingResponse, type BudgetPeriod, type SpendingReport } from "./budget-model";
 import styles from "./budget-panel.module.css";
 
-type Period = "day" | "week" | "month";
-type SpendingReport = {
-  periods: { period: Period; spentUsd: string; since: string }[];
-  recent: { paymentId: string; service: { name: string; url: string }; amountUsd: string; txHash: string; explorerUrl?: string; settledAt: string }[];
-};
-
-const periodNames: Record<Period, { title: string; limit: keyof SpendingLimitSettings; phrase: string }> = {
-  day: { title: "Today", limit: "daily", phrase: "in the last 24 hours" },
-  week: { title: "This week", limit: "weekly", phrase: "in the last 7 days" },
-  month: { title: "This month", limit: "monthly", phrase: "in the last 30 days" },
-};
-
-type Load = { state: "idle" | "loading" | "ready" | "error"; report?: SpendingReport };
-
-export function BudgetPanel({
-  wallet,
-  limits,
-  refreshKey,
-  balance,
-}: {
+export type BudgetPanelProps = {
+  /** The connected wallet's address; undefined: nothing is read and the panel asks to connect. */
   wallet: string | undefined;
+  /** The person's limits (decimal USD strings), from useSettings().settings.spendingLimits. */
   limits: SpendingLimitSettings;
-  /** Changes after every payment: the report is read again. */
+  /** Change it (e.g. count up) after a payment settles: the report is read again. */
   refreshKey: number;
-  /** The wallet's USDC balance on the network in use, when known. */
+  /** The wallet's USDC balance (a decimal string) on the network in use, when known. */
   balance?: string | undefined;
-}) {
-  const [load, setLoad] = useState<Load>({ state: "idle" });
-  const [retry, setRetry] = useState(0);
+};
+
+const periodText: Record<BudgetPeriod, { title: string; phrase: string }> = {
+  day: { title: "Last 24 hours", phrase: "in the last 24 hours" },
+  week: { title: "Last 7 days", phrase: "in the last 7 days" },
+  month: { title: "Last 30 days", phrase: "in the last 30 days" },
+};
+
+/** A 429's own wait is honoured up to this; a longer one waits for the Try again button. */
+const MAX_AUTO_RETRY_SECONDS = 60;
+
+type Load = {
+  state: "loading" | "ready" | "busy" | "failed";
+  /** The last report read, and whose it is: another wallet's is never shown. */
+  report?: { wallet: string; data: SpendingReport };
+};
+
+export function BudgetPanel({ wallet, limits, refreshKey, balance }: BudgetPanelProps) {
+  const [load, setLoad] = useState<Load>({ state: "loading" });
+  const [attempt, setAttempt] = useState(0);
+  const titleId = useId();
 
   useEffect(() => {
-    if (!wallet) {
-      setLoad({ state: "idle" });
-      return;
-    }
+    if (!wallet) return;
     const controller = new AbortController();
-    setLoad((current) => ({ state: "loading", ...(current.report ? { report: current.report } : {}) }));
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    setLoad((current) => ({ ...current, state: "loading" }));
     fetch(`/api/spending?wallet=${encodeURIComponent(wallet)}`, { signal: controller.signal, cache: "no-store" })
-      .then(async (response) => {
-        if (!response.ok) throw new Error(String(response.status));
-        const report = (await response.json()) as SpendingReport;
-        setLoad({ state: "ready", report });
+      .then(readSpendingResponse)
+      .then((result) => {
+        if (controller.signal.aborted) return;
+        if (result.kind === "ok") {
+          setLoad({ state: "ready", report: { wallet, data: result.report } });
+          return;
+        }
+        setLoad((current) => ({ ...current, state: result.kind }));
+        if (result.kind === "busy" && result.retryAfterSeconds && result.retryAfterSeconds <= MAX_AUTO_RETRY_SECONDS) {
+          retryTimer = setTimeout(() => setAttempt((value) => value + 1), result.retryAfterSeconds * 1000);
+        }
       })
       .catch(() => {
-        if (!controller.signal.aborted) setLoad((current) => ({ state: "error", ...(current.report ? { report: current.report } : {}) }));
+        if (!controller.signal.aborted) setLoad((current) => ({ ...current, state: "failed" }));
       });
-    return () => controller.abort();
-  }, [wallet, refreshKey, retry]);
+    return () => {
+      controller.abort();
+      if (retryTimer) clearTimeout(retryTimer);
+    };
+  }, [wallet, refreshKey, attempt]);
 
   if (!wallet) {
     return (
-      <section className={styles.panel} data-testid="budget-panel" aria-labelledby="budget-title">
-        <h2 id="budget-title" className={styles.title}>
+      <section className={styles.panel} data-testid="budget-panel" aria-labelledby={titleId}>
+        <h2 id={titleId} className={styles.title}>
           Budget
         </h2>
         <p className={styles.muted}>Connect a wallet to see your budget and payments.</p>
+        <p className={styles.muted}>Your limits: {displayUsd(limits.daily)} a day, {displayUsd(limits.perPayment)} per payment.</p>
       </section>
     );
   }
 
-  const report = load.report;
+  const report = load.report?.wallet === wallet ? load.report.data : undefined;
+  const meters = budgetMeters(report?.periods ?? [], limits);
+
   return (
-    <section className={styles.panel} data-testid="budget-panel" aria-labelledby="budget-title" aria-busy={load.state === "loading"}>
-      <h2 id="budget-title" className={styles.title}>
+    <section className={styles.panel} data-testid="budget-panel" aria-labelledby={titleId} aria-busy={load.state === "loading"}>
+      <h2 id={titleId} className={styles.title}>
         Budget
       </h2>
       {balance !== undefined ? (
@@ -81,43 +104,41 @@ export function BudgetPanel({
         </p>
       ) : null}
       <ul className={styles.meters}>
-        {(["day", "week", "month"] as const).map((period) => {
-          const spentUsd = report?.periods.find((entry) => entry.period === period)?.spentUsd ?? "0";
-          const limitUsd = limits[periodNames[period].limit];
-          const spent = parseUsd(spentUsd) ?? 0n;
-          const limit = parseUsd(limitUsd) ?? 0n;
-          const left = limit > spent ? limit - spent : 0n;
-          // Per mille, in integers: the meter's width never goes through a float of money.
-          const used = limit === 0n ? (spent > 0n ? 1000 : 0) : Number(spent * 1000n > limit * 1000n ? 1000n : (spent * 1000n) / limit);
+        {meters.map((meter) => {
+          const text = periodText[meter.period];
+          const spentLabel = `${displayUsd(meter.spentUsd)} of ${displayUsd(meter.limitUsd)} spent`;
           return (
-            <li key={period} className={styles.meter} data-testid={`budget-meter-${period}`} data-spent={spentUsd}>
+            <li
+              key={meter.period}
+              className={styles.meter}
+              data-testid={`budget-meter-${meter.period}`}
+              data-spent={report ? meter.spentUsd : undefined}
+            >
               <div className={styles.meterHead}>
-                <span className={styles.meterTitle}>{periodNames[period].title}</span>
-                <span>
-                  ${spentUsd} of ${limitUsd}
-                </span>
+                <span className={styles.meterTitle}>{text.title}</span>
+                <span>{report ? spentLabel : "…"}</span>
               </div>
               <div
                 className={styles.track}
                 role="meter"
-                aria-label={`Spent ${periodNames[period].phrase}`}
+                aria-label={`Spent ${text.phrase}`}
                 aria-valuemin={0}
                 aria-valuemax={1000}
-                aria-valuenow={used}
-                aria-valuetext={`$${spentUsd} of $${limitUsd} spent ${periodNames[period].phrase}, $${formatUsd(left)} left`}
+                aria-valuenow={meter.usedPerMille}
+                aria-valuetext={report ? `${spentLabel} ${text.phrase}, ${displayUsd(meter.leftUsd)} left` : "Loading"}
               >
-                <div className={styles.fill} style={{ width: `${used / 10}%` }} data-full={used >= 1000 ? "true" : undefined} />
+                <div className={styles.fill} style={{ width: `${meter.usedPerMille / 10}%` }} data-full={meter.reached && report ? "true" : undefined} />
               </div>
-              <span className={styles.left}>${formatUsd(left)} left</span>
+              <span className={styles.left}>{report ? `${displayUsd(meter.leftUsd)} left` : "\u00a0"}</span>
             </li>
           );
         })}
       </ul>
-      <p className={styles.muted}>At most ${limits.perPayment} per payment.</p>
-      {load.state === "error" ? (
-        <p className={styles.error} role="status">
-          The budget could not be read just now.{" "}
-          <button type="button" className={styles.linkButton} onClick={() => setRetry((value) => value + 1)}>
+      <p className={styles.muted}>At most {displayUsd(limits.perPayment)} per payment.</p>
+      {load.state === "busy" || load.state === "failed" ? (
+        <p className={styles.notice} role="status">
+          {load.state === "busy" ? "The budget is read often just now; it will update shortly." : "The budget could not be read just now."}{" "}
+          <button type="button" className={styles.linkButton} onClick={() => setAttempt((value) => value + 1)} data-testid="budget-retry">
             Try again
           </button>
         </p>
@@ -127,17 +148,19 @@ export function BudgetPanel({
         <ul className={styles.recent} data-testid="budget-recent">
           {report.recent.map((payment) => {
             const link = safeLink(payment.explorerUrl);
+            const settledAt = parseMoment(payment.settledAt);
             return (
               <li key={payment.paymentId} className={styles.payment} data-testid="budget-payment">
                 <span className={styles.paymentName}>{payment.service.name}</span>
-                <span className={styles.paymentAmount}>${payment.amountUsd}</span>
+                <span className={styles.paymentAmount}>{displayUsd(payment.amountUsd)}</span>
                 <span className={styles.paymentMeta}>
-                  <time dateTime={payment.settledAt}>{formatWhen(payment.settledAt)}</time>
+                  {settledAt ? <time dateTime={payment.settledAt}>{formatLocalTime(settledAt)}</time> : null}
                   {link ? (
                     <>
-                      {" · "}
-                      <a href={link} target="_blank" rel="noopener noreferrer" title={payment.txHash}>
-                        {payment.txHash.slice(0, 8)}…{payment.txHash.slice(-4)}
+                      {settledAt ? " · " : null}
+                      <a href={link} target="_blank" rel="noopener noreferrer" title={payment.txHash} className={styles.txLink}>
+                        {shortHex(payment.txHash, 8, 4)}
+                        <span className={styles.visuallyHidden}> (transaction, opens in a new tab)</span>
                       </a>
                     </>
                   ) : null}
@@ -147,17 +170,8 @@ export function BudgetPanel({
           })}
         </ul>
       ) : (
-        <p className={styles.muted}>{report ? "No payments yet." : "Loading…"}</p>
+        <p className={styles.muted}>{report ? "No payments yet." : load.state === "loading" ? "Loading…" : "Not read yet."}</p>
       )}
     </section>
   );
-}
-
-function formatWhen(iso: string): string {
-  const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) return "";
-  const sameDay = at.toDateString() === new Date().toDateString();
-  return sameDay
-    ? at.toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" })
-    : at.toLocaleString(undefined, { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
 }
