@@ -3,6 +3,7 @@
 // connected through RainbowKit, payments approved from the page, the settings panel, the model's
 // proposals, the budget meters, and a conversation that goes on after a payment. Each test has
 // a wallet of its own, so cooldowns and limits (counted per wallet) do not cross between tests.
+import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./wallet";
 import { chatPage } from "./chat-page";
 
@@ -140,24 +141,34 @@ test("an unfunded wallet is told it lacks USDC before anything is signed", async
   expect(unfundedWallet.signRequests).toBe(0);
 });
 
+/** Presses Tab until `target` has the focus (a person finding a control with the keyboard). */
+async function tabTo(page: Page, target: Locator): Promise<void> {
+  for (let step = 0; step < 60; step += 1) {
+    if (await target.evaluate((element) => element === document.activeElement).catch(() => false)) return;
+    await page.keyboard.press("Tab");
+  }
+  await expect(target).toBeFocused();
+}
+
 test("keyboard only: connect, ask, approve and pay without a mouse", async ({ page, wallet }) => {
   test.setTimeout(90_000);
   const ui = chatPage(page);
   await page.goto("/");
-  await ui.connect("Test Wallet");
-  await ui.input.focus();
+  await expect(ui.input).toBeVisible();
+  await tabTo(page, page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i }));
+  await page.keyboard.press("Enter");
+  await tabTo(page, page.getByRole("dialog").getByRole("button", { name: /Test Wallet/i }).first());
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i })).toHaveCount(0);
+
+  await tabTo(page, ui.input);
   await page.keyboard.type("What's the weather in Sydney?");
+  await expect(ui.send).toBeEnabled({ timeout: 15_000 });
   await page.keyboard.press("Enter");
   const card = (await ui.reply(0)).getByTestId("payment-card");
   const approve = card.getByTestId("approve-payment");
   await expect(approve).toBeEnabled();
-  // Tab from the reply's start until the approve button has the focus.
-  await card.focus().catch(() => undefined);
-  for (let step = 0; step < 40; step += 1) {
-    if (await approve.evaluate((element) => element === document.activeElement)) break;
-    await page.keyboard.press("Tab");
-  }
-  await expect(approve).toBeFocused();
+  await tabTo(page, approve);
   await page.keyboard.press("Enter");
   await expect(card).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
   expect(wallet.signRequests).toBe(1);
