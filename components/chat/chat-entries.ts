@@ -48,8 +48,8 @@ export function applyStreamLine(entry: AssistantEntry, line: StreamLine): Assist
     case "error":
       return { ...entry, errors: [...entry.errors, line.error] };
     case "data":
-      // Only the final `d:` carries a finish reason. Earlier ones propose settings, which the
-      // settings panel (a later issue) will offer to store; until then they are not applied.
+      // Only the final `d:` carries a finish reason. Earlier ones propose settings: the chat
+      // hands them to the settings (use-chat-stream's onProposal), not to the reply.
       if (typeof line.data.finishReason === "string" && typeof line.data.model === "string") {
         return { ...entry, state: "done", finish: { ...line.data, finishReason: line.data.finishReason, model: line.data.model } };
       }

@@ -187,7 +187,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
           them, or any wallet on the sandbox chain.
         </p>
       ) : null}
-      <ProposalBanner settings={settingsState} />
+      <ProposalBanner settings={settingsState} networks={networks.map(({ id, name }) => ({ id, name }))} />
       <div className={styles.layout}>
         <section className={styles.chat} aria-label="Chat with the payment agent">
           {entries.length === 0 ? (
