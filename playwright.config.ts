@@ -1,24 +1,20 @@
 // End-to-end tests: the production build on the local sandbox (`sandbox/demo.ts`, what
 // `npm run demo` runs: a chain, USDC, a facilitator, a registry and paid services, then
-// `next build` when needed + `next start` wired to them) with the offline model, driven in the
-// system Chromium (Playwright's own browser download does not work on these
-// machines).
+// `next build` when needed + `next start` wired to them) with the offline model, driven in
+// Chromium: the system's when there is one, else the one the @sparticuz/chromium npm package ships
+// (tests/e2e/browser.ts; Playwright's own browser download is not needed).
 import { defineConfig } from "@playwright/test";
+import { e2eBrowser } from "./tests/e2e/browser";
+import { sandboxPorts } from "./tests/e2e/sandbox";
 import { cooldownSeconds } from "./tests/e2e/settings";
+
+const browser = e2eBrowser();
 
 const port = Number(process.env.E2E_PORT ?? 3107);
 // 127.0.0.1 rather than localhost: the browser and the test's own requests then reach the server
 // from the same address, which is what the server's per-IP cooldown counts.
 const baseURL = `http://127.0.0.1:${port}`;
 const dataDir = ".data/e2e";
-// The sandbox's own ports for the test run, away from the defaults (8545, 4020, 4030, 4100) so
-// a `npm run demo` on the same machine does not collide with it.
-const sandboxPorts = {
-  SANDBOX_RPC_PORT: "18545",
-  SANDBOX_FACILITATOR_PORT: "14020",
-  SANDBOX_REGISTRY_PORT: "14030",
-  SANDBOX_SERVICES_PORT: "14100",
-};
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -35,8 +31,10 @@ export default defineConfig({
     browserName: "chromium",
     trace: "retain-on-failure",
     launchOptions: {
-      executablePath: "/usr/bin/chromium",
+      executablePath: browser.executablePath,
+      ...(browser.env && { env: browser.env }),
       args: [
+        ...browser.args,
         "--no-sandbox",
         "--disable-gpu",
         "--disable-background-networking",
