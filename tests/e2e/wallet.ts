@@ -1,39 +1,127 @@
 // A browser wallet for the end-to-end tests: an EIP-1193 provider injected into the page before
 // any script runs and announced through EIP-6963, so the page's real RainbowKit and wagmi code
 // finds and connects it like an extension. Requests are answered here in Node: accounts and
-// chain state, EIP-712 signatures from a viem account holding a fresh sandbox key, and everything
-// else forwarded to the sandbox chain. The test can switch the wallet's chain or account, count
+// chain state, signatures from a viem account holding a fresh sandbox key, and everything else
+// forwarded to the sandbox chain. The test can switch the wallet's chain or account, count
 // signature prompts and reject the next one.
-import { readFileSync } from "node:fs";
 import { test as base, expect, type Page } from "@playwright/test";
-import { numberToHex, type Hex, type TypedDataDefinition } from "viem";
+import { isAddressEqual, numberToHex, type Hex, type TypedDataDefinition } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createFunder } from "@/sandbox/funder";
-import { infoFilePath, type SandboxInfo } from "@/sandbox/info";
+import { sandboxInfo } from "./sandbox";
 
-const WALLET_NAME = "Test Wallet";
+export const TEST_WALLET_NAME = "Test Wallet";
+export const TEST_WALLET_RDNS = "dev.test.wallet";
 const ICON =
   "data:image/svg+xml;base64," +
-  Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#6b4fd8"/></svg>').toString("base64");
+  Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#6b4fd8"/>' +
+      '<path d="M9 12h14v10H9z" fill="none" stroke="#fff" stroke-width="2"/></svg>',
+  ).toString("base64");
+/** What a fresh funded wallet holds: 5 USDC (atomic units, 6 decimals). */
+export const TEST_WALLET_USDC = 5_000_000n;
 
-type RpcError = { code: number; message: string };
+/** EIP-1193 / EIP-1474 error codes the page may tell apart. */
+const USER_REJECTED = 4001;
+const UNAUTHORIZED = 4100;
+const UNRECOGNIZED_CHAIN = 4902;
+const INTERNAL_ERROR = -32603;
+
+type RpcError = { code: number; message: string; data?: unknown };
+type WalletEvent = "accountsChanged" | "chainChanged" | "connect" | "disconnect";
 
 export type TestWallet = {
+  /** The account the wallet signs with now. */
   readonly address: Hex;
+  /** The chain the wallet is on now. */
   readonly chainId: number;
-  /** How many signature prompts the page opened. */
+  /** Whether the page has been given the account (eth_requestAccounts, until revoked). */
+  readonly connected: boolean;
+  /** How many signature prompts (typed data or personal_sign) the page opened, rejected ones
+   * included (a request naming another account opens none). */
   readonly signRequests: number;
+  /** Switches the wallet's chain from the wallet's side, as a person would in the extension. */
   setChain: (chainId: number) => Promise<void>;
+  /** Switches the wallet to another account, as a person would in the extension. */
   switchAccount: (privateKey: Hex) => Promise<void>;
   /** The next signature request is refused as a person clicking Reject in the wallet would. */
   rejectNext: () => void;
 };
 
-export function sandboxInfo(): SandboxInfo {
-  return JSON.parse(readFileSync(infoFilePath(), "utf8")) as SandboxInfo;
+export type InstallTestWalletParameters = {
+  privateKey: Hex;
+  /** Where reads (eth_call, eth_getBalance, ...) go. */
+  rpcUrl: string;
+  /** The chain the wallet starts on; it also knows mainnet, and any chain the page adds. */
+  chainId: number;
+};
+
+/** Decimal strings (or hex) in uint/int fields, as pages send them in JSON, become bigints,
+ * through nested structs and arrays. */
+function typedValue(type: string, value: unknown, types: Record<string, { name: string; type: string }[]>): unknown {
+  const array = /^(.*)\[\d*\]$/.exec(type);
+  if (array?.[1] && Array.isArray(value)) return value.map((item) => typedValue(array[1] as string, item, types));
+  if (/^u?int\d*$/.test(type) && (typeof value === "string" || typeof value === "number")) return BigInt(value);
+  const fields = types[type];
+  if (fields && value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    return Object.fromEntries(fields.map((field) => [field.name, typedValue(field.type, record[field.name], types)]));
+  }
+  return value;
 }
 
-export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainId }: { privateKey: Hex; rpcUrl: string; chainId: number }): Promise<TestWallet> {
+/**
+ * The page's side of the wallet, run before any of the page's scripts: an EIP-1193 provider whose
+ * requests go to `__testWalletRequest` (this module, in Node), whose events come from
+ * `__testWalletEmit`, set as window.ethereum and announced through EIP-6963. Plain JavaScript
+ * text rather than a function, so that no transpiler's helpers end up in the page.
+ */
+function providerScript(info: { uuid: string; name: string; icon: string; rdns: string }): string {
+  return `(() => {
+  const listeners = new Map();
+  const provider = {
+    isTestWallet: true,
+    async request({ method, params }) {
+      const list = params === undefined ? [] : Array.isArray(params) ? params : [params];
+      const answer = JSON.parse(await window.__testWalletRequest(JSON.stringify({ method, params: list })));
+      if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+      return answer.result;
+    },
+    on(event, listener) {
+      if (!listeners.has(event)) listeners.set(event, new Set());
+      listeners.get(event).add(listener);
+      return provider;
+    },
+    removeListener(event, listener) {
+      listeners.get(event)?.delete(listener);
+      return provider;
+    },
+    off(event, listener) {
+      return provider.removeListener(event, listener);
+    },
+  };
+  Object.defineProperty(window, "__testWalletEmit", {
+    value: (event, value) => {
+      for (const listener of [...(listeners.get(event) ?? [])]) {
+        try {
+          listener(value);
+        } catch (error) {
+          console.error(error);
+        }
+      }
+    },
+  });
+  // A legacy injected wallet too, for code that reads window.ethereum; left writable, as
+  // extensions leave it.
+  window.ethereum = provider;
+  const detail = Object.freeze({ info: Object.freeze(${JSON.stringify(info)}), provider });
+  const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail }));
+  window.addEventListener("eip6963:requestProvider", announce);
+  announce();
+})();`;
+}
+
+export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainId }: InstallTestWalletParameters): Promise<TestWallet> {
   let account: PrivateKeyAccount = privateKeyToAccount(privateKey);
   let connected = false;
   let currentChain = chainId;
@@ -41,8 +129,19 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
   let signRequests = 0;
   let rejectNext = false;
 
-  const emit = (event: string, payload: unknown) =>
-    page.evaluate(([name, value]) => (window as unknown as { __testWalletEmit?: (n: string, v: unknown) => void }).__testWalletEmit?.(name, value), [event, payload] as const);
+  // Events reach the page's listeners through the init script's dispatcher; a page that is
+  // navigating away has no listeners left to tell, and the next one asks for the state anew.
+  const emit = async (event: WalletEvent, payload: unknown) => {
+    await page
+      .evaluate(([name, value]) => (window as unknown as { __testWalletEmit?: (n: string, v: unknown) => void }).__testWalletEmit?.(name, value), [event, payload] as const)
+      .catch(() => undefined);
+  };
+
+  const switchTo = async (target: number) => {
+    if (target === currentChain) return;
+    currentChain = target;
+    await emit("chainChanged", numberToHex(target));
+  };
 
   const forward = async (method: string, params: unknown[]): Promise<unknown> => {
     const response = await fetch(rpcUrl, {
@@ -55,18 +154,40 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
     return body.result;
   };
 
+  /** A signature prompt: refused at once when the page names another account (no prompt opens),
+   * else counted, then refused if the test asked for that. */
+  const prompt = (from: unknown) => {
+    if (typeof from !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(from) || !isAddressEqual(from as Hex, account.address)) {
+      throw { code: UNAUTHORIZED, message: `The requested account ${String(from)} is not this wallet's.` } satisfies RpcError;
+    }
+    signRequests += 1;
+    if (rejectNext) {
+      rejectNext = false;
+      throw { code: USER_REJECTED, message: "User rejected the request." } satisfies RpcError;
+    }
+  };
+
+  const permissions = () => [
+    { parentCapability: "eth_accounts", caveats: [{ type: "restrictReturnedAccounts", value: [account.address] }] },
+  ];
+
   const handle = async (method: string, params: unknown[]): Promise<unknown> => {
     switch (method) {
       case "eth_accounts":
         return connected ? [account.address] : [];
       case "eth_requestAccounts":
       case "wallet_requestPermissions":
+        // The answer itself tells the page; an accountsChanged as well would start wagmi's
+        // "connected from the wallet" path alongside the connect it is already running.
         connected = true;
-        return method === "eth_requestAccounts" ? [account.address] : [{ parentCapability: "eth_accounts" }];
+        return method === "eth_requestAccounts" ? [account.address] : permissions();
       case "wallet_getPermissions":
-        return connected ? [{ parentCapability: "eth_accounts" }] : [];
+        return connected ? permissions() : [];
       case "wallet_revokePermissions":
-        connected = false;
+        if (connected) {
+          connected = false;
+          await emit("accountsChanged", []);
+        }
         return null;
       case "eth_chainId":
         return numberToHex(currentChain);
@@ -74,40 +195,46 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
         return String(currentChain);
       case "wallet_switchEthereumChain": {
         const target = Number((params[0] as { chainId: string }).chainId);
-        if (!knownChains.has(target)) throw { code: 4902, message: "Unrecognized chain ID. Try adding the chain first." } satisfies RpcError;
-        currentChain = target;
-        await emit("chainChanged", numberToHex(target));
+        if (!knownChains.has(target)) {
+          throw { code: UNRECOGNIZED_CHAIN, message: `Unrecognized chain ID "${numberToHex(target)}". Try adding the chain using wallet_addEthereumChain first.` } satisfies RpcError;
+        }
+        await switchTo(target);
         return null;
       }
-      case "wallet_addEthereumChain":
-        knownChains.add(Number((params[0] as { chainId: string }).chainId));
+      case "wallet_addEthereumChain": {
+        // As a person approving both prompts in a wallet: the chain is added, then switched to.
+        const target = Number((params[0] as { chainId: string }).chainId);
+        knownChains.add(target);
+        await switchTo(target);
         return null;
+      }
       case "eth_signTypedData_v4": {
-        signRequests += 1;
-        const [from, json] = params as [string, string];
-        if (from.toLowerCase() !== account.address.toLowerCase()) throw { code: 4100, message: "Not this wallet's account." } satisfies RpcError;
-        if (rejectNext) {
-          rejectNext = false;
-          throw { code: 4001, message: "User rejected the request." } satisfies RpcError;
-        }
-        const typed = JSON.parse(json) as { domain: Record<string, unknown>; types: Record<string, { name: string; type: string }[]>; primaryType: string; message: Record<string, unknown> };
-        if (Number(typed.domain.chainId) !== currentChain) {
-          throw { code: -32603, message: `Provided chainId "${String(typed.domain.chainId)}" must match the active chainId "${currentChain}"` } satisfies RpcError;
+        const [from, json] = params as [unknown, string];
+        prompt(from);
+        const typed = JSON.parse(json) as {
+          domain: Record<string, unknown>;
+          types: Record<string, { name: string; type: string }[]>;
+          primaryType: string;
+          message: Record<string, unknown>;
+        };
+        if (typed.domain.chainId !== undefined && Number(typed.domain.chainId) !== currentChain) {
+          throw { code: INTERNAL_ERROR, message: `Provided chainId "${String(typed.domain.chainId)}" must match the active chainId "${currentChain}"` } satisfies RpcError;
         }
         const { EIP712Domain: _domain, ...types } = typed.types;
-        const fields = types[typed.primaryType] ?? [];
-        const message = Object.fromEntries(
-          Object.entries(typed.message).map(([key, value]) => {
-            const type = fields.find((field) => field.name === key)?.type ?? "";
-            return [key, /^u?int\d*$/.test(type) ? BigInt(value as string) : value];
-          }),
-        );
-        return account.signTypedData({ domain: typed.domain, types, primaryType: typed.primaryType, message } as unknown as TypedDataDefinition);
+        const domain = typedValue("EIP712Domain", typed.domain, typed.types) as Record<string, unknown>;
+        const message = typedValue(typed.primaryType, typed.message, types);
+        return account.signTypedData({ domain, types, primaryType: typed.primaryType, message } as unknown as TypedDataDefinition);
       }
       case "personal_sign": {
-        signRequests += 1;
-        return account.signMessage({ message: { raw: params[0] as Hex } });
+        const [data, from] = params as [string, unknown];
+        prompt(from);
+        return account.signMessage({ message: /^0x[0-9a-fA-F]*$/.test(data) ? { raw: data as Hex } : data });
       }
+      case "eth_sendTransaction":
+      case "eth_sign":
+      case "eth_signTransaction":
+        // x402 payments are signed authorizations; a transaction from the page would be a bug.
+        throw { code: UNAUTHORIZED, message: `The test wallet does not support ${method}.` } satisfies RpcError;
       default:
         return forward(method, params);
     }
@@ -119,40 +246,13 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
       return JSON.stringify({ result: (await handle(method, params ?? [])) ?? null });
     } catch (error) {
       const rpc = error as Partial<RpcError>;
-      return JSON.stringify({ error: { code: rpc.code ?? -32603, message: rpc.message ?? String(error) } });
+      return JSON.stringify({ error: { code: rpc.code ?? INTERNAL_ERROR, message: rpc.message ?? String(error), data: rpc.data } });
     }
   });
 
-  await page.addInitScript(
-    ({ name, icon }) => {
-      const listeners: Record<string, Set<(value: unknown) => void>> = {};
-      const call = (window as unknown as { __testWalletRequest: (request: string) => Promise<string> }).__testWalletRequest;
-      const provider = {
-        isTestWallet: true,
-        async request({ method, params }: { method: string; params?: unknown[] }) {
-          const answer = JSON.parse(await call(JSON.stringify({ method, params }))) as { result?: unknown; error?: { code: number; message: string } };
-          if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
-          return answer.result;
-        },
-        on(event: string, listener: (value: unknown) => void) {
-          (listeners[event] ??= new Set()).add(listener);
-          return provider;
-        },
-        removeListener(event: string, listener: (value: unknown) => void) {
-          listeners[event]?.delete(listener);
-          return provider;
-        },
-      };
-      (window as unknown as { __testWalletEmit: (event: string, value: unknown) => void }).__testWalletEmit = (event, value) => {
-        for (const listener of listeners[event] ?? []) listener(value);
-      };
-      const info = { uuid: "6f1c7a52-3f59-4d8e-9a53-7d6d4e5f0a11", name, icon, rdns: "dev.test.wallet" };
-      const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
-      window.addEventListener("eip6963:requestProvider", announce);
-      announce();
-    },
-    { name: WALLET_NAME, icon: ICON },
-  );
+  await page.addInitScript({
+    content: providerScript({ uuid: crypto.randomUUID(), name: TEST_WALLET_NAME, icon: ICON, rdns: TEST_WALLET_RDNS }),
+  });
 
   return {
     get address() {
@@ -161,17 +261,19 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
     get chainId() {
       return currentChain;
     },
+    get connected() {
+      return connected;
+    },
     get signRequests() {
       return signRequests;
     },
     async setChain(target) {
       knownChains.add(target);
-      currentChain = target;
-      await emit("chainChanged", numberToHex(target));
+      await switchTo(target);
     },
     async switchAccount(key) {
       account = privateKeyToAccount(key);
-      await emit("accountsChanged", connected ? [account.address] : []);
+      if (connected) await emit("accountsChanged", [account.address]);
     },
     rejectNext() {
       rejectNext = true;
@@ -179,18 +281,35 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
   };
 }
 
-/** A fresh wallet with sandbox USDC (and a little ETH), or none, injected into the test's page. */
-export const test = base.extend<{ wallet: TestWallet; unfundedWallet: TestWallet }>({
-  wallet: async ({ page }, use) => {
+/** A new random account on the test sandbox, holding `usdc` (atomic units) when more than 0. */
+export async function newSandboxAccount({ usdc }: { usdc: bigint }): Promise<{ privateKey: Hex; address: Hex }> {
+  const privateKey = generatePrivateKey();
+  const { address } = privateKeyToAccount(privateKey);
+  if (usdc > 0n) {
     const info = sandboxInfo();
-    const privateKey = generatePrivateKey();
     const fund = createFunder({ rpcUrl: info.rpcUrl, funder: info.funder, usdcAddress: info.usdc.address });
-    await fund({ to: privateKeyToAccount(privateKey).address, usdc: 5_000_000n });
-    await use(await installTestWallet(page, { privateKey, rpcUrl: info.rpcUrl, chainId: info.chainId }));
+    await fund({ to: address, usdc });
+  }
+  return { privateKey, address };
+}
+
+export type WalletFixtures = {
+  /** A fresh sandbox account holding TEST_WALLET_USDC, injected into the test's page. */
+  wallet: TestWallet;
+  /** A fresh sandbox account holding nothing, injected into the test's page. */
+  unfundedWallet: TestWallet;
+};
+
+export const test = base.extend<WalletFixtures>({
+  wallet: async ({ page }, use) => {
+    const { rpcUrl, chainId } = sandboxInfo();
+    const { privateKey } = await newSandboxAccount({ usdc: TEST_WALLET_USDC });
+    await use(await installTestWallet(page, { privateKey, rpcUrl, chainId }));
   },
   unfundedWallet: async ({ page }, use) => {
-    const info = sandboxInfo();
-    await use(await installTestWallet(page, { privateKey: generatePrivateKey(), rpcUrl: info.rpcUrl, chainId: info.chainId }));
+    const { rpcUrl, chainId } = sandboxInfo();
+    const { privateKey } = await newSandboxAccount({ usdc: 0n });
+    await use(await installTestWallet(page, { privateKey, rpcUrl, chainId }));
   },
 });
 
