@@ -189,17 +189,12 @@ async function concludeDelivery({
   const delivered = response?.ok === true && !bodyBroken;
   // What is known is told even when the ledger cannot take it: the reservation then stays,
   // and the sweep records the outcome from the chain later.
-  const recorded = async (outcome: PaymentOutcome, write: () => Promise<unknown>): Promise<PaymentOutcome> => {
-    try {
-      await write();
-    } catch (error) {
-      log?.("payment outcome not recorded", { paymentId: facts.paymentId, error: error instanceof Error ? error.name : typeof error });
-    }
-    return outcome;
-  };
-  const paidAndDelivered = (txHash: string) => {
+  const notRecorded = (error: unknown) =>
+    log?.("payment outcome not recorded", { paymentId: facts.paymentId, error: error instanceof Error ? error.name : typeof error });
+  const paidAndDelivered = async (txHash: string) => {
     const outcome = deliveredOutcome(facts, txHash, data);
-    return recorded(outcome, () => markSettled(db, { paymentId: facts.paymentId, txHash, outcome: outcome.statuses.at(-1) }));
+    await markSettled(db, { paymentId: facts.paymentId, txHash, outcome: outcome.statuses.at(-1) }).catch(notRecorded);
+    return outcome;
   };
 
   if (delivered && settlement?.success && settlement.transaction) return paidAndDelivered(settlement.transaction);
@@ -210,7 +205,8 @@ async function concludeDelivery({
   try {
     return await recordVerdict({ db, record, facts, caller: "request", verdict, problem });
   } catch (error) {
-    return recorded(describeVerdict(verdict, facts, { problem }), () => Promise.reject(error));
+    notRecorded(error);
+    return describeVerdict(verdict, facts, { problem });
   }
 }
 
