@@ -3,14 +3,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDatabase, type Database } from "@/lib/db";
 import {
+  claimSweep,
   findLimitBreach,
   findPayment,
   isKnownTxHash,
   knownTxHashes,
   markFailed,
+  markPending,
   markSettled,
   reservePayment,
   spendingByPeriod,
+  unfinishedPayments,
   type NewPayment,
 } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
@@ -114,5 +117,48 @@ describe("ledger", () => {
     expect(await isKnownTxHash(db, `0x${"cd".repeat(32)}`)).toBe(false);
     expect(await knownTxHashes(db, [hash.toUpperCase().replace("0X", "0x"), `0x${"cd".repeat(32)}`])).toEqual(new Set([hash.toLowerCase()]));
     expect(await knownTxHashes(db, [])).toEqual(new Set());
+  });
+
+  test("a pending payment stays counted until it is settled or released, and a settled one is never released", async () => {
+    const wallet = "0x00000000000000000000000000000000000000A7";
+    const validBefore = new Date(Date.now() + 600_000);
+    const pending = payment(wallet, usdc("0.02"), { validBefore, fromBlock: 123n });
+    const settled = payment(wallet, usdc("0.01"));
+    await reservePayment(db, { payment: pending, limits });
+    await reservePayment(db, { payment: settled, limits });
+    await markPending(db, { paymentId: pending.paymentId, outcome: { status: "failed" } });
+    expect(await findPayment(db, pending.paymentId)).toMatchObject({ status: "pending", validBefore, fromBlock: 123n });
+    // Both count: the daily limit is reached.
+    expect((await findLimitBreach(db, { wallet, amount: 1n, limits }))?.limit).toBe("daily");
+    await markSettled(db, { paymentId: settled.paymentId, txHash: `0x${"c".repeat(64)}`, outcome: {} });
+    await markFailed(db, { paymentId: settled.paymentId, failureCode: "expired", outcome: {} });
+    expect((await findPayment(db, settled.paymentId))?.status).toBe("settled");
+    await markFailed(db, { paymentId: pending.paymentId, failureCode: "expired", outcome: {} });
+    expect((await findPayment(db, pending.paymentId))?.status).toBe("failed");
+    expect(await findLimitBreach(db, { wallet, amount: usdc("0.02"), limits })).toBeUndefined();
+  });
+
+  test("the sweep sees pending payments and reservations whose request is over, not fresh ones", async () => {
+    const wallet = "0x00000000000000000000000000000000000000A8";
+    const old = payment(wallet, 1n);
+    const fresh = payment(wallet, 1n);
+    const waiting = payment(wallet, 1n);
+    await reservePayment(db, { payment: old, limits, now: new Date(Date.now() - 10 * 60_000) });
+    await reservePayment(db, { payment: fresh, limits });
+    await reservePayment(db, { payment: waiting, limits });
+    await markPending(db, { paymentId: waiting.paymentId, outcome: {} });
+    const seen = (await unfinishedPayments(db, { reservedBefore: new Date(Date.now() - 2 * 60_000), limit: 100 })).map((record) => record.paymentId);
+    expect(seen).toEqual(expect.arrayContaining([old.paymentId, waiting.paymentId]));
+    expect(seen).not.toContain(fresh.paymentId);
+  });
+
+  test("a sweep is claimed once a minute, whoever asks", async () => {
+    const start = new Date("2030-01-01T00:00:00Z");
+    const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
+    await db.query("DELETE FROM ledger_sweeps");
+    const claims = await Promise.all([0, 0, 0].map(() => claimSweep(db, { now: start, every: 60_000 })));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await claimSweep(db, { now: at(30), every: 60_000 })).toBe(false);
+    expect(await claimSweep(db, { now: at(61), every: 60_000 })).toBe(true);
   });
 });
