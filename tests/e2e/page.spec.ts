@@ -4,7 +4,7 @@
 // proposals, the budget meters, and a conversation that goes on after a payment. Each test has
 // a wallet of its own, so cooldowns and limits (counted per wallet) do not cross between tests.
 import type { Locator, Page } from "@playwright/test";
-import { expect, test } from "./wallet";
+import { expect, newSandboxAccount, test } from "./wallet";
 import { chatPage } from "./chat-page";
 
 
@@ -72,6 +72,29 @@ test("rejecting a quote pays nothing and sends nothing", async ({ page, wallet }
   await expect(card).toContainText("No service fee was charged.");
   expect(requests).toBe(0);
   expect(wallet.signRequests).toBe(0);
+});
+
+test("a quote made for one account is not signed by another the wallet switched to; disconnecting asks to connect", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("What's the weather in London?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+
+  const other = await newSandboxAccount({ usdc: 1_000_000n });
+  await wallet.switchAccount(other.privateKey);
+  await expect(card.getByTestId("payment-paying-from")).toHaveAttribute("title", other.address);
+  await card.getByTestId("approve-payment").click();
+  await expect(ui.errors.last()).toHaveAttribute("data-code", "wallet-changed");
+  expect(wallet.signRequests).toBe(0);
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+
+  await page.getByTestId("wallet-connect").getByRole("button").first().click();
+  await page.getByRole("dialog").getByRole("button", { name: /disconnect/i }).click();
+  await expect(card.getByTestId("approve-payment")).toBeDisabled();
+  await expect(card.getByTestId("approval-hint")).toContainText("Connect a wallet");
 });
 
 test("settings survive a reload, and a daily limit below the price refuses the payment", async ({ page, wallet }) => {
