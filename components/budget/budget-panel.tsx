@@ -138,7 +138,7 @@ export function BudgetPanel({ wallet, limits, refreshKey, balance }: BudgetPanel
       {load.state === "busy" || load.state === "failed" ? (
         <p className={styles.notice} role="status">
           {load.state === "busy" ? "The budget is read often just now; it will update shortly." : "The budget could not be read just now."}{" "}
-          <button type="button" className={styles.linkButton} onClick={() => setAttempt((value) => value + 1)} data-testid="budget-retry">
+          <button type="button" className="link-button" onClick={() => setAttempt((value) => value + 1)} data-testid="budget-retry">
             Try again
           </button>
         </p>

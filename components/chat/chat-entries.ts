@@ -63,14 +63,11 @@ export function applyStreamLine(entry: AssistantEntry, line: StreamLine): Assist
  */
 export function paymentsByReply(entries: readonly ChatEntry[]): Map<string, PaymentStatus[]> {
   const owner = new Map<string, string>();
-  const latest = new Map<string, PaymentStatus>();
   for (const entry of entries) {
     if (entry.role !== "assistant") continue;
-    for (const payment of entry.payments) {
-      if (!owner.has(payment.paymentId)) owner.set(payment.paymentId, entry.id);
-      latest.set(payment.paymentId, payment);
-    }
+    for (const payment of entry.payments) if (!owner.has(payment.paymentId)) owner.set(payment.paymentId, entry.id);
   }
+  const latest = latestPayments(entries);
   const byReply = new Map<string, PaymentStatus[]>();
   for (const [paymentId, payment] of latest) {
     const replyId = owner.get(paymentId);
@@ -78,6 +75,16 @@ export function paymentsByReply(entries: readonly ChatEntry[]): Map<string, Paym
     byReply.set(replyId, [...(byReply.get(replyId) ?? []), payment]);
   }
   return byReply;
+}
+
+/** Each payment's latest status across the conversation, by paymentId, in order of first appearance. */
+export function latestPayments(entries: readonly ChatEntry[]): Map<string, PaymentStatus> {
+  const latest = new Map<string, PaymentStatus>();
+  for (const entry of entries) {
+    if (entry.role !== "assistant") continue;
+    for (const payment of entry.payments) latest.set(payment.paymentId, payment);
+  }
+  return latest;
 }
 
 /** The person turned a quote down: it fails locally with reason `rejected`; nothing is sent. */

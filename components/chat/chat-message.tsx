@@ -31,7 +31,7 @@ export function ChatMessage({ entry, payments, paymentActions }: ChatMessageProp
     case "user":
       return (
         <li className={styles.message} data-testid="message" data-role="user">
-          <span className={styles.srOnly}>You said:</span>
+          <span className="sr-only">You said:</span>
           <div className={styles.userBubble}>{entry.content}</div>
         </li>
       );
@@ -60,7 +60,7 @@ function AssistantMessage({
   const working = entry.state === "waiting" || entry.state === "streaming";
   return (
     <li className={styles.message} data-testid="message" data-role="assistant" data-state={entry.state} aria-busy={working}>
-      <span className={styles.srOnly}>Agent:</span>
+      <span className="sr-only">Agent:</span>
       <div className={styles.assistantBody}>
         {entry.content ? <MarkdownText text={entry.content} /> : null}
         {entry.state === "waiting" ? (

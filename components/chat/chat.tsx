@@ -17,6 +17,7 @@ import { toRequestExtras } from "@/lib/client/settings";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
 import { parseUsd } from "@/lib/payments/money";
 import type { FinishMetadata, PaymentStatus, StreamMetadata } from "@/lib/protocol/lines";
+import { latestPayments, type ChatEntry } from "./chat-entries";
 import { Composer } from "./composer";
 import { MessageList } from "./message-list";
 import { ModelPicker } from "./model-picker";
@@ -237,13 +238,6 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
 }
 
 /** The newest quote still waiting for a signature, if any. */
-function latestQuote(entries: ReturnType<typeof useChatStream>["entries"]): PaymentStatus | undefined {
-  const latest = new Map<string, PaymentStatus>();
-  for (const entry of entries) {
-    if (entry.role !== "assistant") continue;
-    for (const payment of entry.payments) latest.set(payment.paymentId, payment);
-  }
-  let found: PaymentStatus | undefined;
-  for (const payment of latest.values()) if (payment.status === "awaiting-signature") found = payment;
-  return found;
+function latestQuote(entries: readonly ChatEntry[]): PaymentStatus | undefined {
+  return [...latestPayments(entries).values()].findLast((payment) => payment.status === "awaiting-signature");
 }

@@ -35,7 +35,7 @@ export function Composer({ value, onChange, onSend, onStop, streaming, cooldownS
 
   return (
     <form className={styles.composer} onSubmit={submit} aria-label="Send a message">
-      <label htmlFor={inputId} className={styles.srOnly}>
+      <label htmlFor={inputId} className="sr-only">
         Message
       </label>
       <textarea

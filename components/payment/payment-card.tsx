@@ -170,7 +170,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         ) : null}
       </dl>
       {awaiting ? (
-        <p className={styles.srOnly} role="status">
+        <p className="sr-only" role="status">
           {msLeft !== undefined && msLeft > 0 && msLeft <= LAST_MINUTE_MS ? "Less than a minute left to approve this payment." : ""}
         </p>
       ) : null}
@@ -209,7 +209,7 @@ function PaymentSteps({ steps, failedNote }: { steps: PaymentStep[]; failedNote:
           </span>
           <span className={styles.stepLabel}>
             {step.label}
-            <span className={styles.srOnly}>: {stepStateText[step.state]}</span>
+            <span className="sr-only">: {stepStateText[step.state]}</span>
           </span>
           {step.state === "failed" ? <span className={styles.stepNote}>{failedNote ?? "Failed"}</span> : null}
         </li>

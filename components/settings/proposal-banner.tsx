@@ -48,7 +48,7 @@ export function ProposalBanner({ settings, networks = [] }: ProposalBannerProps)
       {applied.length > 0 ? (
         <p className={styles.applied} data-testid="proposal-applied">
           {applied.map(describeApplied).join(". ")}.{" "}
-          <button type="button" className={styles.linkButton} onClick={settings.dismissApplied}>
+          <button type="button" className="link-button" onClick={settings.dismissApplied}>
             OK
           </button>
         </p>
