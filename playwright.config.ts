@@ -10,7 +10,7 @@ import { cooldownSeconds } from "./tests/e2e/settings";
 
 const browser = e2eBrowser();
 
-const port = Number(process.env.E2E_PORT ?? 3107);
+const port = Number(process.env.E2E_PORT ?? 3107 + Number(process.env.E2E_PORT_OFFSET ?? 0));
 // 127.0.0.1 rather than localhost: the browser and the test's own requests then reach the server
 // from the same address, which is what the server's per-IP cooldown counts.
 const baseURL = `http://127.0.0.1:${port}`;

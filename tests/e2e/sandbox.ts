@@ -5,12 +5,14 @@ import { readFileSync } from "node:fs";
 import { infoFilePath, type SandboxInfo } from "@/sandbox/info";
 
 /** Away from the defaults (8545, 4020, 4030, 4100), so a `npm run demo` on the same machine does
- * not collide with the test run. */
+ * not collide with the test run. `E2E_PORT_OFFSET` moves them all, so that two checkouts can run
+ * their end-to-end tests side by side. */
+const offset = Number(process.env.E2E_PORT_OFFSET ?? 0);
 export const sandboxPorts = {
-  SANDBOX_RPC_PORT: "18545",
-  SANDBOX_FACILITATOR_PORT: "14020",
-  SANDBOX_REGISTRY_PORT: "14030",
-  SANDBOX_SERVICES_PORT: "14100",
+  SANDBOX_RPC_PORT: String(18545 + offset),
+  SANDBOX_FACILITATOR_PORT: String(14020 + offset),
+  SANDBOX_REGISTRY_PORT: String(14030 + offset),
+  SANDBOX_SERVICES_PORT: String(14100 + offset),
 };
 
 /**
