@@ -8,6 +8,8 @@ import { firstSecret, scanForSecrets } from "./secrets";
 import { defaultModelTier, modelTiers } from "./models";
 
 export const MAX_BODY_BYTES = 256 * 1024;
+/** How a 400's `details.fields` names the body as a whole. */
+const BODY_PATH = "(body)";
 const MAX_USD = parseUsd("1000000") ?? 0n;
 
 /** A USD amount as a JSON number or decimal string, 0..1,000,000, at most 6 decimals; kept as micro-dollars. */
@@ -107,12 +109,14 @@ export async function readChatRequest(request: Request, options: ReadChatRequest
   try {
     json = JSON.parse(text);
   } catch {
-    throw new AppError("bad-request", "The request body is not valid JSON.");
+    throw new AppError("bad-request", "The request body is not valid JSON.", {
+      details: { fields: [{ path: BODY_PATH, message: "is not valid JSON" }] },
+    });
   }
   const parsed = chatRequestSchema.safeParse(json);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((issue) => ({
-      path: issue.path.map(String).join(".") || "(body)",
+      path: issue.path.map(String).join(".") || BODY_PATH,
       message: issue.code === "unrecognized_keys" ? `unknown field(s): ${issue.keys.join(", ")}` : issue.message,
     }));
     const named = [...new Set(fields.map((field) => field.path))].join(", ");
@@ -140,7 +144,14 @@ export async function assertNoSecrets(
   throw new AppError(
     "secret-in-message",
     `Message ${finding.message + 1} looks like it contains ${what}. It was not sent anywhere. Never share your keys or recovery phrase: this agent never needs them.`,
-    { details: { message: finding.message, kind: finding.kind } },
+    {
+      details: {
+        message: finding.message,
+        kind: finding.kind,
+        // Names the field like every other 400; the message says what was found, never the text.
+        fields: [{ path: `messages.${finding.message}.content`, message: `looks like it contains ${what}` }],
+      },
+    },
   );
 }
 

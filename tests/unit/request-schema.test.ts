@@ -77,6 +77,14 @@ describe("chat request validation", () => {
       {
         "error": {
           "code": "bad-request",
+          "details": {
+            "fields": [
+              {
+                "message": "is not valid JSON",
+                "path": "(body)",
+              },
+            ],
+          },
           "message": "The request body is not valid JSON.",
         },
       }

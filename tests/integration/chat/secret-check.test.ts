@@ -95,7 +95,11 @@ describe("secret check in POST /api/chat", () => {
         error: {
           code: "secret-in-message",
           message: expect.stringMatching(/^Message 2 looks like it contains a private key\./) as unknown,
-          details: { message: 1, kind: "private-key" },
+          details: {
+            message: 1,
+            kind: "private-key",
+            fields: [{ path: "messages.1.content", message: "looks like it contains a private key" }],
+          },
         },
       });
       expect(text).not.toContain(key.slice(2, 18));
