@@ -91,9 +91,9 @@ export async function askChain(record: PaymentRecord, network: NetworkConfig): P
 
 /**
  * Reconciles one payment that is not final: asks the chain, records what it says, and tells it.
- * The request that paid records every answer; a repeated approval only records final answers
- * of a payment whose request is over (a reserved one is still its request's to record); the
- * sweep records every answer of the payments it picked.
+ * The request that paid records every answer; a repeated approval records them only for a
+ * payment whose request is over (one still in flight is its request's to record); the sweep
+ * records every answer of the payments it picked.
  */
 export async function reconcilePayment(parameters: {
   db: Database;
@@ -122,8 +122,8 @@ export async function recordVerdict(parameters: {
   const { db, record, facts, caller, verdict } = parameters;
   const outcome = describeVerdict(verdict, facts, parameters);
   const final = outcome.statuses.at(-1);
-  const requestIsOver = caller !== "replay" || record.status === "pending";
   const now = parameters.now ?? new Date();
+  const requestIsOver = caller !== "replay" || !isInFlight(record, now);
   switch (verdict.kind) {
     case "used":
       if (requestIsOver) await markSettled(db, { paymentId: record.paymentId, txHash: verdict.txHash ?? null, outcome: final, now });
@@ -138,6 +138,15 @@ export async function recordVerdict(parameters: {
       break;
   }
   return outcome;
+}
+
+/**
+ * Whether a payment's own request may still be paying it: a reservation younger than any
+ * request lives. An older one was left by a request that died or could not record its outcome
+ * (the database failed), and whoever asks next records what the chain says.
+ */
+export function isInFlight(record: PaymentRecord, now: Date): boolean {
+  return record.status === "reserved" && now.getTime() - record.createdAt.getTime() < STALE_RESERVATION_MS;
 }
 
 export function describeVerdict(
