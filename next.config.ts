@@ -1,9 +1,15 @@
 import type { NextConfig } from "next";
+import { fixedSecurityHeaders } from "./lib/security-headers";
 
 const nextConfig: NextConfig = {
   // PGlite loads its WebAssembly and data files from its own package folder at run time.
   serverExternalPackages: ["@electric-sql/pglite", "pg"],
   poweredByHeader: false,
+  // The headers that never change, on every response; the content security policy, which
+  // carries a per-request nonce and the running server's RPC endpoints, is set in proxy.ts.
+  async headers() {
+    return [{ source: "/:path*", headers: [...fixedSecurityHeaders] }];
+  },
 };
 
 export default nextConfig;

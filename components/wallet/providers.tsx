@@ -3,6 +3,7 @@
 // the wagmi config built once from what the server enables. RainbowKit's theme follows the
 // system's light or dark mode.
 import "@rainbow-me/rainbowkit/styles.css";
+import "@/lib/client/zod-config";
 import { darkTheme, lightTheme, RainbowKitProvider } from "@rainbow-me/rainbowkit";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";

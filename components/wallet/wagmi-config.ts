@@ -4,9 +4,9 @@
 import { connectorsForWallets, type WalletList } from "@rainbow-me/rainbowkit";
 import { injectedWallet, walletConnectWallet } from "@rainbow-me/rainbowkit/wallets";
 import { defineChain, type Chain } from "viem";
-import { arbitrum, avalanche, base, baseSepolia, mainnet, polygon } from "viem/chains";
+import { base } from "viem/chains";
 import { createConfig, http, type Config, type Transport } from "wagmi";
-import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import { publicWalletChains, type WalletNetwork } from "@/lib/chain/wallet-networks";
 import { sandboxWallet, type SandboxWalletOptions } from "./sandbox-wallet";
 
 export type WalletSetup = {
@@ -16,12 +16,8 @@ export type WalletSetup = {
   walletConnectProjectId?: string;
 };
 
-const knownChains: Record<number, Chain> = Object.fromEntries(
-  [base, baseSepolia, mainnet, arbitrum, polygon, avalanche].map((chain) => [chain.id, chain]),
-);
-
 function toChain(network: WalletNetwork): Chain {
-  const known = knownChains[network.chainId];
+  const known = publicWalletChains[network.chainId];
   if (known) return known;
   const rpc = network.rpcUrl ? [network.rpcUrl] : [];
   return defineChain({

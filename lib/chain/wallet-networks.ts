@@ -2,6 +2,8 @@
 // to read a balance from, and an RPC URL only where it is safe to show (the local sandbox chain).
 // Configured RPC URLs of public networks can carry an API key, so they never reach the browser:
 // the page reads those chains through the wallet or the chain's public endpoint.
+import type { Chain } from "viem";
+import { arbitrum, avalanche, base, baseSepolia, mainnet, polygon } from "viem/chains";
 import type { ServerEnv } from "@/lib/env";
 import { enabledNetworks, type NetworkId } from "./networks";
 
@@ -28,4 +30,17 @@ export function walletNetworks(env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" 
     ...(network.explorer ? { explorer: network.explorer } : {}),
     ...(network.chainId === SANDBOX_CHAIN_ID && network.rpcUrl ? { rpcUrl: network.rpcUrl } : {}),
   }));
+}
+
+/** Chains the page's wallet stack knows by id; it reads them through their public RPC endpoint. */
+export const publicWalletChains: Readonly<Record<number, Chain>> = Object.fromEntries(
+  [base, baseSepolia, mainnet, arbitrum, polygon, avalanche].map((chain) => [chain.id, chain]),
+);
+
+/** Where the page's own chain reads go: the sandbox RPC, or a known chain's public endpoint. */
+export function browserRpcUrls(networks: readonly WalletNetwork[]): string[] {
+  return networks.flatMap((network) => {
+    const url = network.rpcUrl ?? publicWalletChains[network.chainId]?.rpcUrls.default.http[0];
+    return url ? [url] : [];
+  });
 }

@@ -8,6 +8,7 @@ import { test as base, expect, type Page } from "@playwright/test";
 import { isAddressEqual, numberToHex, type Hex, type TypedDataDefinition } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createFunder } from "@/sandbox/funder";
+import { watchCspViolations, type CspWatch } from "./csp";
 import { sandboxInfo } from "./sandbox";
 
 export const TEST_WALLET_NAME = "Test Wallet";
@@ -300,7 +301,17 @@ export type WalletFixtures = {
   unfundedWallet: TestWallet;
 };
 
-export const test = base.extend<WalletFixtures>({
+export const test = base.extend<WalletFixtures & { cspViolations: CspWatch }>({
+  // Every test with a wallet, connecting and paying included, runs under the app's content
+  // security policy and must not meet a single violation of it.
+  cspViolations: [
+    async ({ page }, use) => {
+      const watch = await watchCspViolations(page);
+      await use(watch);
+      expect(watch.violations, "content security policy violations").toEqual([]);
+    },
+    { auto: true },
+  ],
   wallet: async ({ page }, use) => {
     const { rpcUrl, chainId } = sandboxInfo();
     const { privateKey } = await newSandboxAccount({ usdc: TEST_WALLET_USDC });

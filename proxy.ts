@@ -1,0 +1,47 @@
+// Runs before every page and route: gives each response its content security policy, with a
+// fresh script nonce that Next reads from the request's policy and puts on its own scripts, and
+// the chains' RPC endpoints the page reads from (the sandbox's loopback RPC when the app runs on
+// the sandbox), which are the running server's configuration, not the build machine's.
+// The headers that never change are set in next.config.ts, static files included.
+import { NextResponse, type NextRequest } from "next/server";
+import { readDemoWallet } from "@/lib/chain/demo-wallet";
+import { browserRpcUrls, walletNetworks } from "@/lib/chain/wallet-networks";
+import { serverEnv } from "@/lib/env";
+import { contentSecurityPolicy, newNonce, originSource } from "@/lib/security-headers";
+
+type PolicySources = { connectSources: string[]; walletConnect: boolean };
+
+// The configuration does not change while the server runs: read it once.
+let sources: Promise<PolicySources> | undefined;
+
+async function policySources(): Promise<PolicySources> {
+  const env = serverEnv();
+  const demoWallet = await readDemoWallet(env);
+  const urls = [...browserRpcUrls(walletNetworks(env)), ...(demoWallet ? [demoWallet.rpcUrl] : [])];
+  return {
+    connectSources: urls.flatMap((url) => originSource(url) ?? []),
+    walletConnect: Boolean(process.env.NEXT_PUBLIC_WALLETCONNECT_PROJECT_ID),
+  };
+}
+
+export async function proxy(request: NextRequest): Promise<NextResponse> {
+  sources ??= policySources().catch((error: unknown) => {
+    sources = undefined;
+    throw error;
+  });
+  const policy = contentSecurityPolicy({
+    nonce: newNonce(),
+    ...(await sources),
+    development: process.env.NODE_ENV === "development",
+  });
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set("Content-Security-Policy", policy);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set("Content-Security-Policy", policy);
+  return response;
+}
+
+export const config = {
+  // Everything but Next's own static files, which next.config.ts's fixed headers cover.
+  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+};
