@@ -7,7 +7,8 @@
 // nothing injected; the alternative, 'unsafe-inline', would let any injected inline script run
 // in a page that asks a wallet to sign payments. Nonces make every page render per request,
 // which costs nothing here: the chat page already renders per request (it reads the running
-// server's configuration), and so does the transaction page (it reads the chain).
+// server's configuration), and so does the transaction page (it reads the chain). The one
+// prerendered page, the 404 of an unknown address, shows its text without running its scripts.
 // Styles: server-rendered `style` attributes and RainbowKit's theme `<style>` need
 // 'unsafe-inline' for styles; styles cannot run code.
 
