@@ -138,7 +138,11 @@ describe("chat request validation", () => {
       jsonRequest({ messages: [{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }, { role: "user", content: phrase }] }),
     );
     expect(phraseError.code).toBe("secret-in-message");
-    expect(phraseError.details).toEqual({ message: 2, kind: "seed-phrase" });
+    expect(phraseError.details).toEqual({
+      message: 2,
+      kind: "seed-phrase",
+      fields: [{ path: "messages.2.content", message: "looks like it contains a wallet seed phrase" }],
+    });
     expect(JSON.stringify(phraseError.toJSON())).not.toContain(phrase.split(" ")[0]);
   });
 });

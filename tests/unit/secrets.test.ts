@@ -212,7 +212,11 @@ describe("assertNoSecrets", () => {
       async () => new Set([txHash]),
     );
     expect(error.code).toBe("secret-in-message");
-    expect(error.details).toEqual({ message: 2, kind: "private-key" });
+    expect(error.details).toEqual({
+      message: 2,
+      kind: "private-key",
+      fields: [{ path: "messages.2.content", message: "looks like it contains a private key" }],
+    });
     expect(error.message).toMatchInlineSnapshot(
       `"Message 3 looks like it contains a private key. It was not sent anywhere. Never share your keys or recovery phrase: this agent never needs them."`,
     );
@@ -230,7 +234,11 @@ describe("assertNoSecrets", () => {
       },
       async () => new Set(),
     );
-    expect(error.details).toEqual({ message: 0, kind: "private-key" });
+    expect(error.details).toEqual({
+      message: 0,
+      kind: "private-key",
+      fields: [{ path: "messages.0.content", message: "looks like it contains a private key" }],
+    });
   });
 
   test("the agent's own messages are never refused", async () => {
@@ -246,6 +254,10 @@ describe("assertNoSecrets", () => {
 
   test("a system message is checked like a user message", async () => {
     const error = await refusal({ messages: [{ role: "system", content: generateMnemonic(french) }, { role: "user", content: "hi" }] });
-    expect(error.details).toEqual({ message: 0, kind: "seed-phrase" });
+    expect(error.details).toEqual({
+      message: 0,
+      kind: "seed-phrase",
+      fields: [{ path: "messages.0.content", message: "looks like it contains a wallet seed phrase" }],
+    });
   });
 });
