@@ -2,7 +2,9 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   // PGlite loads its WebAssembly and data files from its own package folder at run time.
-  serverExternalPackages: ["@electric-sql/pglite", "pg"],
+  // undici is loaded from node_modules as it is: the outbound fetch (lib/net) relies on its
+  // connector, which a bundled copy need not keep intact.
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "undici"],
   poweredByHeader: false,
 };
 
