@@ -122,6 +122,21 @@ export type GuardedFetchInit = Omit<RequestInit, "redirect" | "dispatcher"> & {
   resolve?: Resolve;
 };
 
+// undici's Response is the class behind the global one (a web ReadableStream body, the same
+// headers); only its declared stream types differ from the DOM library's.
+function asResponse(response: Awaited<ReturnType<typeof fetch>>): Response {
+  return response as unknown as Response;
+}
+
+/**
+ * `fetch` for a URL this server's own configuration names (a registry in X402_DISCOVERY_URLS):
+ * no address policy, and undici's own fetch rather than the framework's patched global one.
+ * Callers bound it with a signal and read its body with readBoundedBody.
+ */
+export async function fetchConfigured(url: string | URL, init: Omit<RequestInit, "dispatcher"> = {}): Promise<Response> {
+  return asResponse(await fetch(url, init));
+}
+
 /**
  * `fetch` for a URL someone else chose. A destination the policy refuses rejects with
  * RefusedDestinationError before any byte is sent; other failures are fetch's own (a TypeError
@@ -133,10 +148,7 @@ export async function guardedFetch(url: string | URL, { allowPrivate = [], resol
     throw new RefusedDestinationError(target.host, { reason: "scheme", protocol: target.protocol });
   }
   try {
-    const response = await fetch(target, { ...init, redirect: "manual", dispatcher: agentFor(allowPrivate, resolve) });
-    // undici's Response is the class behind the global one (a web ReadableStream body, the same
-    // headers); only its declared stream types differ from the DOM library's.
-    return response as unknown as Response;
+    return asResponse(await fetch(target, { ...init, redirect: "manual", dispatcher: agentFor(allowPrivate, resolve) }));
   } catch (error) {
     const cause = error instanceof Error ? error.cause : undefined;
     if (cause instanceof RefusedDestinationError) throw cause;
