@@ -48,8 +48,19 @@ export async function readBoundedBody(response: BodySource, { maxBytes }: { maxB
     joined.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  let text = new TextDecoder().decode(joined);
-  // A cut can split a character in two: drop the half.
-  if (cut) text = text.replace(/\uFFFD$/, "");
-  return { text, bytes, cut };
+  // A cut can split a character in two: keep only whole characters.
+  const kept = cut ? joined.subarray(0, wholeUtf8Length(joined)) : joined;
+  return { text: new TextDecoder().decode(kept), bytes: kept.byteLength, cut };
+}
+
+/** The length of `bytes` without a UTF-8 sequence left incomplete at its end. */
+function wholeUtf8Length(bytes: Uint8Array): number {
+  // Look back past at most three continuation bytes (10xxxxxx) for the sequence's first byte.
+  for (let back = 1; back <= Math.min(4, bytes.byteLength); back += 1) {
+    const byte = bytes[bytes.byteLength - back] ?? 0;
+    if ((byte & 0xc0) === 0x80) continue;
+    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return needed > back ? bytes.byteLength - back : bytes.byteLength;
+  }
+  return bytes.byteLength;
 }
