@@ -62,7 +62,8 @@ const systemResolve: Resolve = (hostname, family) =>
 /** net.connect's `lookup`: resolve, refuse if any address is refused, else hand over the checked addresses. */
 function checkedLookup(policy: AddressPolicy, port: number, resolve: Resolve): LookupFunction {
   return (hostname, options, callback) => {
-    resolve(hostname, options.family === 4 || options.family === 6 ? options.family : 0).then(
+    const family = options.family === 4 || options.family === "IPv4" ? 4 : options.family === 6 || options.family === "IPv6" ? 6 : 0;
+    resolve(hostname, family).then(
       (addresses) => {
         const refusal = addresses.map((entry) => checkDestination(policy, { address: entry.address, port })).find(Boolean);
         if (refusal) return callback(new RefusedDestinationError(hostname, refusal), "", 0);
