@@ -90,7 +90,14 @@ async function registryItems(
   const items: DiscoveryResource[] = [];
   let listed = 0;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const answer = await readRegistryPage(registry, { type: "http", limit: PAGE_SIZE, offset: page * PAGE_SIZE }, { signal, maxBytes });
+    let answer: Awaited<ReturnType<typeof readRegistryPage>>;
+    try {
+      answer = await readRegistryPage(registry, { type: "http", limit: PAGE_SIZE, offset: page * PAGE_SIZE }, { signal, maxBytes });
+    } catch (error) {
+      // A later page that fails leaves the earlier ones usable, but not cached as the whole list.
+      if (page === 0) throw error;
+      return items;
+    }
     listed += answer.listed;
     items.push(...answer.items);
     if (answer.listed < PAGE_SIZE || (answer.total !== undefined && listed >= answer.total)) break;

@@ -104,6 +104,18 @@ describe("reading registries", () => {
     expect(names(listings)).toEqual(["news", "weather"]);
   });
 
+  test("a registry whose second page never comes keeps its first page's listings", async () => {
+    const first = Array.from({ length: 100 }, (_, index) => listing(`service${index}`));
+    const paged = await registry((request, response) => {
+      if (new URL(request.url ?? "/", "http://registry").searchParams.get("offset") !== "0") return;
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ x402Version: 2, items: first, pagination: { limit: 100, offset: 0, total: 150 } }));
+    });
+    const listings = await listServices(envFor([paged]), { timeoutMs: 1_000 });
+    expect(listings).toHaveLength(100);
+    expect(paged.requests).toHaveLength(2);
+  });
+
   test("a registry answering an error status is skipped", async () => {
     const failing = await registry((_request, response) => {
       response.writeHead(500, { "content-type": "text/plain" });
