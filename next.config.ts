@@ -3,7 +3,9 @@ import { fixedSecurityHeaders } from "./lib/security-headers";
 
 const nextConfig: NextConfig = {
   // PGlite loads its WebAssembly and data files from its own package folder at run time.
-  serverExternalPackages: ["@electric-sql/pglite", "pg"],
+  // undici is loaded from node_modules as it is: the outbound fetch (lib/net) relies on its
+  // connector, which a bundled copy need not keep intact.
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "undici"],
   poweredByHeader: false,
   // The headers that never change, on every response; the content security policy, which
   // carries a per-request nonce and the running server's RPC endpoints, is set in proxy.ts.

@@ -1,6 +1,7 @@
 // Server configuration (SPEC section 6), read from the environment once and validated with zod.
 // A bad value fails at first use with a message that names the variable.
 import { z } from "zod";
+import { isAddressOrRange } from "@/lib/net/address-policy";
 
 const usdAmount = z
   .string()
@@ -19,6 +20,8 @@ const commaList = (item: z.ZodType<string, string>) =>
     )
     .pipe(z.array(item));
 
+const addressOrRange = z.string().refine(isAddressOrRange, "an IP address or CIDR range, e.g. 127.0.0.1 or 10.0.0.0/8");
+
 const nonNegativeInt = z.coerce.number().int().min(0);
 
 const serverEnvSchema = z.object({
@@ -31,6 +34,8 @@ const serverEnvSchema = z.object({
   GEMINI_MODEL_BALANCED: z.string().min(1).default("gemini-3.5-flash-lite"),
   X402_DISCOVERY_URLS: commaList(z.url()).default([]),
   X402_NETWORKS: commaList(caip2).default(["eip155:8453", "eip155:84532"]),
+  /** Addresses the server may call although they are not public (the sandbox's 127.0.0.1). */
+  X402_ALLOW_PRIVATE_ADDRESSES: commaList(addressOrRange).default([]),
   DATABASE_URL: z.url().optional(),
   DATA_DIR: z.string().min(1).default(".data"),
   CHAT_COOLDOWN_SECONDS: nonNegativeInt.default(50),

@@ -133,6 +133,9 @@ async function main(): Promise<void> {
       X402_NETWORKS: info.network,
       [`RPC_URL_${info.chainId}`]: info.rpcUrl,
       [`USDC_ADDRESS_${info.chainId}`]: info.usdc.address,
+      // The sandbox's services listen on 127.0.0.1, which the app calls only when allowed
+      // (SPEC section 6); an allow-list already set is kept as it is.
+      X402_ALLOW_PRIVATE_ADDRESSES: process.env.X402_ALLOW_PRIVATE_ADDRESSES?.trim() || SANDBOX_HOST,
       NEXT_PUBLIC_SANDBOX: "1",
       SANDBOX_INFO_FILE: infoFilePath(),
     };

@@ -130,11 +130,10 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   const delivery = { db, record: reservation.record, facts, log: parameters.log };
   let response: Response;
   try {
-    response = await callServiceWithPayment(
-      claims.service,
-      payload,
-      parameters.paidCallTimeoutMs === undefined ? {} : { timeoutMs: parameters.paidCallTimeoutMs },
-    );
+    response = await callServiceWithPayment(claims.service, payload, {
+      allowPrivate: env.X402_ALLOW_PRIVATE_ADDRESSES,
+      ...(parameters.paidCallTimeoutMs === undefined ? {} : { timeoutMs: parameters.paidCallTimeoutMs }),
+    });
   } catch (error) {
     if (error instanceof ServiceUnreachableError && error.neverConnected) {
       // No connection was ever made: the signed payment never left this server.

@@ -1,17 +1,25 @@
 // Service discovery over the Bazaar API (`GET /discovery/resources`) of every configured
-// registry, through @x402/extensions. Listings are cached for at most 30 s per registry, kept
+// registry, with @x402/extensions' types. Listings are cached for at most 30 s per registry, kept
 // only when they can be paid here (scheme `exact`, an enabled network, that network's USDC),
-// and their text is treated as untrusted data: trimmed, never followed.
-import { HTTPFacilitatorClient } from "@x402/core/server";
+// and their text is treated as untrusted data: bounded, never followed. Each registry is read
+// under its own timeout and size cap, so one that is slow, huge or broken is skipped and the
+// others still answer; one malformed listing is skipped, not its registry.
 import type { PaymentRequirements } from "@x402/core/types";
-import { withBazaar, type DiscoveryResource } from "@x402/extensions/bazaar";
+import type { DiscoveryResource, ListDiscoveryResourcesParams } from "@x402/extensions/bazaar";
+import { z } from "zod";
 import { findNetwork, isEnabled, type NetworkId } from "@/lib/chain/networks";
 import type { ServerEnv } from "@/lib/env";
+import { readBoundedBody } from "@/lib/net/bounded-body";
+import { fetchConfigured } from "@/lib/net/guarded-fetch";
 import { formatUsd } from "@/lib/payments/money";
 
 export const DISCOVERY_CACHE_MS = 30_000;
 const PAGE_SIZE = 100;
 const MAX_PAGES = 5;
+/** One registry's whole read, every page of it, ends within this. */
+export const REGISTRY_TIMEOUT_MS = 5_000;
+/** The most of one registry page that is read; a longer page skips its registry. */
+export const REGISTRY_PAGE_MAX_BYTES = 2 * 1024 * 1024;
 
 export type ServiceListing = {
   name: string;
@@ -36,13 +44,26 @@ type DiscoveryEnv = Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_NETWORKS" | "r
 
 const cache = new Map<string, { at: number; items: DiscoveryResource[] }>();
 
-/** Every payable service listed by the configured registries. A registry that fails is skipped. */
-export async function listServices(env: DiscoveryEnv, { now = Date.now() }: { now?: number } = {}): Promise<ServiceListing[]> {
+export type RegistryReadOptions = {
+  /** Bound of one registry's read (REGISTRY_TIMEOUT_MS by default). */
+  timeoutMs?: number;
+  /** Bound of one page of a registry's answer (REGISTRY_PAGE_MAX_BYTES by default). */
+  maxBytes?: number;
+};
+
+/**
+ * Every payable service listed by the configured registries, read side by side. A registry that
+ * fails, answers garbage, answers too much or too slowly is skipped; so is a listing that is malformed.
+ */
+export async function listServices(
+  env: DiscoveryEnv,
+  { now = Date.now(), ...read }: { now?: number } & RegistryReadOptions = {},
+): Promise<ServiceListing[]> {
   const perRegistry = await Promise.all(
     env.X402_DISCOVERY_URLS.map(async (registry) => {
       try {
-        const items = await registryItems(registry, now);
-        return items.flatMap((item) => toListing(item, registry, env));
+        const items = await registryItems(registry, now, read);
+        return items.flatMap((item) => listingsOf(item, registry, env));
       } catch {
         return [];
       }
@@ -58,18 +79,103 @@ export async function listServices(env: DiscoveryEnv, { now = Date.now() }: { no
   });
 }
 
-async function registryItems(registry: string, now: number): Promise<DiscoveryResource[]> {
+async function registryItems(
+  registry: string,
+  now: number,
+  { timeoutMs = REGISTRY_TIMEOUT_MS, maxBytes = REGISTRY_PAGE_MAX_BYTES }: RegistryReadOptions,
+): Promise<DiscoveryResource[]> {
   const hit = cache.get(registry);
   if (hit && now - hit.at < DISCOVERY_CACHE_MS) return hit.items;
-  const client = withBazaar(new HTTPFacilitatorClient({ url: registry }));
+  const signal = AbortSignal.timeout(timeoutMs);
   const items: DiscoveryResource[] = [];
+  let listed = 0;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const response = await client.extensions.bazaar.listResources({ type: "http", limit: PAGE_SIZE, offset: page * PAGE_SIZE });
-    items.push(...response.items);
-    if (response.items.length < PAGE_SIZE || items.length >= response.pagination.total) break;
+    let answer: Awaited<ReturnType<typeof readRegistryPage>>;
+    try {
+      answer = await readRegistryPage(registry, { type: "http", limit: PAGE_SIZE, offset: page * PAGE_SIZE }, { signal, maxBytes });
+    } catch (error) {
+      // A later page that fails leaves the earlier ones usable, but not cached as the whole list.
+      if (page === 0) throw error;
+      return items;
+    }
+    listed += answer.listed;
+    items.push(...answer.items);
+    if (answer.listed < PAGE_SIZE || (answer.total !== undefined && listed >= answer.total)) break;
   }
   cache.set(registry, { at: now, items });
   return items;
+}
+
+const registryPageSchema = z.object({
+  items: z.array(z.unknown()),
+  pagination: z.object({ total: z.number().int().nonnegative() }).partial().optional(),
+});
+
+const optionalText = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? undefined);
+
+// What the listing's use here needs, checked before it is used; the rest passes through.
+const discoveryResourceSchema = z.looseObject({
+  resource: z.string(),
+  accepts: z.array(
+    z.looseObject({
+      scheme: z.string(),
+      network: z.string(),
+      asset: z.string(),
+      payTo: z.string(),
+      amount: z.string().optional(),
+      maxAmountRequired: z.string().optional(),
+    }),
+  ),
+  description: optionalText,
+  serviceName: optionalText,
+  tags: z
+    .array(z.string())
+    .nullish()
+    .transform((value) => value ?? undefined),
+  extensions: z
+    .record(z.string(), z.unknown())
+    .nullish()
+    .transform((value) => value ?? undefined),
+});
+
+/**
+ * One page of `GET <registry>/discovery/resources`, as @x402/extensions' bazaar client asks for
+ * it. Read here rather than through that client, which fetches with no timeout and reads the
+ * whole answer whatever its size. A registry is configuration, so no address policy applies.
+ */
+async function readRegistryPage(
+  registry: string,
+  params: ListDiscoveryResourcesParams,
+  { signal, maxBytes }: { signal: AbortSignal; maxBytes: number },
+): Promise<{ items: DiscoveryResource[]; listed: number; total: number | undefined }> {
+  const url = new URL(`${registry.replace(/\/+$/, "")}/discovery/resources`);
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, String(value));
+  const response = await fetchConfigured(url, { headers: { accept: "application/json" }, signal });
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`registry answered HTTP ${response.status}`);
+  }
+  const body = await readBoundedBody(response, { maxBytes });
+  if (body.cut) throw new Error(`registry page larger than ${maxBytes} bytes`);
+  const page = registryPageSchema.parse(JSON.parse(body.text));
+  const items = page.items.flatMap((item) => {
+    const parsed = discoveryResourceSchema.safeParse(item);
+    // The schema checked every field used here; the library's type names the rest.
+    return parsed.success ? [parsed.data as unknown as DiscoveryResource] : [];
+  });
+  return { items, listed: page.items.length, total: page.pagination?.total };
+}
+
+/** A listing's entries in the catalog, bounded; none when the listing cannot be read. */
+function listingsOf(item: DiscoveryResource, registry: string, env: DiscoveryEnv): ServiceListing[] {
+  try {
+    return toListing(item, registry, env).flatMap((listing) => boundListing(listing) ?? []);
+  } catch {
+    return [];
+  }
 }
 
 /** Forgets cached listings (tests, and a registry known to have changed). */
@@ -164,6 +270,69 @@ function hostName(url: string): string {
 export function cleanText(text: string, max: number): string {
   const flat = text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** How much of what a listing says reaches the model. */
+export const LISTING_LIMITS = {
+  name: 80,
+  description: 300,
+  tags: 8,
+  tag: 30,
+  payTo: 100,
+  url: 2_048,
+  /** The input schema: nesting depth, entries per object or array, one text, and the whole. */
+  input: { depth: 4, entries: 20, text: 200, key: 60, total: 2_000 },
+} as const;
+
+/**
+ * What a listing says, bounded before it reaches the model: name, description and tags cut to
+ * length, the input schema cut in depth, breadth and size. A URL too long to be real drops the
+ * listing (a cut URL would be another URL).
+ */
+export function boundListing(listing: ServiceListing): ServiceListing | undefined {
+  if (listing.url.length > LISTING_LIMITS.url) return undefined;
+  const input = listing.input && boundJson(listing.input, 0, { left: LISTING_LIMITS.input.total });
+  return {
+    ...listing,
+    name: cleanText(listing.name, LISTING_LIMITS.name),
+    description: cleanText(listing.description, LISTING_LIMITS.description),
+    tags: listing.tags.slice(0, LISTING_LIMITS.tags).map((tag) => cleanText(tag, LISTING_LIMITS.tag)),
+    payTo: cleanText(listing.payTo, LISTING_LIMITS.payTo),
+    input: asRecord(input),
+  };
+}
+
+/** A copy of JSON data within the input limits; `budget.left` counts the characters still allowed. */
+function boundJson(value: unknown, depth: number, budget: { left: number }): unknown {
+  const limits = LISTING_LIMITS.input;
+  if (typeof value === "string") {
+    const text = cleanText(value, Math.max(1, Math.min(limits.text, budget.left)));
+    budget.left -= text.length + 2;
+    return text;
+  }
+  if (typeof value === "number" || typeof value === "boolean" || value === null) {
+    budget.left -= String(value).length;
+    return value;
+  }
+  if (depth >= limits.depth || typeof value !== "object") return undefined;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const entry of value.slice(0, limits.entries)) {
+      if (budget.left <= 0) break;
+      const bounded = boundJson(entry, depth + 1, budget);
+      if (bounded !== undefined) out.push(bounded);
+    }
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value).slice(0, limits.entries)) {
+    if (budget.left <= 0) break;
+    const name = cleanText(key, limits.key);
+    budget.left -= name.length + 4;
+    const bounded = boundJson(entry, depth + 1, budget);
+    if (bounded !== undefined) out[name] = bounded;
+  }
+  return out;
 }
 
 export type ServiceFilter = { query?: string | undefined; network?: string | undefined; maxPrice?: bigint | undefined };

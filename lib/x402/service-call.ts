@@ -1,7 +1,10 @@
 // Calling an x402 service: the first, unpaid request (which answers 402 with what it costs),
-// and the paid retry with the x402 payment header, whose answer carries the settlement.
+// and the paid retry with the x402 payment header, whose answer carries the settlement. Both go
+// through the guarded fetch (lib/net): only public addresses, or the configured allow-list.
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
+import { readBoundedBody } from "@/lib/net/bounded-body";
+import { guardedFetch, RefusedDestinationError } from "@/lib/net/guarded-fetch";
 
 const CALL_TIMEOUT_MS = 15_000;
 /**
@@ -10,7 +13,8 @@ const CALL_TIMEOUT_MS = 15_000;
  * even if the browser went away.
  */
 export const PAID_CALL_TIMEOUT_MS = 30_000;
-const MAX_BODY_CHARS = 64 * 1024;
+/** The most of a service's answer that is read; the rest is never downloaded. */
+export const MAX_SERVICE_BODY_BYTES = 64 * 1024;
 
 export type ServiceCall = {
   url: string;
@@ -23,13 +27,17 @@ export class ServiceUnreachableError extends Error {
   override readonly name = "ServiceUnreachableError";
   /**
    * True when no connection to the service was ever made (refused, unknown host, connect
-   * timeout): the request, and any payment in it, never left this server.
+   * timeout, or an address this server does not call): the request, and any payment in it,
+   * never left this server.
    */
   readonly neverConnected: boolean;
+  /** True when the address policy refused the service's address (private, loopback, port...). */
+  readonly refused: boolean;
 
-  constructor(message: string, options: { cause?: unknown; neverConnected?: boolean } = {}) {
+  constructor(message: string, options: { cause?: unknown; neverConnected?: boolean; refused?: boolean } = {}) {
     super(message, { cause: options.cause });
-    this.neverConnected = options.neverConnected ?? false;
+    this.refused = options.refused ?? false;
+    this.neverConnected = this.refused || (options.neverConnected ?? false);
   }
 }
 
@@ -51,21 +59,27 @@ export function serviceUrl(call: Pick<ServiceCall, "url" | "query">): string {
   return url.toString();
 }
 
+export type CallServiceOptions = {
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** `X402_ALLOW_PRIVATE_ADDRESSES`: without it, only public addresses are called. */
+  allowPrivate?: readonly string[];
+};
+
 /**
- * Sends the request; a connection failure or timeout is a ServiceUnreachableError. The timeout
- * also bounds reading the answer's body.
+ * Sends the request; a connection failure, a refused address or a timeout is a
+ * ServiceUnreachableError. The timeout also bounds reading the answer's body. A redirect is
+ * returned as it is, never followed.
  */
 export async function callService(
   call: ServiceCall,
-  {
-    headers = {},
-    signal,
-    timeoutMs = CALL_TIMEOUT_MS,
-  }: { headers?: Record<string, string>; signal?: AbortSignal; timeoutMs?: number } = {},
+  { headers = {}, signal, timeoutMs = CALL_TIMEOUT_MS, allowPrivate = [] }: CallServiceOptions = {},
 ): Promise<Response> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    return await fetch(serviceUrl(call), {
+    return await guardedFetch(serviceUrl(call), {
+      allowPrivate,
       method: call.method,
       headers: {
         accept: "application/json, text/plain;q=0.9, */*;q=0.5",
@@ -74,9 +88,11 @@ export async function callService(
       },
       ...(call.method === "POST" ? { body: JSON.stringify(call.body ?? {}) } : {}),
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      redirect: "manual",
     });
   } catch (error) {
+    if (error instanceof RefusedDestinationError) {
+      throw new ServiceUnreachableError(error.message, { cause: error, refused: true });
+    }
     if (signal?.aborted) throw error;
     throw new ServiceUnreachableError(`The service at ${new URL(call.url).host} did not answer.`, {
       cause: error,
@@ -85,18 +101,34 @@ export async function callService(
   }
 }
 
-/** Reads a body as JSON when it is JSON, else as text, within a size bound. */
-export async function readServiceBody(response: Response): Promise<unknown> {
-  const text = await response.text();
-  const bounded = text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS)}…` : text;
+/**
+ * Reads a body as JSON when it is JSON, else as text, and never more than `maxBytes` of it: the
+ * rest is not downloaded. A cut answer comes back as `{ cut, partial }`, `cut` saying what was
+ * left out (first, so a short preview of it still says so), `partial` the text that was read.
+ */
+export async function readServiceBody(
+  response: Response,
+  { maxBytes = MAX_SERVICE_BODY_BYTES }: { maxBytes?: number } = {},
+): Promise<unknown> {
+  const body = await readBoundedBody(response, { maxBytes });
+  if (body.cut) {
+    return {
+      cut: `The service's answer was longer than ${formatBytes(maxBytes)}: only its first ${formatBytes(body.bytes)} were read, the rest was cut off and not downloaded.`,
+      partial: body.text,
+    };
+  }
   if ((response.headers.get("content-type") ?? "").includes("json")) {
     try {
-      return JSON.parse(bounded) as unknown;
+      return JSON.parse(body.text) as unknown;
     } catch {
-      return bounded;
+      return body.text;
     }
   }
-  return bounded;
+  return body.text;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KB` : `${bytes} bytes`;
 }
 
 const http = new x402HTTPClient(new x402Client());
@@ -108,9 +140,13 @@ const http = new x402HTTPClient(new x402Client());
 export function callServiceWithPayment(
   call: ServiceCall,
   payload: PaymentPayload,
-  { timeoutMs = PAID_CALL_TIMEOUT_MS }: { timeoutMs?: number } = {},
+  { timeoutMs = PAID_CALL_TIMEOUT_MS, allowPrivate }: { timeoutMs?: number; allowPrivate?: readonly string[] } = {},
 ): Promise<Response> {
-  return callService(call, { headers: http.encodePaymentSignatureHeader(payload), timeoutMs });
+  return callService(call, {
+    headers: http.encodePaymentSignatureHeader(payload),
+    timeoutMs,
+    ...(allowPrivate ? { allowPrivate } : {}),
+  });
 }
 
 /** The settlement a paid response reports (PAYMENT-RESPONSE, or X-PAYMENT-RESPONSE in v1). */

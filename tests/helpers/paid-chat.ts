@@ -18,6 +18,8 @@ export function sandboxEnv(sandbox: Sandbox, extra: Record<string, string> = {})
     [`RPC_URL_${sandbox.info.chainId}`]: sandbox.info.rpcUrl,
     [`USDC_ADDRESS_${sandbox.info.chainId}`]: sandbox.info.usdc.address,
     PAYMENT_TOKEN_SECRET: "test-secret-that-is-at-least-32-characters",
+    // The sandbox's services listen on 127.0.0.1, which the server calls only when allowed.
+    X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1",
     ...extra,
   };
 }

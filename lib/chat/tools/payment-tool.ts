@@ -36,7 +36,7 @@ export function createPaymentTool(context: ToolContext) {
       };
       let response: Response;
       try {
-        response = await callService(call, { signal: context.signal });
+        response = await callService(call, { signal: context.signal, allowPrivate: context.env.X402_ALLOW_PRIVATE_ADDRESSES });
       } catch (error) {
         if (!(error instanceof ServiceUnreachableError)) throw error;
         context.writer.error({ code: "service-unavailable", message: error.message });
