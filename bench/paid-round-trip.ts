@@ -67,6 +67,9 @@ export type PaidRoundTrip = {
 
 export type PaidResult = {
   prompt: string;
+  /** The first round trip after the server started: caches (discovery, clients) still cold. */
+  first: PaidRoundTrip;
+  /** The round trips after it. */
   rounds: PaidRoundTrip[];
   requestAMs: Spread;
   requestBMs: Spread;
@@ -191,8 +194,8 @@ export async function measurePaidRoundTrip({
     });
     const payer = await newPayer(sandbox, 1_000_000n);
     const results: PaidRoundTrip[] = [];
-    // The first round warms the product's clients and caches; it is not counted.
-    for (let round = -1; round < rounds; round++) {
+    // The first round trip meets cold caches (discovery, clients): reported on its own.
+    for (let round = 0; round <= rounds; round++) {
       calls.length = 0;
       const bodyA = chatBody({ walletAddress: payer.address });
       const a = await post(new URL("/api/chat", app.origin), bodyA, { recordReads: true });
@@ -213,7 +216,6 @@ export async function measurePaidRoundTrip({
       if (b.status !== 200 || finishB.reason !== "payment-complete" || !delivered || !confirmed) {
         throw new Error(`request B did not complete the payment (${b.status}): ${b.body.slice(0, 400)}`);
       }
-      if (round < 0) continue;
 
       const callsA = within(calls, a);
       const registryA = callsA.filter((call) => call.role === "registry");
@@ -257,10 +259,13 @@ export async function measurePaidRoundTrip({
         },
       });
     }
-    const pick = (get: (round: PaidRoundTrip) => number) => spread(results.map(get));
+    const [first, ...later] = results;
+    if (!first) throw new Error("no paid round trip");
+    const pick = (get: (round: PaidRoundTrip) => number) => spread(later.map(get));
     return {
       prompt: PAID_PROMPT,
-      rounds: results,
+      first,
+      rounds: later,
       requestAMs: pick((round) => round.requestA.totalMs),
       requestBMs: pick((round) => round.requestB.totalMs),
       wholeMs: pick((round) => round.requestA.totalMs + round.requestB.totalMs),

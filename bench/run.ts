@@ -30,7 +30,7 @@ const BENCH_DIR = join(ROOT, "bench");
 const settings = {
   connections: 10,
   rounds: 5,
-  roundMs: 4_000,
+  roundMs: 3_000,
   warmUpMs: 2_000,
   firstByteSamples: 20,
   coldStartRounds: 3,
@@ -91,6 +91,23 @@ const productEnv = (database: Database, purpose: string): Record<string, string 
   ...database.env(purpose),
 });
 
+const productName = (database: Database) => `product (${database.name})`;
+
+/** The reference routes send the product's own text pieces (see reference-app/app/reply.ts). */
+const referenceEnv = (productAnswer: string | undefined) =>
+  productAnswer ? { BENCH_REPLY_PIECES: JSON.stringify(textPiecesOf(productAnswer)) } : {};
+
+/** Seconds since the last call (or since it was made). */
+function phaseClock(): () => number {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    const seconds = Math.round((now - last) / 1000);
+    last = now;
+    return seconds;
+  };
+}
+
 const log = (line: string) => console.log(`[bench] ${line}`);
 
 async function main(): Promise<void> {
@@ -104,53 +121,53 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   log(`${machine.cores} cores (${machine.cpuModel}), load average ${machine.loadAverageAtStart.join(" ")}`);
 
+  const phases: Record<string, number> = {};
+  const buildClock = phaseClock();
   const buildEnv = appEnv({});
   const builds: Record<string, EnsureBuildReturnType> = {
     product: await ensureBuild(productBuild(ROOT, {}), { env: buildEnv, log }),
     reference: await ensureBuild(referenceBuild, { env: buildEnv, log }),
   };
+  phases.builds = buildClock();
 
   const dataRoot = await mkdtemp(join(tmpdir(), "x402-bench-"));
   const { run: dbs, notRun } = databases(dataRoot);
   const perDatabase = new Map<string, DatabaseResults>();
   try {
-    // The product's chat servers first: their answer to "hello" is what the references send too.
-    log("starting the product's chat servers...");
-    const chatApps = new Map<string, RunningApp>();
-    for (const database of dbs) {
-      chatApps.set(
-        database.name,
-        await startApp({ teardown, name: `product (${database.name})`, root: ROOT, env: productEnv(database, "chat"), probe: { path: "/api/chat", body: HELLO } }),
-      );
-    }
-    const firstChat = chatApps.get(dbs[0]?.name ?? "");
-    if (!firstChat) throw new Error("no product server");
-    const pieces = textPiecesOf(firstChat.firstAnswer.body);
-    log(`the product answers "hello" with ${pieces.length} text lines, ${Buffer.byteLength(firstChat.firstAnswer.body)} bytes`);
-    const referenceEnv = { BENCH_REPLY_PIECES: JSON.stringify(pieces) };
-
+    const phase = phaseClock();
+    // Cold starts first, one app after the other. The product's first answer to "hello" is what
+    // the reference app sends too; its folder then serves the chat servers (one at a time).
     log(`cold start: 1 warm-up + ${settings.coldStartRounds} rounds...`);
     const coldStarts = new Map<string, number[]>();
+    let hello: string | undefined;
     for (let round = 0; round <= settings.coldStartRounds; round++) {
-      const starts: Array<[string, () => Promise<RunningApp>]> = [
-        ...dbs.map((database): [string, () => Promise<RunningApp>] => [
-          `product (${database.name})`,
-          () => startApp({ teardown, name: `product (${database.name})`, root: ROOT, env: productEnv(database, "cold"), probe: { path: "/api/chat", body: HELLO } }),
-        ]),
-        ["bare", () => startApp({ teardown, name: "bare", root: referenceBuild.root, env: referenceEnv, probe: { path: "/bare", body: HELLO } })],
-      ];
-      for (const [name, start] of starts) {
-        const app = await start();
+      for (const database of dbs) {
+        const name = productName(database);
+        const app = await startApp({ teardown, name, root: ROOT, env: productEnv(database, "chat"), probe: { path: "/api/chat", body: HELLO } });
         await app.stop();
+        hello ??= app.firstAnswer.body;
         if (round > 0) coldStarts.set(name, [...(coldStarts.get(name) ?? []), app.coldStartMs]);
       }
+      const bare = await startApp({ teardown, name: "bare", root: referenceBuild.root, env: referenceEnv(hello), probe: { path: "/bare", body: HELLO } });
+      await bare.stop();
+      if (round > 0) coldStarts.set("bare", [...(coldStarts.get("bare") ?? []), bare.coldStartMs]);
       if (round > 0) log(`  round ${round}: ${[...coldStarts].map(([name, list]) => `${name} ${list.at(-1)?.toFixed(0)} ms`).join(" | ")}`);
     }
+    if (!hello) throw new Error("the product did not answer");
+    const pieces = textPiecesOf(hello);
+    log(`the product answers "hello" with ${pieces.length} text lines, ${Buffer.byteLength(hello)} bytes`);
+    phases["cold start"] = phase();
 
-    const reference = await startApp({ teardown, name: "reference app", root: referenceBuild.root, env: referenceEnv, probe: { path: "/bare", body: HELLO } });
+    log("starting the chat servers...");
+    const chatApps = new Map<string, RunningApp>();
+    for (const database of dbs) {
+      const name = productName(database);
+      chatApps.set(database.name, await startApp({ teardown, name, root: ROOT, env: productEnv(database, "chat"), probe: { path: "/api/chat", body: HELLO } }));
+    }
+    const reference = await startApp({ teardown, name: "reference app", root: referenceBuild.root, env: referenceEnv(hello), probe: { path: "/bare", body: HELLO } });
     const contenders: Contender[] = [
       ...dbs.map((database): Contender => ({
-        name: `product (${database.name})`,
+        name: productName(database),
         app: chatApps.get(database.name) as RunningApp,
         path: "/api/chat",
         body: HELLO,
@@ -161,10 +178,12 @@ async function main(): Promise<void> {
     ];
     log(`time to first byte: ${settings.firstByteSamples} single requests each, interleaved...`);
     const firstByte = await measureFirstByte(contenders, settings.firstByteSamples);
+    phases["chat servers, time to first byte"] = phase();
     log(`throughput: ${settings.connections} connections, ${settings.rounds} interleaved rounds of ${settings.roundMs / 1000} s...`);
     const throughput = await measureThroughput(contenders, { ...settings, log });
     await reference.stop();
     for (const app of chatApps.values()) await app.stop();
+    phases.throughput = phase();
 
     for (const database of dbs) {
       log(`${database.name}: first 0: line, ${settings.textPieces} model chunks ${settings.textIntervalMs} ms apart...`);
@@ -176,11 +195,13 @@ async function main(): Promise<void> {
         intervalMs: settings.textIntervalMs,
         requests: settings.textRequests,
       });
-      log(`${database.name}: the paid round trip on the sandbox, 1 warm-up + ${settings.paidRounds} rounds...`);
+      phases[`first 0: line (${database.name})`] = phase();
+      log(`${database.name}: the paid round trip on the sandbox, the first one after a start + ${settings.paidRounds} more...`);
       const paid = await measurePaidRoundTrip({ teardown, root: ROOT, env: productEnv(database, "paid"), rounds: settings.paidRounds });
+      phases[`paid round trip (${database.name})`] = phase();
       perDatabase.set(database.name, {
         database: database.name,
-        coldStartMs: spread(coldStarts.get(`product (${database.name})`) ?? []),
+        coldStartMs: spread(coldStarts.get(productName(database)) ?? []),
         firstTextLine,
         paid,
       });
@@ -193,8 +214,9 @@ async function main(): Promise<void> {
       versions: versions(ROOT),
       settings,
       builds,
+      phases,
       replyLines: pieces.length,
-      replyBytes: Buffer.byteLength(firstChat.firstAnswer.body),
+      replyBytes: Buffer.byteLength(hello),
       bareColdStartMs: spread(coldStarts.get("bare") ?? []),
       firstByte,
       throughput,

@@ -49,6 +49,11 @@ export function buildStaleReason({ root, sources, publicEnv }: NextAppBuild): st
   return newestSource > built ? "sources changed since the last build" : undefined;
 }
 
+/** Records the public values a build in `root` was made with. */
+export function writeBuildEnvMarker(root: string, publicEnv: Record<string, string>): Promise<void> {
+  return writeFile(join(root, ".next", BUILD_ENV_MARKER), canonical(publicEnv));
+}
+
 export function nextBin(): string {
   return createRequire(import.meta.url).resolve("next/dist/bin/next");
 }
@@ -75,7 +80,7 @@ export async function ensureBuild(
   log(`Building ${build.root} (${reason})...`);
   const startedAt = Date.now();
   await runNext(["build"], { cwd: build.root, env: { ...env, ...build.publicEnv }, stdio });
-  await writeFile(join(build.root, ".next", BUILD_ENV_MARKER), canonical(build.publicEnv));
+  await writeBuildEnvMarker(build.root, build.publicEnv);
   const seconds = (Date.now() - startedAt) / 1000;
   log(`Built in ${seconds.toFixed(0)} s.`);
   return { built: true, reason, seconds };
