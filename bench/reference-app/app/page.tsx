@@ -1,0 +1,3 @@
+export default function Page() {
+  return <p>Reference app for the benchmarks.</p>;
+}

@@ -1,0 +1,369 @@
+// The bench's results: their shape (results.json), the marks of issue 9 as ratios from the same
+// run, and RESULTS.md.
+import type { EnsureBuildReturnType } from "@/sandbox/next-app";
+import type { FirstByteResult, ThroughputResult } from "./chat-load";
+import type { FirstLoadJsResult } from "./first-load-js";
+import type { FirstTextLineResult } from "./first-text-line";
+import type { MachineInfo, Versions } from "./machine";
+import type { PaidResult, PaidRoundTrip } from "./paid-round-trip";
+import { ratio, spread, type Spread } from "./stats";
+
+export type DatabaseResults = {
+  database: string;
+  coldStartMs: Spread;
+  firstTextLine: FirstTextLineResult;
+  paid: PaidResult;
+};
+
+export type Mark = {
+  figure: string;
+  mark: string;
+  database?: string;
+  value: string;
+  ratio?: number;
+  pass: boolean;
+  note?: string;
+};
+
+export type BenchResults = {
+  generatedAt: string;
+  durationSeconds: number;
+  machine: MachineInfo & { loadAverageAtEnd: number[] };
+  versions: Versions;
+  settings: Record<string, number>;
+  builds: Record<string, EnsureBuildReturnType>;
+  /** How long each part of the bench took, in seconds. */
+  phases: Record<string, number>;
+  replyLines: number;
+  replyBytes: number;
+  bareColdStartMs: Spread;
+  firstByte: FirstByteResult[];
+  throughput: ThroughputResult[];
+  databases: DatabaseResults[];
+  notRun: string[];
+  firstLoadJs: FirstLoadJsResult;
+  marks: Mark[];
+};
+
+export const AI_SDK = "AI SDK default";
+export const BARE = "bare";
+const productName = (database: string) => `product (${database})`;
+
+const FIRST_LOAD_JS_LIMIT_BYTES = 250_000;
+
+const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const withRange = (value: Spread, unit = " ms", format = ms) =>
+  value.n === 0 ? "n/a" : `${format(value.median)}${unit} (${format(value.min)}-${format(value.max)})`;
+const times = (value: number) => `${value.toFixed(2)}×`;
+const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+
+function byName<T extends { name: string }>(list: T[], name: string): T {
+  const found = list.find((entry) => entry.name === name);
+  if (!found) throw new Error(`no results for ${name}`);
+  return found;
+}
+
+/** Round by round ratios of one contender's figure to another's (the pairs ran back to back). */
+function roundRatios(results: ThroughputResult[], numerator: string, denominator: string, figure: (round: ThroughputResult["rounds"][number]) => number): Spread {
+  const top = byName(results, numerator).rounds;
+  const bottom = byName(results, denominator).rounds;
+  return spread(top.map((round, index) => figure(round) / figure(bottom[index] ?? round)));
+}
+
+export function computeMarks(results: BenchResults): Mark[] {
+  const marks: Mark[] = [];
+  const aiSdk = byName(results.throughput, AI_SDK);
+  const bareFirstByte = byName(results.firstByte, BARE);
+  for (const db of results.databases) {
+    const product = byName(results.throughput, productName(db.database));
+    const throughputRatio = ratio(product.requestsPerSecond, aiSdk.requestsPerSecond);
+    marks.push({
+      figure: "chat throughput, zero-latency model",
+      mark: "at least 1.5× the AI SDK default route",
+      database: db.database,
+      value: `${product.requestsPerSecond.median.toFixed(0)} vs ${aiSdk.requestsPerSecond.median.toFixed(0)} req/s`,
+      ratio: throughputRatio,
+      pass: throughputRatio >= 1.5,
+    });
+    const cpuRatio = ratio(product.serverCpuMsPerRequest, aiSdk.serverCpuMsPerRequest);
+    marks.push({
+      figure: "server CPU per chat request",
+      mark: "at most 0.7× the AI SDK default route",
+      database: db.database,
+      value: `${ms(product.serverCpuMsPerRequest.median)} vs ${ms(aiSdk.serverCpuMsPerRequest.median)} ms`,
+      ratio: cpuRatio,
+      pass: cpuRatio <= 0.7,
+    });
+    const firstByte = byName(results.firstByte, productName(db.database));
+    const firstByteRatio = ratio(firstByte.firstByteMs, bareFirstByte.firstByteMs);
+    marks.push({
+      figure: "time to first byte",
+      mark: "at most 1.5× the bare route",
+      database: db.database,
+      value: `${ms(firstByte.firstByteMs.median)} vs ${ms(bareFirstByte.firstByteMs.median)} ms`,
+      ratio: firstByteRatio,
+      pass: firstByteRatio <= 1.5,
+    });
+    const text = db.firstTextLine;
+    marks.push({
+      figure: "first `0:` line after the model's first chunk",
+      mark: "within 20 ms, no batching",
+      database: db.database,
+      value: `${ms(text.firstLineDelayMs.median)} ms (max ${ms(text.firstLineDelayMs.max)}), ${text.batched ? "batched" : "not batched"}`,
+      pass: text.firstLineDelayMs.median <= 20 && !text.batched,
+      ...(text.batched ? { note: text.batchingSeen.join("; ") } : {}),
+    });
+    const paid = db.paid;
+    const approvalRatio = ratio(paid.approvalToDeliveredMs, paid.serviceCallMs);
+    const median = (get: (round: PaidRoundTrip) => number) => spread(paid.rounds.map(get)).median;
+    marks.push({
+      figure: "approval → `payment-complete` on the sandbox, model excluded",
+      mark: "at most 1.2× settlement + service call",
+      database: db.database,
+      value: `${ms(paid.approvalToDeliveredMs.median)} vs ${ms(paid.serviceCallMs.median)} ms`,
+      ratio: approvalRatio,
+      pass: approvalRatio <= 1.2,
+      note: `before the service call ${ms(median((round) => round.requestB.beforeServiceCallMs))} ms, after it ${ms(median((round) => round.requestB.afterServiceCallMs))} ms`,
+    });
+    marks.push({
+      figure: "a whole paid request with a fast fake model (A + B)",
+      mark: "under 1 s",
+      database: db.database,
+      value: `${ms(paid.wholeMs.median)} ms (A ${ms(paid.requestAMs.median)} + B ${ms(paid.requestBMs.median)})`,
+      ratio: paid.wholeMs.median / 1000,
+      pass: paid.wholeMs.median < 1000,
+      note: `the first round trip after a start (cold caches): ${ms(paid.first.requestA.totalMs + paid.first.requestB.totalMs)} ms`,
+    });
+    const coldRatio = ratio(db.coldStartMs, results.bareColdStartMs);
+    marks.push({
+      figure: "cold start to first 200",
+      mark: "at most 1.2× the bare app's",
+      database: db.database,
+      value: `${ms(db.coldStartMs.median)} vs ${ms(results.bareColdStartMs.median)} ms`,
+      ratio: coldRatio,
+      pass: coldRatio <= 1.2,
+    });
+  }
+  const js = results.firstLoadJs;
+  const largest = js.chunks[0];
+  marks.push({
+    figure: "chat page First Load JS (gzip)",
+    mark: "at most 250 kB gzip",
+    value: kB(js.gzipBytes),
+    ratio: js.gzipBytes / FIRST_LOAD_JS_LIMIT_BYTES,
+    pass: js.gzipBytes <= FIRST_LOAD_JS_LIMIT_BYTES,
+    ...(largest ? { note: `${js.chunks.length} chunks; the largest, ${largest.path}, is ${kB(largest.gzipBytes)}` } : {}),
+  });
+  return marks;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+function paidTable(paid: PaidResult): string {
+  const row = (step: string, get: (round: PaidRoundTrip) => number, count?: (round: PaidRoundTrip) => number) => [
+    step,
+    `${ms(get(paid.first))} ms${count ? ` (${count(paid.first)} ${count(paid.first) === 1 ? "call" : "calls"})` : ""}`,
+    withRange(spread(paid.rounds.map(get))),
+    count ? String(spread(paid.rounds.map(count)).median) : "",
+  ];
+  return table(
+    ["step (one clock)", "first round trip (cold caches)", `next ${paid.rounds.length}: median (min-max)`, "calls"],
+    [
+      row("**request A** (the quote): sent → answer ended", (r) => r.requestA.totalMs),
+      row("A: sent → status line", (r) => r.requestA.firstByteMs),
+      row("A: registry requests (discovery, which the product caches), summed", (r) => r.requestA.registryMs, (r) => r.requestA.registryCalls),
+      row("A: unpaid service requests (the 402), summed", (r) => r.requestA.serviceProbeMs, (r) => r.requestA.serviceProbes),
+      row("A: chain calls (pre-flight, balance read), summed", (r) => r.requestA.chainMs, (r) => r.requestA.chainCalls),
+      row("A: sent → `p: awaiting-signature` line", (r) => r.requestA.quoteLineMs),
+      row("the test wallet signs (client side, between A and B)", (r) => r.signMs),
+      row("**request B** (the approval): sent → answer ended", (r) => r.requestB.totalMs),
+      row("B: sent → status line", (r) => r.requestB.firstByteMs),
+      row("B: sent → paid request at the service (token, signature, pre-flight, reservation)", (r) => r.requestB.beforeServiceCallMs),
+      row("B: of which chain calls, summed", (r) => r.requestB.chainMsBeforeService, (r) => r.requestB.chainCallsBeforeService),
+      row("B: **the service call** at the service (verify + handler + settle)", (r) => r.requestB.serviceCallMs),
+      row("B: of which facilitator `/verify`", (r) => r.requestB.verifyMs),
+      row("B: of which facilitator `/settle` (settlement on chain)", (r) => r.requestB.settleMs),
+      row("B: service answer ended → `p: delivered` line (ledger write, stream)", (r) => r.requestB.afterServiceCallMs),
+      row("B: sent → `p: confirmed` line", (r) => r.requestB.confirmedLineMs),
+      row("B: sent → `p: delivered` line (approval → payment-complete, model excluded)", (r) => r.requestB.deliveredLineMs),
+      row("B: `p: delivered` → final `d:` line (the model's turn on the result)", (r) => r.requestB.modelTurnMs),
+    ],
+  );
+}
+
+export function renderResults(results: BenchResults): string {
+  const { machine, versions } = results;
+  const out: string[] = [];
+  out.push("# Benchmarks: `npm run bench`");
+  out.push("");
+  out.push(
+    `Written by \`bench/run.ts\` on ${results.generatedAt} in ${results.durationSeconds} s; the same figures are in \`bench/results.json\`. ` +
+      "Every figure is a median over rounds or samples, with min-max in brackets; every mark is a ratio between figures from this one run.",
+  );
+  out.push("");
+  out.push("## Machine");
+  out.push("");
+  out.push(
+    table(
+      ["", ""],
+      [
+        ["CPU", `${machine.cpuModel}`],
+        ["cores", String(machine.cores)],
+        ["memory", `${machine.memoryGb} GB`],
+        ["OS", machine.os],
+        ["load average (1, 5, 15 min) at start / end", `${machine.loadAverageAtStart.join(", ")} / ${machine.loadAverageAtEnd.join(", ")}`],
+        [
+          "client and server share cores",
+          `yes: the load generator (this process), the servers and the sandbox all run on these ${machine.cores} cores, and the machine may be shared with other work; absolute figures are noisy, compare the ratios`,
+        ],
+        ...Object.entries(versions).map(([name, version]) => [name, version]),
+      ],
+    ),
+  );
+  out.push("");
+  out.push(
+    `Builds: ${Object.entries(results.builds)
+      .map(([name, build]) => `${name} ${build.built ? `built (${build.reason}, ${build.seconds.toFixed(0)} s)` : "reused (fresh)"}`)
+      .join("; ")}. Settings: ${Object.entries(results.settings)
+      .map(([name, value]) => `${name} ${value}`)
+      .join(", ")}. Time spent: ${Object.entries(results.phases)
+      .map(([name, seconds]) => `${name} ${seconds} s`)
+      .join(", ")}.`,
+  );
+  out.push("");
+  out.push("## Marks (issue 9)");
+  out.push("");
+  out.push(
+    table(
+      ["figure", "mark", "database", "figure (this run)", "ratio", "result", "what holds it back / notes"],
+      results.marks.map((mark) => [
+        mark.figure,
+        mark.mark,
+        mark.database ?? "",
+        mark.value,
+        mark.ratio === undefined ? "" : times(mark.ratio),
+        mark.pass ? "pass" : "**fail**",
+        mark.note ?? "",
+      ]),
+    ),
+  );
+  out.push("");
+  out.push("## Chat route: throughput and server CPU per request");
+  out.push("");
+  out.push(
+    `Zero-latency models. The product's \`POST /api/chat\` with the offline model answering "hello" (${results.replyLines} \`0:\` lines, ${results.replyBytes} bytes); ` +
+      "the reference app (`bench/reference-app`, built and served by the same `next`) streams the same text pieces: `/ai-sdk` is what chat templates ship " +
+      "(`streamText` with a mock model from `ai/test` → `toUIMessageStreamResponse()`), `/bare` is a plain `ReadableStream` of the same lines (the framework's floor). " +
+      `${results.settings.connections} keep-alive connections, ${results.settings.rounds} interleaved rounds of ${(results.settings.roundMs ?? 0) / 1000} s after a warm-up. ` +
+      "Server CPU is the user + system time of the server's process tree (/proc/<pid>/stat) over the round ÷ requests completed; client CPU is the load generator's.",
+  );
+  out.push("");
+  out.push(
+    table(
+      ["route", "req/s", "server CPU per request", "client CPU per request", "latency under load", "failed"],
+      results.throughput.map((entry) => [
+        entry.name,
+        withRange(entry.requestsPerSecond, "", (value) => value.toFixed(0)),
+        withRange(entry.serverCpuMsPerRequest),
+        withRange(entry.clientCpuMsPerRequest),
+        withRange(entry.latencyMs),
+        String(entry.failed),
+      ]),
+    ),
+  );
+  out.push("");
+  const ratioRows: string[][] = [];
+  for (const db of results.databases) {
+    const name = productName(db.database);
+    for (const other of [AI_SDK, BARE]) {
+      ratioRows.push([
+        `${name} ÷ ${other}`,
+        withRange(roundRatios(results.throughput, name, other, (round) => round.requestsPerSecond), "×", (value) => value.toFixed(2)),
+        withRange(roundRatios(results.throughput, name, other, (round) => round.serverCpuMsPerRequest), "×", (value) => value.toFixed(2)),
+      ]);
+    }
+  }
+  ratioRows.push([
+    `${AI_SDK} ÷ ${BARE}`,
+    withRange(roundRatios(results.throughput, AI_SDK, BARE, (round) => round.requestsPerSecond), "×", (value) => value.toFixed(2)),
+    withRange(roundRatios(results.throughput, AI_SDK, BARE, (round) => round.serverCpuMsPerRequest), "×", (value) => value.toFixed(2)),
+  ]);
+  out.push("Ratios, round by round (each pair ran back to back):");
+  out.push("");
+  out.push(table(["pair", "throughput ratio", "server CPU ratio"], ratioRows));
+  out.push("");
+  out.push("## Time to first byte (single requests, idle server)");
+  out.push("");
+  out.push(`${results.settings.firstByteSamples} requests per route, interleaved, each on a new connection.`);
+  out.push("");
+  out.push(
+    table(
+      ["route", "sent → status line", "sent → first body bytes"],
+      results.firstByte.map((entry) => [entry.name, withRange(entry.firstByteMs), withRange(entry.firstBodyMs)]),
+    ),
+  );
+  out.push("");
+  out.push("## Cold start: spawn of `next start` → first 200");
+  out.push("");
+  out.push(
+    `One unmeasured warm-up start, then ${results.settings.coldStartRounds} rounds, interleaved; the route is polled every 5 ms: the product's \`POST /api/chat\` ("hello", an existing database), the bare app's \`POST /bare\`.`,
+  );
+  out.push("");
+  out.push(
+    table(
+      ["app", "spawn → first 200"],
+      [...results.databases.map((db) => [productName(db.database), withRange(db.coldStartMs)]), ["bare reference app", withRange(results.bareColdStartMs)]],
+    ),
+  );
+  out.push("");
+  out.push("## First `0:` line after the model's first chunk");
+  out.push("");
+  for (const db of results.databases) {
+    const text = db.firstTextLine;
+    out.push(
+      `${db.database}: a fake Gemini (\`tests/fixtures/fake-gemini.ts\`, reached by the real \`@ai-sdk/google\` provider through \`GOOGLE_GENERATIVE_AI_BASE_URL\`) sends ${text.pieces} text chunks ${text.intervalMs} ms apart; ` +
+        `${text.requests} requests after a warm-up. From the fake's write of a chunk to the client's read of its \`0:\` line, one clock: ` +
+        `first chunk ${withRange(text.firstLineDelayMs)}, every chunk ${withRange(text.everyLineDelayMs)}. ` +
+        (text.batched ? `Batching seen: ${text.batchingSeen.join("; ")}.` : "Every chunk arrived as its own line in its own read: no batching."),
+    );
+    out.push("");
+  }
+  out.push("## The paid round trip on the sandbox");
+  out.push("");
+  for (const db of results.databases) {
+    const paid = db.paid;
+    out.push(
+      `${db.database}: "${paid.prompt}" with the offline model (zero latency) on the sandbox (anvil, USDC, facilitator, services, registry), ` +
+        `paying ${paid.first.service}; the first round trip after the server started (discovery and clients not yet cached), then ${paid.rounds.length} more. ` +
+        "The sandbox runs in the bench's process: its servers' requests are timed as they start and end, and the product's chain calls pass through a timing relay in front of anvil.",
+    );
+    out.push("");
+    out.push(paidTable(paid));
+    out.push("");
+  }
+  out.push(
+    "Not yet broken down: inside the product, the approval token check, the signature check, the reservation and the ledger writes are not timed separately " +
+      "(they are the gaps before and after the service call above), nor are the model's turns in request A (between the registry, the 402 and the chain calls). " +
+      "Settlement is timed as the facilitator's `/settle` (the transaction and its receipt on anvil).",
+  );
+  out.push("");
+  out.push("## The chat page's First Load JS");
+  out.push("");
+  const js = results.firstLoadJs;
+  out.push(
+    `\`${js.route}\`: ${js.chunks.length} chunks, ${kB(js.bytes)} raw, **${kB(js.gzipBytes)} gzip** (each chunk gzipped alone, default level), from \`${js.source}\`.`,
+  );
+  out.push("");
+  out.push(table(["chunk", "raw", "gzip"], js.chunks.map((chunk) => [chunk.path, kB(chunk.bytes), kB(chunk.gzipBytes)])));
+  out.push("");
+  if (results.notRun.length > 0) {
+    out.push("## Not run");
+    out.push("");
+    for (const line of results.notRun) out.push(`- ${line}`);
+    out.push("");
+  }
+  return out.join("\n");
+}
