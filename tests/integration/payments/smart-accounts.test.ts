@@ -5,6 +5,9 @@
 import { createPublicClient, createTestClient, getAddress, http, toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
+import { x402Client, x402HTTPClient } from "@x402/core/client";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
 import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { eip6492FactoriesOf, findNetwork } from "@/lib/chain/networks";
@@ -206,6 +209,35 @@ describe("smart accounts pay", () => {
       await cut.close();
     }
     expect(await balanceOf(account.address)).toBe(1_000_000n);
+  });
+});
+
+describe("the sandbox facilitator and ERC-6492", () => {
+  /** Pays a service directly with the real x402 client, signing as the smart account. */
+  async function payDirectly(payer: Payer, url: string) {
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: payer });
+    client.setSpendControls({ allowedAssets: [{ network: sandbox.info.network, asset: sandbox.info.usdc.address }] });
+    const response = await wrapFetchWithPayment(fetch, client)(url);
+    const body: unknown = await response.json().catch(() => undefined);
+    const refusal = response.status === 402 ? new x402HTTPClient(client).getPaymentRequiredResponse((name) => response.headers.get(name), body).error : undefined;
+    return { status: response.status, refusal };
+  }
+
+  test("deploys a counterfactual account whose factory it allows, and refuses one whose factory it does not", async () => {
+    const url = `${sandboxService(sandbox, "currency-convert").url}?from=USD&to=EUR&amount=10`;
+    const allowed = await newSmartAccount({ counterfactual: true });
+    expect(await payDirectly(allowed.payer, url)).toEqual({ status: 200, refusal: undefined });
+    expect(await isDeployed(allowed.account.address)).toBe(true);
+
+    const otherFactory = getAddress("0x000000000000000000000000000000000000fac8");
+    const testClient = createTestClient({ chain: foundry, mode: "anvil", transport: http(sandbox.info.rpcUrl) });
+    await testClient.setCode({ address: otherFactory, bytecode: (await chain.getCode({ address: CREATE2_FACTORY })) as Hex });
+    const other = await newSmartAccount({ counterfactual: true, factory: otherFactory });
+    const before = await balanceOf(other.account.address);
+    expect(await payDirectly(other.payer, url)).toEqual({ status: 402, refusal: "eip6492_factory_not_allowed" });
+    expect(await isDeployed(other.account.address)).toBe(false);
+    expect(await balanceOf(other.account.address)).toBe(before);
   });
 });
 
