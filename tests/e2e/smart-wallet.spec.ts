@@ -35,3 +35,22 @@ test("a smart account connected like any wallet pays through the page, from the 
   expect(await balanceOf(smartWallet.address)).toBe(TEST_WALLET_USDC - 2_000n);
   expect(await balanceOf(smartWallet.signer)).toBe(0n);
 });
+
+test("the sandbox's smart account is offered like the demo wallet and pays from the account", async ({ page }) => {
+  test.setTimeout(90_000);
+  const info = sandboxInfo();
+  const chain = createPublicClient({ transport: http(info.rpcUrl) });
+  const balanceOf = (owner: Hex) => chain.readContract({ address: info.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
+  const [accountBefore, ownerBefore] = await Promise.all([balanceOf(info.smartAccount.address), balanceOf(info.smartAccount.owner)]);
+
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Sandbox smart account");
+  await ui.ask("What's the weather in Lisbon?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card.getByTestId("payment-paying-from")).toHaveAttribute("title", info.smartAccount.address);
+  await card.getByTestId("approve-payment").click();
+  await expect(card).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
+  expect(await balanceOf(info.smartAccount.address)).toBe(accountBefore - 2_000n);
+  expect(await balanceOf(info.smartAccount.owner)).toBe(ownerBefore);
+});
