@@ -1,7 +1,8 @@
 // The chat page. A server component: it reads the server's configuration at request time and
 // hands the page only what is safe to show (which model answers, the cooldown length, the
 // enabled networks without their configured RPC URLs), never a key. On the local sandbox it also
-// names the demo wallet's address and the sandbox RPC, so the page can offer that wallet.
+// names the demo wallet's and the smart account's addresses and the sandbox RPC, so the page can
+// offer them as wallets.
 import { connection } from "next/server";
 import { Chat } from "@/components/chat/chat";
 import { WalletProviders } from "@/components/wallet/providers";
@@ -22,6 +23,16 @@ export default async function ChatPage() {
       setup={{
         networks,
         ...(demoWallet ? { sandbox: { address: demoWallet.address, chainId: demoWallet.chainId, rpcUrl: demoWallet.rpcUrl } } : {}),
+        ...(demoWallet?.smartAccount
+          ? {
+              sandboxSmartAccount: {
+                address: demoWallet.smartAccount.address,
+                signer: demoWallet.smartAccount.owner,
+                chainId: demoWallet.chainId,
+                rpcUrl: demoWallet.rpcUrl,
+              },
+            }
+          : {}),
         ...(walletConnectProjectId ? { walletConnectProjectId } : {}),
       }}
     >

@@ -3,7 +3,8 @@
  * plain node:http (`GET /supported`, `POST /verify`, `POST /settle`). An anvil dev account
  * submits the transfers and pays the gas. A nonce cache refuses a second use of one
  * authorization before the chain has to, and stops two concurrent settles of the same
- * signature from both being sent.
+ * signature from both being sent. Smart accounts pay too: deployed ones by ERC-1271, and
+ * counterfactual ones (ERC-6492) whose factory it is given, which it deploys on settlement.
  */
 import { x402Facilitator } from "@x402/core/facilitator";
 import { PaymentPayloadSchema, PaymentRequirementsSchema } from "@x402/core/schemas";
@@ -63,10 +64,13 @@ export async function startFacilitator({
   port,
   rpcUrl,
   account,
+  eip6492AllowedFactories = [],
 }: {
   port: number;
   rpcUrl: string;
   account: DevAccount;
+  /** Factories whose counterfactual accounts it deploys on settlement (ERC-6492); none by default. */
+  eip6492AllowedFactories?: Hex[];
 }): Promise<Facilitator> {
   // Concurrent settlements send from one account: a nonce manager gives each its own nonce
   // instead of all reading the same pending count from the node.
@@ -87,7 +91,7 @@ export async function startFacilitator({
     },
     { confirmationTimeoutMs: 30_000 },
   );
-  const facilitator = new x402Facilitator().register(SANDBOX_NETWORK, new ExactEvmScheme(signer));
+  const facilitator = new x402Facilitator().register(SANDBOX_NETWORK, new ExactEvmScheme(signer, { eip6492AllowedFactories }));
 
   /** "settling" while a settle is in flight, "settled" once it succeeded on chain. */
   const authorizations = new Map<string, "settling" | "settled">();

@@ -1,6 +1,7 @@
 /**
- * The funder: mints sandbox USDC and sends test ETH to any address. Sends one transaction at a
- * time so concurrent callers never race over the funder's nonce.
+ * The funder: mints sandbox USDC and sends test ETH to any address, and sends the sandbox's own
+ * transactions (deploying smart accounts). Sends one transaction at a time so concurrent callers
+ * never race over the funder's nonce.
  */
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -18,7 +19,12 @@ export type FundParameters = {
 
 export type Fund = (parameters: FundParameters) => Promise<void>;
 
-export function createFunder({ rpcUrl, funder, usdcAddress }: { rpcUrl: string; funder: DevAccount; usdcAddress: Hex }): Fund {
+export type Funder = Fund & {
+  /** Sends a transaction from the funder, in turn with its funding; fails if it reverts. */
+  transact: (request: { to: Hex; data: Hex }) => Promise<void>;
+};
+
+export function createFunder({ rpcUrl, funder, usdcAddress }: { rpcUrl: string; funder: DevAccount; usdcAddress: Hex }): Funder {
   const transport = http(rpcUrl);
   const wallet = createWalletClient({ account: privateKeyToAccount(funder.privateKey), chain: foundry, transport });
   const publicClient = createPublicClient({ chain: foundry, transport });
@@ -36,11 +42,19 @@ export function createFunder({ rpcUrl, funder, usdcAddress }: { rpcUrl: string; 
     }
   };
 
-  return (parameters) => {
-    const next = queue.then(() => send(parameters));
+  const inTurn = (work: () => Promise<void>): Promise<void> => {
+    const next = queue.then(work);
     queue = next.catch(() => undefined);
     return next;
   };
+  const transact = async ({ to, data }: { to: Hex; data: Hex }) => {
+    const hash = await wallet.sendTransaction({ to, data });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`the funder's transaction to ${to} reverted`);
+  };
+  return Object.assign((parameters: FundParameters) => inTurn(() => send(parameters)), {
+    transact: (request: { to: Hex; data: Hex }) => inTurn(() => transact(request)),
+  });
 }
 
 export const DEMO_WALLET_USDC = 25_000_000n;

@@ -1,12 +1,13 @@
 /**
  * The whole local x402 world in one call: anvil with Circle's USDC, a facilitator, x402 v2
- * services, a Bazaar-style registry, a funded demo wallet and a funder. Everything listens on
+ * services, a Bazaar-style registry, a funded demo wallet, a funded smart account owned by the
+ * demo wallet's key, and a funder. Everything listens on
  * 127.0.0.1; `stop()` leaves no process or socket behind. The product never imports this.
  */
 import { sandboxAccounts } from "./accounts";
 import { SANDBOX_CHAIN_ID, SANDBOX_NETWORK, startChain } from "./chain";
 import { startFacilitator } from "./facilitator";
-import { createFunder, DEMO_WALLET_USDC, type Fund } from "./funder";
+import { createFunder, DEMO_WALLET_USDC, type Funder } from "./funder";
 import { DEFAULT_DATA_DIR, describeInfo, writeInfoFile, type SandboxInfo, type SandboxServiceInfo } from "./info";
 import {
   assertPortFree,
@@ -22,12 +23,20 @@ import type { ServiceDefinition } from "./services/definition";
 import { startService, type AfterSettlement, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
+import { assertFactoryDeployed, CREATE2_FACTORY, deploySmartAccount, SMART_ACCOUNT_CONTRACT, smartAccount, type SmartAccount } from "./smart-account";
 
 export type { SandboxInfo, SandboxServiceInfo } from "./info";
 export type { ServiceDefinition } from "./services/definition";
 export { FAIL_QUERY_FLAG, type AfterSettlement } from "./services/x402-service";
 export { usdcAbi } from "./usdc";
 export { HOSTILE_PAYEE } from "./services/hostile";
+export {
+  CREATE2_FACTORY,
+  smartAccount,
+  smartAccountSigner,
+  type SmartAccount,
+  type TypedDataSigner,
+} from "./smart-account";
 
 export type SandboxOptions = {
   /** Overrides per port; unset ones come from the environment (SANDBOX_*_PORT, PORT) or defaults. */
@@ -46,6 +55,8 @@ export type SandboxOptions = {
   priceSeed?: number;
   /** USDC the demo wallet starts with, atomic units. Default 25 USDC. */
   demoWalletUsdc?: bigint;
+  /** USDC the demo smart account starts with, atomic units. Default 25 USDC. */
+  smartAccountUsdc?: bigint;
   env?: NodeJS.ProcessEnv;
 };
 
@@ -63,6 +74,8 @@ export type Sandbox = {
   stopService(name: string): Promise<void>;
   /** Mints sandbox USDC (atomic units) and/or sends ETH (wei) from the funder. */
   fund(parameters: { to: `0x${string}`; usdc?: bigint; eth?: bigint }): Promise<void>;
+  /** Deploys a smart account (sandbox/smart-account.ts) through its factory, from the funder. */
+  deploySmartAccount(account: SmartAccount): Promise<void>;
   /** Starts another x402 service on a free port; lists it in the registry unless `listed: false`. */
   addService(definition: ServiceDefinition, options?: { listed?: boolean }): Promise<SandboxServiceInfo>;
   registry: Pick<Registry, "register" | "registerFromUrl" | "unregister" | "list">;
@@ -126,10 +139,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const chain = await startChain({ port: ports.rpc, quiet: true });
     stoppers.push(chain.stop);
     const usdcAddress = await deployUsdc({ rpcUrl: chain.rpcUrl, owner: accounts.funder, proxyAdmin: accounts.proxyAdmin });
-    const fund: Fund = createFunder({ rpcUrl: chain.rpcUrl, funder: accounts.funder, usdcAddress });
+    const fund: Funder = createFunder({ rpcUrl: chain.rpcUrl, funder: accounts.funder, usdcAddress });
     await fund({ to: accounts.demoWallet.address, usdc: options.demoWalletUsdc ?? DEMO_WALLET_USDC });
+    // The demo's smart account: owned by the demo wallet's key, funded like it.
+    await assertFactoryDeployed(chain.rpcUrl, CREATE2_FACTORY);
+    const deploy = (account: SmartAccount) => deploySmartAccount({ rpcUrl: chain.rpcUrl, account, transact: fund.transact });
+    const demoSmartAccount = smartAccount({ owner: accounts.demoWallet.address });
+    await deploy(demoSmartAccount);
+    await fund({ to: demoSmartAccount.address, usdc: options.smartAccountUsdc ?? DEMO_WALLET_USDC });
 
-    const facilitator = await startFacilitator({ port: ports.facilitator, rpcUrl: chain.rpcUrl, account: accounts.facilitator });
+    const facilitator = await startFacilitator({
+      port: ports.facilitator,
+      rpcUrl: chain.rpcUrl,
+      account: accounts.facilitator,
+      eip6492AllowedFactories: [CREATE2_FACTORY],
+    });
     stoppers.push(facilitator.close);
     const registry = await startRegistry({ port: ports.registry });
     stoppers.push(registry.close);
@@ -167,6 +191,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       appUrl: `http://localhost:${ports.app}`,
       services: infos,
       demoWallet: accounts.demoWallet,
+      smartAccount: {
+        address: demoSmartAccount.address,
+        owner: demoSmartAccount.owner,
+        contract: SMART_ACCOUNT_CONTRACT,
+        factory: demoSmartAccount.factory,
+      },
+      eip6492Factories: [CREATE2_FACTORY],
       funder: accounts.funder,
     };
 
@@ -196,6 +227,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       setServiceAfterSettlement: (name, mode) => serviceNamed(name).setAfterSettlement(mode),
       stopService: (name) => serviceNamed(name).close(),
       fund,
+      deploySmartAccount: deploy,
       addService: async (definition, { listed = true } = {}) => {
         if (services.has(definition.name)) throw new Error(`a service named "${definition.name}" already runs`);
         const service = await launch(definition, 0, services.size);

@@ -35,6 +35,10 @@ export type SandboxInfo = {
   appUrl: string;
   services: SandboxServiceInfo[];
   demoWallet: { address: Hex; privateKey: Hex };
+  /** A deployed contract account (ERC-1271) owned by the demo wallet's key, holding USDC like it. */
+  smartAccount: { address: Hex; owner: Hex; contract: string; factory: Hex };
+  /** Factories the facilitator deploys counterfactual (ERC-6492) accounts with. */
+  eip6492Factories: Hex[];
   funder: { address: Hex; privateKey: Hex };
 };
 
@@ -59,6 +63,8 @@ export function describeInfo(info: SandboxInfo): string {
     `Facilitator  ${info.facilitatorUrl}`,
     `Registry     ${info.registryUrl}/discovery/resources`,
     `Demo wallet  ${info.demoWallet.address}`,
+    `Smart acct.  ${info.smartAccount.address} (ERC-1271 ${info.smartAccount.contract}, owner: the demo wallet's key)`,
+    `ERC-6492     factories ${info.eip6492Factories.join(", ")}`,
     `Funder       ${info.funder.address}`,
     "Services:",
     ...info.services.map(

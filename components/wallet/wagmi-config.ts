@@ -1,18 +1,21 @@
 // The wagmi configuration, built from the networks the server enables (lib/chain): injected
 // wallets through EIP-6963 always, WalletConnect only when a project id is configured (it calls
-// out to WalletConnect's relay), and the sandbox's demo wallet when the app runs on the sandbox.
+// out to WalletConnect's relay), and the sandbox's demo wallet and smart account when the app runs
+// on the sandbox.
 import { connectorsForWallets, type WalletList } from "@rainbow-me/rainbowkit";
 import { injectedWallet, walletConnectWallet } from "@rainbow-me/rainbowkit/wallets";
 import { defineChain, type Chain } from "viem";
 import { base } from "viem/chains";
 import { createConfig, http, type Config, type Transport } from "wagmi";
 import { publicWalletChains, type WalletNetwork } from "@/lib/chain/wallet-networks";
-import { sandboxWallet, type SandboxWalletOptions } from "./sandbox-wallet";
+import { SANDBOX_SMART_ACCOUNT, sandboxWallet, type SandboxWalletOptions } from "./sandbox-wallet";
 
 export type WalletSetup = {
   networks: WalletNetwork[];
   /** The sandbox's demo wallet, when the app runs on the sandbox. */
   sandbox?: SandboxWalletOptions;
+  /** The sandbox's smart account, signed for by its owner, when the app runs on the sandbox. */
+  sandboxSmartAccount?: SandboxWalletOptions;
   walletConnectProjectId?: string;
 };
 
@@ -29,7 +32,7 @@ function toChain(network: WalletNetwork): Chain {
   });
 }
 
-export function createWagmiConfig({ networks, sandbox, walletConnectProjectId }: WalletSetup): Config {
+export function createWagmiConfig({ networks, sandbox, sandboxSmartAccount, walletConnectProjectId }: WalletSetup): Config {
   const chainList = networks.map(toChain);
   // wagmi needs at least one chain; a server with none enabled still renders a usable chat.
   const chains = (chainList.length > 0 ? chainList : [base]) as [Chain, ...Chain[]];
@@ -39,7 +42,12 @@ export function createWagmiConfig({ networks, sandbox, walletConnectProjectId }:
   for (const chain of chains) transports[chain.id] ??= http();
 
   const wallets: WalletList = [];
-  if (sandbox) wallets.push({ groupName: "Sandbox", wallets: [sandboxWallet(sandbox)] });
+  if (sandbox) {
+    wallets.push({
+      groupName: "Sandbox",
+      wallets: [sandboxWallet(sandbox), ...(sandboxSmartAccount ? [sandboxWallet(sandboxSmartAccount, SANDBOX_SMART_ACCOUNT)] : [])],
+    });
+  }
   wallets.push({
     groupName: "Installed",
     wallets: walletConnectProjectId ? [injectedWallet, walletConnectWallet] : [injectedWallet],

@@ -1,29 +1,42 @@
 // The sandbox's demo wallet, for the page to offer as a wallet when the app runs on the local
 // sandbox (`npm run demo`): an anvil development account from the sandbox's own description file.
 // anvil holds that account unlocked, so the chain itself signs for it and no key reaches the
-// page. Outside the sandbox there is none, and the person's own wallet signs.
+// page. The sandbox's smart account, owned by that account's key, is offered the same way: the
+// owner signs, the contract account pays. Outside the sandbox there is none, and the person's own
+// wallet signs.
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { ServerEnv } from "@/lib/env";
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((value) => value as `0x${string}`);
 
 const sandboxInfoSchema = z.object({
   chainId: z.literal(31337),
   network: z.literal("eip155:31337"),
   rpcUrl: z.url(),
-  demoWallet: z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/) }),
+  demoWallet: z.object({ address: address }),
+  smartAccount: z.object({ address: address, owner: address }).optional(),
 });
 
-export type DemoWallet = { address: `0x${string}`; network: string; chainId: number; rpcUrl: string };
+export type DemoWallet = {
+  address: `0x${string}`;
+  network: string;
+  chainId: number;
+  rpcUrl: string;
+  /** The sandbox's contract account (ERC-1271) and the unlocked account that signs for it. */
+  smartAccount?: { address: `0x${string}`; owner: `0x${string}` };
+};
 
 export async function readDemoWallet(env: Pick<ServerEnv, "SANDBOX_INFO_FILE">): Promise<DemoWallet | undefined> {
   if (!env.SANDBOX_INFO_FILE) return undefined;
   try {
     const info = sandboxInfoSchema.parse(JSON.parse(await readFile(env.SANDBOX_INFO_FILE, "utf8")));
     return {
-      address: info.demoWallet.address as `0x${string}`,
+      address: info.demoWallet.address,
       network: info.network,
       chainId: info.chainId,
       rpcUrl: info.rpcUrl,
+      ...(info.smartAccount ? { smartAccount: info.smartAccount } : {}),
     };
   } catch {
     return undefined;

@@ -38,6 +38,21 @@ const knownNetworks: Record<number, KnownNetwork> = {
   31337: { id: "eip155:31337", chainId: 31337, name: "Sandbox", testnet: true, usdc: undefined, explorer: undefined },
 };
 
+/**
+ * Factories whose counterfactual (ERC-6492) accounts may pay, by chain: the facilitator deploys
+ * such an account with its first payment, at its own expense, so the list is closed by default,
+ * as in the x402 packages. The sandbox allows anvil's deterministic CREATE2 deployer, which
+ * deploys its smart accounts (sandbox/smart-account.ts).
+ */
+const eip6492Factories: Record<number, readonly `0x${string}`[]> = {
+  31337: ["0x4e59b44847b379578588920ca78fbf26c0b4956c"],
+};
+
+/** The factories allowed to deploy a paying account that is not deployed yet (ERC-6492). */
+export function eip6492FactoriesOf(network: Pick<NetworkConfig, "chainId">): readonly `0x${string}`[] {
+  return eip6492Factories[network.chainId] ?? [];
+}
+
 type NetworkEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
 
 /** The networks enabled by X402_NETWORKS that have a known USDC contract, in configured order. */

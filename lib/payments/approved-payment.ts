@@ -8,9 +8,10 @@
 // not anyone is still listening. `reportApprovedPayment` streams that outcome: `submitted`,
 // then `confirmed` and `delivered`, or what the chain says happened (SPEC section 3).
 import type { SettleResponse } from "@x402/core/types";
-import { verifyTypedData, type Hex } from "viem";
+import type { Hex } from "viem";
 import { getLatestBlockNumber } from "@/lib/chain/authorization";
 import { explorerTxUrl, findNetwork } from "@/lib/chain/networks";
+import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/chain/signature";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -85,11 +86,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   const existing = await findPayment(db, claims.paymentId);
   if (existing) return { kind: "replay", claims, facts, record: existing };
 
-  if (!(await signatureMatches(claims, approval.signature as Hex))) {
-    throw new AppError("bad-request", "The signature is not the connected wallet's signature of this payment.", {
-      details: { fields: [{ path: "payment.signature", message: "does not match the wallet and the quoted payment" }] },
-    });
-  }
+  await checkSignature(claims, approval.signature as Hex, network);
   if (now.getTime() / 1000 > claims.expiresAt - EXPIRY_MARGIN_SECONDS) return { kind: "expired", claims, facts };
 
   const [preflight, latestBlock] = await Promise.all([
@@ -369,24 +366,50 @@ function describeProblem(
   return { finishReason: "payment-failed", code: "payment-failed", message: `${name} answered HTTP ${response.status}.` };
 }
 
-async function signatureMatches(claims: ApprovalClaims, signature: Hex): Promise<boolean> {
-  const { typedData } = claims;
-  const message = typedDataMessage(typedData);
-  // The typed data must be the payload's own authorization, and signed by the quoted wallet.
-  const authorization = authorizationOf(claims.payload);
-  if (authorization.nonce.toLowerCase() !== claims.nonce.toLowerCase() || authorization.value !== claims.amount) return false;
-  try {
-    return await verifyTypedData({
-      address: claims.wallet,
-      domain: typedData.domain,
-      types: typedData.types,
-      primaryType: typedData.primaryType,
-      message,
-      signature,
+/**
+ * The approval's signature, checked as the token contract will check it (lib/chain/signature.ts):
+ * a refusal is a `bad-request` naming the signature and saying which check refused it; a chain
+ * that does not answer is a `blockchain-error`. Either way nothing is reserved or paid.
+ */
+async function checkSignature(claims: ApprovalClaims, signature: Hex, network: PaymentFacts["network"]): Promise<void> {
+  const refuse = (message: string, field: string): never => {
+    throw new AppError("bad-request", `${message} Nothing was paid.`, {
+      details: { fields: [{ path: "payment.signature", message: field }] },
     });
-  } catch {
-    return false;
+  };
+  // The typed data must be the payload's own authorization, and signed for the quoted wallet.
+  const authorization = authorizationOf(claims.payload);
+  if (authorization.nonce.toLowerCase() !== claims.nonce.toLowerCase() || authorization.value !== claims.amount) {
+    refuse("The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment");
   }
+  const { typedData } = claims;
+  let verdict: Awaited<ReturnType<typeof verifyPaymentSignature>>;
+  try {
+    verdict = await verifyPaymentSignature({ network, address: claims.wallet, typedData: { ...typedData, message: typedDataMessage(typedData) }, signature });
+  } catch (error) {
+    if (!(error instanceof SignatureCheckUnavailableError)) throw error;
+    throw new AppError("blockchain-error", `Could not check the payment's signature on ${network.name}: its RPC did not answer. Nothing was paid; please try again.`, { cause: error });
+  }
+  if (verdict.valid) return;
+  if (verdict.reason === "factory-not-allowed") {
+    refuse(
+      `The account ${claims.wallet} is not deployed yet, and payments on ${network.name} may not deploy it with its factory ${verdict.factory} (ERC-6492). Deploy the account first, then approve again.`,
+      "its ERC-6492 factory is not allowed on this network",
+    );
+  }
+  if (verdict.signer === "contract") {
+    refuse(
+      `The smart account ${claims.wallet} does not accept this signature of the payment (checked by ERC-1271): it must be signed by the account's owner.`,
+      "the smart account refuses it (ERC-1271)",
+    );
+  }
+  if (verdict.signer === "counterfactual") {
+    refuse(
+      `The smart account ${claims.wallet}, not deployed yet, would not accept this signature of the payment (checked by ERC-6492): it must be signed by the account's owner.`,
+      "the counterfactual account refuses it (ERC-6492)",
+    );
+  }
+  refuse("The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment");
 }
 
 function preview(data: unknown): string {

@@ -2,13 +2,15 @@
 // any script runs and announced through EIP-6963, so the page's real RainbowKit and wagmi code
 // finds and connects it like an extension. Requests are answered here in Node: accounts and
 // chain state, signatures from a viem account holding a fresh sandbox key, and everything else
-// forwarded to the sandbox chain. The test can switch the wallet's chain or account, count
-// signature prompts and reject the next one.
+// forwarded to the sandbox chain. The wallet may also be a smart account's, as a smart-account
+// wallet is: it announces the contract account's address and signs with its owner key (ERC-1271).
+// The test can switch the wallet's chain or account, count signature prompts and reject the next one.
 import { test as base, expect, type Page } from "@playwright/test";
-import { isAddressEqual, numberToHex, type Hex, type TypedDataDefinition } from "viem";
+import { isAddressEqual, numberToHex, toHex, type Hex, type TypedDataDefinition } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createFunder } from "@/sandbox/funder";
 import { watchCspViolations, type CspWatch } from "./csp";
+import { deploySmartAccount, smartAccount, smartAccountSigner, type SmartAccount } from "@/sandbox/smart-account";
 import { sandboxInfo } from "./sandbox";
 
 export const TEST_WALLET_NAME = "Test Wallet";
@@ -32,8 +34,10 @@ type RpcError = { code: number; message: string; data?: unknown };
 type WalletEvent = "accountsChanged" | "chainChanged" | "connect" | "disconnect";
 
 export type TestWallet = {
-  /** The account the wallet signs with now. */
+  /** The account the wallet signs for now (a smart account's address, when it is one). */
   readonly address: Hex;
+  /** The key that signs: the account's own, or the smart account's owner. */
+  readonly signer: Hex;
   /** The chain the wallet is on now. */
   readonly chainId: number;
   /** Whether the page has been given the account (eth_requestAccounts, until revoked). */
@@ -55,6 +59,8 @@ export type InstallTestWalletParameters = {
   rpcUrl: string;
   /** The chain the wallet starts on; it also knows mainnet, and any chain the page adds. */
   chainId: number;
+  /** A deployed smart account owned by `privateKey`: the wallet announces it and signs for it. */
+  smartAccount?: SmartAccount;
 };
 
 /** Decimal strings (or hex) in uint/int fields, as pages send them in JSON, become bigints,
@@ -122,8 +128,10 @@ function providerScript(info: { uuid: string; name: string; icon: string; rdns: 
 })();`;
 }
 
-export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainId }: InstallTestWalletParameters): Promise<TestWallet> {
-  let account: PrivateKeyAccount = privateKeyToAccount(privateKey);
+export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainId, smartAccount: smart }: InstallTestWalletParameters): Promise<TestWallet> {
+  /** The key that signs, and the account the page sees: the key's own, or its smart account. */
+  let key: PrivateKeyAccount = privateKeyToAccount(privateKey);
+  let account: Pick<PrivateKeyAccount, "address" | "signTypedData"> = smart ? smartAccountSigner(smart, key, { deployed: true }) : key;
   let connected = false;
   let currentChain = chainId;
   const knownChains = new Set([1, chainId]);
@@ -229,7 +237,7 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
       case "personal_sign": {
         const [data, from] = params as [string, unknown];
         prompt(from);
-        return account.signMessage({ message: /^0x[0-9a-fA-F]*$/.test(data) ? { raw: data as Hex } : data });
+        return key.signMessage({ message: /^0x[0-9a-fA-F]*$/.test(data) ? { raw: data as Hex } : data });
       }
       case "eth_sendTransaction":
       case "eth_sign":
@@ -259,6 +267,9 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
     get address() {
       return account.address;
     },
+    get signer() {
+      return key.address;
+    },
     get chainId() {
       return currentChain;
     },
@@ -272,8 +283,9 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
       knownChains.add(target);
       await switchTo(target);
     },
-    async switchAccount(key) {
-      account = privateKeyToAccount(key);
+    async switchAccount(privateKey) {
+      key = privateKeyToAccount(privateKey);
+      account = key;
       if (connected) await emit("accountsChanged", [account.address]);
     },
     rejectNext() {
@@ -294,9 +306,23 @@ export async function newSandboxAccount({ usdc }: { usdc: bigint }): Promise<{ p
   return { privateKey, address };
 }
 
+/** A new smart account on the test sandbox, deployed, owned by a fresh key, holding `usdc`. */
+export async function newSandboxSmartAccount({ usdc }: { usdc: bigint }): Promise<{ privateKey: Hex; account: SmartAccount }> {
+  const info = sandboxInfo();
+  const privateKey = generatePrivateKey();
+  const account = smartAccount({ owner: privateKeyToAccount(privateKey).address, salt: toHex(crypto.getRandomValues(new Uint8Array(32))) });
+  const fund = createFunder({ rpcUrl: info.rpcUrl, funder: info.funder, usdcAddress: info.usdc.address });
+  await deploySmartAccount({ rpcUrl: info.rpcUrl, account, transact: fund.transact });
+  if (usdc > 0n) await fund({ to: account.address, usdc });
+  return { privateKey, account };
+}
+
 export type WalletFixtures = {
   /** A fresh sandbox account holding TEST_WALLET_USDC, injected into the test's page. */
   wallet: TestWallet;
+  /** A fresh smart account (ERC-1271) holding TEST_WALLET_USDC, its owner key holding nothing,
+   * injected into the test's page as a smart-account wallet. */
+  smartWallet: TestWallet;
   /** A fresh sandbox account holding nothing, injected into the test's page. */
   unfundedWallet: TestWallet;
 };
@@ -316,6 +342,11 @@ export const test = base.extend<WalletFixtures & { cspViolations: CspWatch }>({
     const { rpcUrl, chainId } = sandboxInfo();
     const { privateKey } = await newSandboxAccount({ usdc: TEST_WALLET_USDC });
     await use(await installTestWallet(page, { privateKey, rpcUrl, chainId }));
+  },
+  smartWallet: async ({ page }, use) => {
+    const { rpcUrl, chainId } = sandboxInfo();
+    const { privateKey, account } = await newSandboxSmartAccount({ usdc: TEST_WALLET_USDC });
+    await use(await installTestWallet(page, { privateKey, rpcUrl, chainId, smartAccount: account }));
   },
   unfundedWallet: async ({ page }, use) => {
     const { rpcUrl, chainId } = sandboxInfo();

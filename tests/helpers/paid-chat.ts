@@ -90,10 +90,13 @@ export const finishOf = (lines: StreamLine[]) => {
 
 export type Quoted = { status: PaymentStatus; body: Record<string, unknown> };
 
+/** Who pays: a key account, or a smart account signing through its owner (sandbox/smart-account.ts). */
+export type Payer = Pick<PrivateKeyAccount, "address" | "signTypedData">;
+
 /** Request A: ask, and get the quote that awaits the wallet's signature. */
 export async function requestQuote(
   target: TestChat,
-  payer: PrivateKeyAccount,
+  payer: Pick<Payer, "address">,
   content: string,
   limits: Record<string, string> = generousLimits,
 ): Promise<Quoted> {
@@ -109,7 +112,7 @@ export function typedDataOf(status: PaymentStatus): TypedDataForWallet {
   return status.approval?.typedData as TypedDataForWallet;
 }
 
-export async function signQuote(payer: PrivateKeyAccount, status: PaymentStatus): Promise<Hex> {
+export async function signQuote(payer: Payer, status: PaymentStatus): Promise<Hex> {
   const typedData = typedDataOf(status);
   return payer.signTypedData({
     domain: typedData.domain,

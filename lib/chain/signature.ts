@@ -1,0 +1,169 @@
+// A payment's signature checked as the token contract will check it (SPEC section 4, item 3):
+// a key wallet by recovery, a deployed contract account by ERC-1271, an account not yet deployed
+// by ERC-6492 (the signature says which factory deploys it, and that factory must be one the
+// network allows). The chain is asked through viem's public-client `verifyTypedData`, within a
+// time bound; a node that does not answer is told apart from a signature the account refuses.
+import {
+  BaseError,
+  createPublicClient,
+  custom,
+  HttpRequestError,
+  InternalRpcError,
+  isAddressEqual,
+  isErc6492Signature,
+  LimitExceededRpcError,
+  parseErc6492Signature,
+  recoverTypedDataAddress,
+  ResourceUnavailableRpcError,
+  TimeoutError,
+  zeroAddress,
+  type Hex,
+  type PublicClient,
+} from "viem";
+import { verifyTypedData } from "viem/actions";
+import { publicClientFor, RPC_TIMEOUT_MS } from "./clients";
+import { eip6492FactoriesOf, type NetworkConfig } from "./networks";
+
+/** The whole check, however many calls it makes: about one read with its retry. */
+export const SIGNATURE_CHECK_TIMEOUT_MS = 2 * RPC_TIMEOUT_MS;
+
+/** Who signs for the paying address: its own key, its deployed contract, or a contract not deployed yet. */
+export type PaymentSigner = "key" | "contract" | "counterfactual";
+
+/** EIP-712 typed data as viem verifies it; integer fields as bigint. */
+export type SignedTypedData = {
+  domain: { name: string; version: string; chainId: number; verifyingContract: Hex };
+  types: Record<string, Array<{ name: string; type: string }>>;
+  primaryType: string;
+  message: Record<string, unknown>;
+};
+
+export type VerifyPaymentSignatureParameters = {
+  network: NetworkConfig;
+  /** The paying address: the `from` of the authorization, the wallet the quote was made for. */
+  address: Hex;
+  typedData: SignedTypedData;
+  signature: Hex;
+  /** Bound on the chain calls; SIGNATURE_CHECK_TIMEOUT_MS by default. */
+  timeoutMs?: number;
+};
+
+export type VerifyPaymentSignatureReturnType =
+  | { valid: true; signer: PaymentSigner }
+  | { valid: false; signer: PaymentSigner; reason: "not-signed-by-account" }
+  | { valid: false; signer: "counterfactual"; reason: "factory-not-allowed"; factory: Hex };
+
+/** The chain could not be asked (no RPC configured, no answer, or no answer in time). */
+export class SignatureCheckUnavailableError extends Error {
+  override readonly name = "SignatureCheckUnavailableError";
+}
+
+export type VerifyPaymentSignatureErrorType = SignatureCheckUnavailableError;
+
+export async function verifyPaymentSignature(parameters: VerifyPaymentSignatureParameters): Promise<VerifyPaymentSignatureReturnType> {
+  const { network, address, typedData, signature } = parameters;
+  const factory = deploymentFactory(signature);
+
+  // A key wallet's own signature needs no chain: recovery gives its address.
+  if (!factory && (await recoversTo(typedData, signature, address))) return { valid: true, signer: "key" };
+
+  const watched = watchedClient(network);
+  return withTimeout(parameters.timeoutMs ?? SIGNATURE_CHECK_TIMEOUT_MS, network, async () => {
+    const code = await watched.client.getCode({ address }).catch((error: unknown) => {
+      throw unavailable(network, error);
+    });
+    const signer: PaymentSigner = code && code !== "0x" ? "contract" : factory ? "counterfactual" : "key";
+    // No code and no deployment: only recovery could have passed, and it did not.
+    if (signer === "key") return { valid: false, signer, reason: "not-signed-by-account" };
+    if (signer === "counterfactual" && factory && !eip6492FactoriesOf(network).some((allowed) => isAddressEqual(allowed, factory))) {
+      return { valid: false, signer, reason: "factory-not-allowed", factory };
+    }
+    // viem runs ERC-1271 on a deployed account, and ERC-6492's deployless check (deploy, then
+    // ERC-1271) on one that is not; a call the node refuses counts as an invalid signature.
+    const valid = await verifyTypedData(watched.client, { address, signature, ...typedData }).catch((error: unknown) => {
+      throw unavailable(network, error);
+    });
+    if (!valid && watched.failure() !== undefined) throw unavailable(network, watched.failure());
+    return valid ? { valid: true, signer } : { valid: false, signer, reason: "not-signed-by-account" };
+  });
+}
+
+/** The factory of an ERC-6492 signature (one that carries how to deploy its account). */
+function deploymentFactory(signature: Hex): Hex | undefined {
+  if (!isErc6492Signature(signature)) return undefined;
+  try {
+    const { address } = parseErc6492Signature(signature);
+    return address && !isAddressEqual(address, zeroAddress) ? address : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function recoversTo(typedData: SignedTypedData, signature: Hex, address: Hex): Promise<boolean> {
+  try {
+    return isAddressEqual(await recoverTypedDataAddress({ ...typedData, signature }), address);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The network's client behind a transport that notes any request the node did not answer:
+ * viem's signature checks read a failed call as "invalid", and a silent node must not pass
+ * for a refused signature.
+ */
+function watchedClient(network: NetworkConfig): { client: PublicClient; failure: () => unknown } {
+  let base: PublicClient;
+  try {
+    base = publicClientFor(network);
+  } catch (error) {
+    throw unavailable(network, error);
+  }
+  let failure: unknown;
+  const request = async (args: Parameters<PublicClient["request"]>[0]) => {
+    try {
+      return await base.request(args);
+    } catch (error) {
+      if (unanswered(error)) failure ??= error;
+      throw error;
+    }
+  };
+  // The base client retries; this layer does not add its own.
+  const client = createPublicClient({ transport: custom({ request }, { retryCount: 0 }) });
+  return { client, failure: () => failure };
+}
+
+/** A failure of the node or the way to it, not an answer about the call. */
+function unanswered(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return true;
+  return (
+    error.walk(
+      (cause) =>
+        cause instanceof HttpRequestError ||
+        cause instanceof TimeoutError ||
+        cause instanceof InternalRpcError ||
+        cause instanceof LimitExceededRpcError ||
+        cause instanceof ResourceUnavailableRpcError,
+    ) !== null
+  );
+}
+
+function unavailable(network: NetworkConfig, cause: unknown): SignatureCheckUnavailableError {
+  if (cause instanceof SignatureCheckUnavailableError) return cause;
+  return new SignatureCheckUnavailableError(`${network.name}'s RPC did not answer the signature check.`, { cause });
+}
+
+async function withTimeout<T>(timeoutMs: number, network: NetworkConfig, run: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new SignatureCheckUnavailableError(`${network.name}'s RPC did not answer the signature check in time.`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([run(), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
