@@ -90,7 +90,7 @@ export type Quoted = { status: PaymentStatus; body: Record<string, unknown> };
 
 /** Request A: ask, and get the quote that awaits the wallet's signature. */
 export async function requestQuote(
-  target: TestChat,
+  target: Pick<TestChat, "post">,
   payer: PrivateKeyAccount,
   content: string,
   limits: Record<string, string> = generousLimits,
@@ -119,7 +119,7 @@ export async function signQuote(payer: PrivateKeyAccount, status: PaymentStatus)
 
 /** Request B: the same messages plus the signed approval. */
 export async function sendApproval(
-  target: TestChat,
+  target: Pick<TestChat, "post">,
   quoted: Quoted,
   signature: Hex,
   { token = quoted.status.approval?.token ?? "", signal }: { token?: string; signal?: AbortSignal } = {},
