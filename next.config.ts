@@ -12,6 +12,9 @@ const nextConfig: NextConfig = {
   async headers() {
     return [{ source: "/:path*", headers: [...fixedSecurityHeaders] }];
   },
+  // A self-contained server in .next/standalone (only the files it needs), for the Dockerfile,
+  // which builds with NEXT_OUTPUT=standalone; `next start` (the demo, the tests) needs the usual output.
+  ...(process.env.NEXT_OUTPUT === "standalone" ? { output: "standalone" as const } : {}),
 };
 
 export default nextConfig;

@@ -24,6 +24,79 @@ const addressOrRange = z.string().refine(isAddressOrRange, "an IP address or CID
 
 const nonNegativeInt = z.coerce.number().int().min(0);
 
+// ---- Deployment: production start-up checks and approval-key rotation (SPEC section 6) ----
+
+const deploymentEnvShape = {
+  /**
+   * The key that signed approvals before the current one. Approvals it signed keep verifying
+   * (for their lifetime, at most 10 minutes) while instances switch to a new PAYMENT_TOKEN_SECRET;
+   * new approvals are always signed with the current key. Remove it once every instance runs the
+   * new key and 10 minutes have passed.
+   */
+  PAYMENT_TOKEN_SECRET_PREVIOUS: z.string().min(32, "at least 32 characters").optional(),
+};
+
+/** Variables that a serverless host sets in every function: many short-lived instances, no disk that lasts. */
+const SERVERLESS_HOST_VARIABLES = ["VERCEL", "AWS_LAMBDA_FUNCTION_NAME", "NETLIFY", "K_SERVICE", "FUNCTIONS_WORKER_RUNTIME"];
+
+/** The serverless host variable this process runs under, if any. */
+export function serverlessHost(source: Record<string, string | undefined>): string | undefined {
+  return SERVERLESS_HOST_VARIABLES.find((name) => Boolean(source[name]));
+}
+
+/**
+ * A production server (`NODE_ENV=production`, not the local sandbox of `npm run demo`, not the
+ * `next build` step) must be configured for several instances: one approval key shared by all,
+ * and on a serverless host a ledger that outlives the instance.
+ */
+type DeploymentSettings = {
+  NODE_ENV: string;
+  PAYMENT_TOKEN_SECRET?: string | undefined;
+  PAYMENT_TOKEN_SECRET_PREVIOUS?: string | undefined;
+  DATABASE_URL?: string | undefined;
+  SANDBOX_INFO_FILE?: string | undefined;
+};
+
+function checkDeployment(env: DeploymentSettings, source: Record<string, string | undefined>): void {
+  if (env.PAYMENT_TOKEN_SECRET_PREVIOUS && !env.PAYMENT_TOKEN_SECRET) {
+    throw new EnvError(
+      "PAYMENT_TOKEN_SECRET_PREVIOUS is set without PAYMENT_TOKEN_SECRET: the previous key only verifies older approvals; set the new key in PAYMENT_TOKEN_SECRET",
+    );
+  }
+  const production = env.NODE_ENV === "production" && !env.SANDBOX_INFO_FILE && source.NEXT_PHASE !== "phase-production-build";
+  if (!production) return;
+  if (!env.PAYMENT_TOKEN_SECRET) {
+    throw new EnvError(
+      "PAYMENT_TOKEN_SECRET must be set in production (at least 32 bytes, e.g. `openssl rand -base64 32`): " +
+        "it signs payment approvals, and without it each instance makes its own key, so an approval quoted by one instance is refused by another and every restart voids open quotes",
+    );
+  }
+  const host = serverlessHost(source);
+  if (host && !env.DATABASE_URL) {
+    throw new EnvError(
+      `DATABASE_URL must be set on a serverless host (${host} is set): without it the ledger is an embedded database on the instance's disk, ` +
+        "which is lost at the next cold start and not shared between instances, and spending limits, cooldowns and replay protection with it",
+    );
+  }
+}
+
+/**
+ * Validates the configuration as a server instance starts, so a misconfigured production server
+ * stops at once with the message naming the variable, rather than answering every request with
+ * an error. Called from the instrumentation hook.
+ */
+export function checkServerEnvAtStartup(exit: (code: number) => never = process.exit): void {
+  try {
+    serverEnv();
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    console.error(`Refusing to start: ${error.message}`);
+    exit(1);
+  }
+}
+
+// ---- end of deployment ----
+
 const serverEnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   GOOGLE_GENERATIVE_AI_API_KEY: z.string().min(1).optional(),
@@ -47,6 +120,7 @@ const serverEnvSchema = z.object({
   DEFAULT_LIMIT_WEEKLY: usdAmount.default("5"),
   DEFAULT_LIMIT_MONTHLY: usdAmount.default("20"),
   DEFAULT_LIMIT_PER_PAYMENT: usdAmount.default("0.5"),
+  ...deploymentEnvShape,
 });
 
 export type ServerEnv = z.infer<typeof serverEnvSchema> & {
@@ -86,6 +160,7 @@ export function parseServerEnv(source: Record<string, string | undefined>): Serv
     throw new EnvError(`Invalid environment: ${messages.join("; ")}`);
   }
   const env = parsed.data;
+  checkDeployment(env, cleaned);
   const rpcUrls = perChain("RPC_URL_", cleaned, z.url());
   const usdcAddresses = perChain(
     "USDC_ADDRESS_",

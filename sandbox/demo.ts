@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { startSandbox, type Sandbox } from "./index";
 import { infoFilePath } from "./info";
 import { onShutdown } from "./lifecycle";
-import { ensureBuild, productBuild, startNext, stopGroup, waitForApp } from "./next-app";
+import { ensureBuild, productBuild, SANDBOX_PUBLIC_ENV, startNext, stopGroup, waitForApp } from "./next-app";
 import { assertPortFree, portsFromEnv, portVariable, SANDBOX_HOST } from "./ports";
 
 const ROOT = process.cwd();
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       SANDBOX_INFO_FILE: infoFilePath(),
     };
 
-    if (!SKIP_BUILD) await ensureBuild(productBuild(ROOT, { NEXT_PUBLIC_SANDBOX: "1" }), { env });
+    if (!SKIP_BUILD) await ensureBuild(productBuild(ROOT, SANDBOX_PUBLIC_ENV), { env });
 
     console.log(`Starting the app on ${SANDBOX_HOST}:${appPort}...`);
     app = startNext({ root: ROOT, port: appPort, host: SANDBOX_HOST, env });

@@ -164,7 +164,10 @@ export async function waitForApp(
 export function productBuild(root: string, publicEnv: Record<string, string>): NextAppBuild {
   return {
     root,
-    sources: ["app", "components", "lib", "public", "next.config.ts", "package.json", "tsconfig.json"],
+    sources: ["app", "components", "lib", "public", "next.config.ts", "proxy.ts", "instrumentation.ts", "package.json", "tsconfig.json"],
     publicEnv,
   };
 }
+
+/** The public values a sandbox build bakes in (`npm run demo`, the end-to-end and multi-instance tests). */
+export const SANDBOX_PUBLIC_ENV = { NEXT_PUBLIC_SANDBOX: "1" } as const;

@@ -35,18 +35,26 @@ export type ApprovalClaims = {
 
 let processSecret: Buffer | undefined;
 
-function secretOf(env: Pick<ServerEnv, "PAYMENT_TOKEN_SECRET">): Buffer {
+type TokenKeys = Pick<ServerEnv, "PAYMENT_TOKEN_SECRET"> & Partial<Pick<ServerEnv, "PAYMENT_TOKEN_SECRET_PREVIOUS">>;
+
+function secretOf(env: TokenKeys): Buffer {
   if (env.PAYMENT_TOKEN_SECRET) return Buffer.from(env.PAYMENT_TOKEN_SECRET, "utf8");
   // Development only: approvals do not survive a restart or reach another instance.
   processSecret ??= randomBytes(32);
   return processSecret;
 }
 
+/** The keys an approval may be signed with: the current one, then the one it replaced (rotation). */
+function verifyingSecrets(env: TokenKeys): Buffer[] {
+  const previous = env.PAYMENT_TOKEN_SECRET_PREVIOUS;
+  return previous ? [secretOf(env), Buffer.from(previous, "utf8")] : [secretOf(env)];
+}
+
 export function newPaymentId(): string {
   return `pay_${randomBytes(12).toString("hex")}`;
 }
 
-export function signApproval(claims: ApprovalClaims, env: Pick<ServerEnv, "PAYMENT_TOKEN_SECRET">): string {
+export function signApproval(claims: ApprovalClaims, env: TokenKeys): string {
   const body = Buffer.from(JSON.stringify(claims), "utf8").toString("base64url");
   const mac = createHmac("sha256", secretOf(env)).update(body).digest("base64url");
   return `${body}.${mac}`;
@@ -56,7 +64,7 @@ export function signApproval(claims: ApprovalClaims, env: Pick<ServerEnv, "PAYME
 export function verifyApproval(
   token: string,
   paymentId: string,
-  env: Pick<ServerEnv, "PAYMENT_TOKEN_SECRET">,
+  env: TokenKeys,
 ): ApprovalClaims {
   const invalid = () =>
     new AppError("bad-request", "The payment approval is not valid. Ask for the payment again to get a new quote.", {
@@ -64,9 +72,12 @@ export function verifyApproval(
     });
   const [body, mac, extra] = token.split(".");
   if (!body || !mac || extra !== undefined) throw invalid();
-  const expected = createHmac("sha256", secretOf(env)).update(body).digest();
   const given = Buffer.from(mac, "base64url");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+  const signedByKnownKey = verifyingSecrets(env).some((secret) => {
+    const expected = createHmac("sha256", secret).update(body).digest();
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+  if (!signedByKnownKey) throw invalid();
   let claims: ApprovalClaims;
   try {
     claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as ApprovalClaims;

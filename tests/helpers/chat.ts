@@ -1,11 +1,12 @@
-// Shared test helpers for the chat endpoint: a handler wired to an in-memory database and a
+// Shared test helpers for the chat endpoint: a handler wired to a test database (./database) and a
 // chosen model, and a reader that collects a response's stream lines.
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { handleChatRequest, type ChatDependencies } from "@/lib/chat/handler";
 import type { ToolFactory } from "@/lib/chat/agent";
-import { openDatabase, type Database } from "@/lib/db";
+import type { Database } from "@/lib/db";
 import { parseServerEnv, type ServerEnv } from "@/lib/env";
 import { readLines, type StreamLine } from "@/lib/protocol/lines";
+import { openTestDatabase } from "./database";
 
 export type TestChat = {
   post(body: unknown, init?: { headers?: Record<string, string>; signal?: AbortSignal }): Promise<Response>;
@@ -27,7 +28,7 @@ export async function createTestChat(
   } = {},
 ): Promise<TestChat> {
   const env = parseServerEnv({ MODEL_PROVIDER: "offline", CHAT_COOLDOWN_SECONDS: "0", ...options.env });
-  const db = await openDatabase({ dataDir: "memory://" });
+  const db = await openTestDatabase();
   const deps: ChatDependencies = {
     env: () => env,
     database: async () => db,

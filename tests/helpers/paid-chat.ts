@@ -95,7 +95,7 @@ export type Payer = Pick<PrivateKeyAccount, "address" | "signTypedData">;
 
 /** Request A: ask, and get the quote that awaits the wallet's signature. */
 export async function requestQuote(
-  target: TestChat,
+  target: Pick<TestChat, "post">,
   payer: Pick<Payer, "address">,
   content: string,
   limits: Record<string, string> = generousLimits,
@@ -124,7 +124,7 @@ export async function signQuote(payer: Payer, status: PaymentStatus): Promise<He
 
 /** Request B: the same messages plus the signed approval. */
 export async function sendApproval(
-  target: TestChat,
+  target: Pick<TestChat, "post">,
   quoted: Quoted,
   signature: Hex,
   { token = quoted.status.approval?.token ?? "", signal }: { token?: string; signal?: AbortSignal } = {},

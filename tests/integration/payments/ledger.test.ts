@@ -1,7 +1,7 @@
-// The ledger on a real (in-memory) PGlite: reservations against rolling limits, idempotency,
-// and concurrency.
+// The ledger on a real database (in-memory PGlite, or PostgreSQL in its pass): reservations
+// against rolling limits, idempotency, and concurrency.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { openDatabase, type Database } from "@/lib/db";
+import type { Database } from "@/lib/db";
 import {
   claimSweep,
   findLimitBreach,
@@ -18,10 +18,11 @@ import {
 } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import { parseUsd } from "@/lib/payments/money";
+import { openTestDatabase } from "@/tests/helpers/database";
 
 let db: Database;
 beforeAll(async () => {
-  db = await openDatabase({ dataDir: "memory://" });
+  db = await openTestDatabase();
 });
 afterAll(async () => {
   await db.close();

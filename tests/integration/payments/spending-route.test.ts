@@ -1,6 +1,7 @@
 // GET /api/spending through the route's own GET, on the app's real database wiring (PGlite in a
-// temporary data folder): settled payments only, sums per rolling period, transaction links,
-// validation and the per-client rate limit.
+// temporary data folder, or DATABASE_URL naming a scratch PostgreSQL database in its pass):
+// settled payments only, sums per rolling period, transaction links, validation and the
+// per-client rate limit.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,16 +11,24 @@ import { getDatabase, type Database } from "@/lib/db";
 import { markFailed, markSettled, reservePayment, type NewPayment } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import type { SpendingReport } from "@/lib/payments/spending-report";
+import { createScratchDatabase, testServerUrl, type ScratchDatabase } from "@/tests/helpers/database";
 
 let dataDir: string;
 let db: Database;
+let scratch: ScratchDatabase | undefined;
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "spending-route-"));
   process.env.DATA_DIR = dataDir;
+  const serverUrl = testServerUrl();
+  if (serverUrl) {
+    scratch = await createScratchDatabase(serverUrl);
+    process.env.DATABASE_URL = scratch.url;
+  }
   db = await getDatabase();
 });
 afterAll(async () => {
   await db.close();
+  await scratch?.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
 
