@@ -43,7 +43,7 @@ describe("rate limit", () => {
 
   test("without a trusted source every client is one: no header a caller writes gives a fresh count", () => {
     const settings = { TRUSTED_PROXY_HOPS: 0, CLIENT_IP_HEADER: undefined };
-    for (const headers of [{}, { "x-forwarded-for": "198.51.100.7" }, { "x-real-ip": "198.51.100.8" }, { "x-vercel-forwarded-for": "198.51.100.9" }]) {
+    for (const headers of [{}, { "x-forwarded-for": "198.51.100.7" }, { "x-real-ip": "198.51.100.8" }, { "x-vercel-forwarded-for": "198.51.100.9" }] as Record<string, string>[]) {
       expect(clientKey(request(headers), settings)).toBe(UNKNOWN_CLIENT_KEY);
     }
   });
