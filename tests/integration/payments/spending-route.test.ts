@@ -16,6 +16,8 @@ let db: Database;
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "spending-route-"));
   process.env.DATA_DIR = dataDir;
+  // As behind one proxy, which appends the client's address: each test client is its own.
+  process.env.TRUSTED_PROXY_HOPS = "1";
   db = await getDatabase();
 });
 afterAll(async () => {
