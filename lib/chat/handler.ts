@@ -53,19 +53,20 @@ const timeoutError: StreamError = {
 export async function handleChatRequest(request: Request, deps: ChatDependencies): Promise<Response> {
   const log = deps.log ?? defaultLog;
   const pickModel = deps.chatModel ?? selectChatModel;
-  let deadline: AbortSignal | undefined;
-  let chatModel: ChatModel | undefined;
-  let approving = false;
-  let env: ServerEnv | undefined;
+  let env: ServerEnv;
   try {
     env = deps.env();
-    const settings = env;
-    // Counted from the request's arrival: the stream gets what the work before it left.
-    const requestDeadline = AbortSignal.timeout(deps.deadlineMs ?? settings.CHAT_DEADLINE_SECONDS * 1000);
-    deadline = requestDeadline;
-    const step = <T>(work: Promise<T>) => beforeDeadline(work, requestDeadline);
+  } catch (error) {
+    return failure(error, log);
+  }
+  // Counted from the request's arrival: the stream gets what the work before it left.
+  const deadline = AbortSignal.timeout(deps.deadlineMs ?? env.CHAT_DEADLINE_SECONDS * 1000);
+  const step = <T>(work: Promise<T>) => beforeDeadline(work, deadline);
+  // What a deadline before the stream needs to say: the model to name, whether a payment was at stake.
+  let chatModel: ChatModel | undefined;
+  let approving = false;
+  try {
     const now = deps.now?.();
-
     const body = await step(
       readChatRequest(request, {
         // Asked only about a 64-hex value that the conversation does not mark as a transaction.
@@ -73,49 +74,49 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
       }),
     );
     approving = body.payment !== undefined;
-    const model = pickModel(body.model, settings);
+    const model = pickModel(body.model, env);
     chatModel = model;
     const db = await step(deps.database());
     // In the background: a sweep never holds up the person's request.
-    void sweepIfDue({ db, env: settings, log });
+    void sweepIfDue({ db, env, log });
     // An approval is looked at before the cooldown: one of a live quote belongs to the message
     // that made the quote; any other counts as a message of its own.
     const checked = body.payment
-      ? await step(checkApproval({ db, env: settings, approval: body.payment, walletAddress: body.walletAddress, ...(now ? { now } : {}) }))
+      ? await step(checkApproval({ db, env, approval: body.payment, walletAddress: body.walletAddress, ...(now ? { now } : {}) }))
       : undefined;
     if (!checked || countsAsMessage(checked, now)) {
       await step(
         claimCooldown({
           db,
-          keys: cooldownKeys(request, body.walletAddress, settings),
-          seconds: settings.CHAT_COOLDOWN_SECONDS,
+          keys: cooldownKeys(request, body.walletAddress, env),
+          seconds: env.CHAT_COOLDOWN_SECONDS,
           ...(now ? { now } : {}),
         }),
       );
     }
     if (checked?.kind === "refused") throw checked.error;
-    const limits = resolveLimits(body.spendingLimits, settings);
+    const limits = resolveLimits(body.spendingLimits, env);
     // A fresh approval is paid before the stream starts, so that its refusals (402, 403,
     // 503...) are HTTP errors; what the service answered is streamed.
     const sent: SentPayment | undefined =
       checked?.kind === "fresh"
         ? await sendApprovedPayment({
             db,
-            env: settings,
+            env,
             approval: checked,
             limits,
             log,
             // Deliberately not request.signal: a payment on its way is seen through and
             // recorded even if the person's connection goes away. The deadline only ends the
             // wait for it.
-            signal: requestDeadline,
+            signal: deadline,
             ...(deps.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: deps.paidCallTimeoutMs } : {}),
             ...(now ? { now } : {}),
           })
         : checked;
 
     const cancelled = new AbortController();
-    const signal = AbortSignal.any([request.signal, requestDeadline, cancelled.signal]);
+    const signal = AbortSignal.any([request.signal, deadline, cancelled.signal]);
     let outcome: ChatOutcome | undefined;
     const finishWith = (extra: Partial<FinishMetadata> = {}): FinishMetadata => ({
       ...outcome,
@@ -129,7 +130,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
         let continuation: ModelMessage[] | undefined;
         if (sent) {
           // Sandbox transaction links are relative: the app's own /tx page, on whatever host served the page.
-          const report = await reportApprovedPayment(sent, { db, writer, signal: requestDeadline });
+          const report = await reportApprovedPayment(sent, { db, writer, signal: deadline });
           outcome = { finishReason: report.finishReason, ...report.metadata };
           if (report.outcomeUnknown) {
             writer.error({ code: "timeout", message: report.result.summary });
@@ -151,7 +152,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
           maxTokens: body.maxTokens,
           ...(continuation ? { continuation } : {}),
           context: {
-            env: settings,
+            env,
             db,
             walletAddress: body.walletAddress,
             limits,
@@ -169,7 +170,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
       },
       {
         onFailure: (error) => {
-          const streamError = describeStreamFailure(error, { deadline: requestDeadline, client: request.signal });
+          const streamError = describeStreamFailure(error, { deadline, client: request.signal });
           if (streamError.code === "model-error" || streamError.code === "internal") {
             log("stream failed", { code: streamError.code, error: errorName(error) });
           }
@@ -180,15 +181,19 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     );
     return new Response(stream, { status: 200, headers: chatStreamHeaders });
   } catch (error) {
-    if (deadline && env && isDeadline(error, deadline)) {
+    if (isDeadline(error, deadline)) {
       // Out of time before the stream began: the stream still ends properly, and says so.
-      const modelId = (chatModel ?? pickModel(defaultModelTier, env)).id;
-      return deadlineResponse(modelId, approving);
+      return deadlineResponse((chatModel ?? pickModel(defaultModelTier, env)).id, approving);
     }
-    const appError = toAppError(error);
-    if (appError.status >= 500) log("request failed", { code: appError.code, error: errorName(error) });
-    return appError.toResponse();
+    return failure(error, log);
   }
+}
+
+/** An error before the stream, as its JSON answer; only server faults are logged. */
+function failure(error: unknown, log: NonNullable<ChatDependencies["log"]>): Response {
+  const appError = toAppError(error);
+  if (appError.status >= 500) log("request failed", { code: appError.code, error: errorName(error) });
+  return appError.toResponse();
 }
 
 /** The whole answer of a request whose time ran out before its stream began. */
