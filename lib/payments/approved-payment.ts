@@ -194,14 +194,15 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   });
   // Out of time before the payment was sent: a reservation made anyway is released, since
   // nothing will be sent for it.
+  // (Were the ledger to fail here, the sweep releases it once its authorization has expired.)
   const release = (record: PaymentRecord) =>
     markFailed(db, {
       paymentId: record.paymentId,
       failureCode: "payment-failed",
       outcome: notSent("payment-failed", "The request ran out of time before the payment was sent. Nothing was paid."),
-    });
+    }).catch(() => parameters.log?.("reservation not released", { paymentId: record.paymentId }));
   const reservation = await beforeDeadline(reserving, signal).catch((error: unknown) => {
-    if (signal?.aborted) void reserving.then((late) => (late.kind === "reserved" ? release(late.record) : undefined)).catch(() => undefined);
+    if (signal?.aborted) void reserving.then((late) => (late.kind === "reserved" ? release(late.record) : undefined), () => undefined);
     throw error;
   });
   if (reservation.kind === "existing") return { kind: "replay", claims, facts, record: reservation.record };
