@@ -319,12 +319,18 @@ describe("cooldown", () => {
     await collectLines(someoneElse);
   });
 
-  test("a new X-Forwarded-For address in each message does not pass: the wallet still counts", async () => {
+  test("a new X-Forwarded-For address in each message does not pass: the proxy's own entry counts, and the wallet", async () => {
     chat = await createTestChat({ model: okModel(), env: behindProxy });
-    await collectLines(await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.7")));
-    // What the caller writes stands left of the proxy's own entry, and changes nothing.
-    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("6.6.6.6, 198.51.100.9"))).status).toBe(429);
-    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.10"))).status).toBe(429);
+    // The caller writes a new address each time; the proxy appends the one it saw.
+    await collectLines(await chat.post(userSays("Hi"), from("203.0.113.1, 198.51.100.7")));
+    expect((await chat.post(userSays("Hi"), from("203.0.113.2, 198.51.100.7"))).status).toBe(429);
+    expect((await chat.post(userSays("Hi"), from("198.51.100.7"))).status).toBe(429);
+
+    const other = await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.8"));
+    expect(other.status).toBe(200);
+    await collectLines(other);
+    // A wallet that sent a message waits, whichever address it comes from.
+    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.9"))).status).toBe(429);
   });
 
   test("a new wallet address in each message does not pass: the client still counts", async () => {
