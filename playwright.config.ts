@@ -12,7 +12,7 @@ const browser = e2eBrowser();
 
 const port = Number(process.env.E2E_PORT ?? 3107 + Number(process.env.E2E_PORT_OFFSET ?? 0));
 // 127.0.0.1 rather than localhost: the browser and the test's own requests then reach the server
-// from the same address, which is what the server's per-IP cooldown counts.
+// from the same address, which is what the server's per-client cooldown counts.
 const baseURL = `http://127.0.0.1:${port}`;
 const dataDir = ".data/e2e";
 
@@ -65,6 +65,12 @@ export default defineConfig({
       MODEL_PROVIDER: "offline",
       DATA_DIR: dataDir,
       CHAT_COOLDOWN_SECONDS: String(cooldownSeconds),
+      // The tests stand in for one proxy in front of the app. `next start` writes the socket's
+      // address (127.0.0.1) into X-Forwarded-For when a request brings none, and a test that
+      // needs a client of its own sends one address there, as a proxy would append it
+      // (tests/e2e/wallet.ts, global-setup.ts). Without this every request would count as the
+      // one unknown client, and tests with wallets of their own would wait on each other.
+      TRUSTED_PROXY_HOPS: "1",
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

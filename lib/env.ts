@@ -113,6 +113,14 @@ const serverEnvSchema = z.object({
   DATA_DIR: z.string().min(1).default(".data"),
   CHAT_COOLDOWN_SECONDS: nonNegativeInt.default(50),
   CHAT_DEADLINE_SECONDS: z.coerce.number().positive().max(50).default(45),
+  /** Proxies in front of the app that append to X-Forwarded-For; 0: the header is ignored. */
+  TRUSTED_PROXY_HOPS: nonNegativeInt.max(10).default(0),
+  /** A header the host itself sets to the client's address (x-vercel-forwarded-for, x-real-ip...). */
+  CLIENT_IP_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, "an HTTP header name such as x-vercel-forwarded-for")
+    .transform((name) => name.toLowerCase())
+    .optional(),
   PAYMENT_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
   /** Set by `npm run demo`: the sandbox's description, whose demo wallet the page may use. */
   SANDBOX_INFO_FILE: z.string().min(1).optional(),

@@ -1,20 +1,31 @@
-// One chat request, start to end: validate, claim the cooldown, choose the model, stream the
-// agent's answer. Everything before the stream answers with a JSON error and its SPEC status;
-// everything after it ends the stream with an `e:` line and the final `d:` line. Requests also
-// drive the ledger's sweep of unfinished payments (at most once a minute, never a timer).
+// One chat request, start to end: validate, check an approval, claim the cooldown, choose the
+// model, stream the agent's answer. Everything before the stream answers with a JSON error and
+// its SPEC status; everything after it ends the stream with an `e:` line and the final `d:`
+// line. One deadline covers it all from the request's arrival: work before the stream that
+// outlasts it (a slow body, database or pre-flight) is answered with a stream that says so.
+// Requests also drive the ledger's sweep of unfinished payments (at most once a minute, never a
+// timer).
 import type { Database } from "@/lib/db";
+import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import { AppError, toAppError } from "@/lib/errors";
 import type { ServerEnv } from "@/lib/env";
 import { knownTxHashes } from "@/lib/payments/ledger";
 import { resolveLimits } from "@/lib/payments/limits";
 import { chatStreamHeaders, type FinishMetadata, type StreamError } from "@/lib/protocol/lines";
 import { createLineStream } from "@/lib/protocol/writer";
-import { reportApprovedPayment, sendApprovedPayment, type PaymentReport, type SentPayment } from "@/lib/payments/approved-payment";
+import {
+  checkApproval,
+  countsAsMessage,
+  reportApprovedPayment,
+  sendApprovedPayment,
+  type PaymentReport,
+  type SentPayment,
+} from "@/lib/payments/approved-payment";
 import { sweepIfDue } from "@/lib/payments/reconcile";
 import type { JSONValue, ModelMessage } from "ai";
 import { runAgent, type ChatOutcome, type ToolFactory } from "./agent";
-import { claimCooldown, cooldownKey } from "./cooldown";
-import { selectChatModel, type ChatModel, type ModelTier } from "./models";
+import { claimCooldown, cooldownKeys } from "./cooldown";
+import { defaultModelTier, selectChatModel, type ChatModel, type ModelTier } from "./models";
 import { readChatRequest } from "./request";
 
 export type ChatDependencies = {
@@ -34,44 +45,76 @@ export type ChatDependencies = {
 
 const defaultLog = (message: string, details?: Record<string, unknown>) => console.error(`[chat] ${message}`, details ?? "");
 
+const timeoutError: StreamError = {
+  code: "timeout",
+  message: "The answer took longer than the time limit and was cut short. Please try again.",
+};
+
 export async function handleChatRequest(request: Request, deps: ChatDependencies): Promise<Response> {
   const log = deps.log ?? defaultLog;
+  const pickModel = deps.chatModel ?? selectChatModel;
+  let env: ServerEnv;
   try {
-    const env = deps.env();
-    const body = await readChatRequest(request, {
-      // Asked only about a 64-hex value that the conversation does not mark as a transaction.
-      knownTxHashes: async (hashes) => knownTxHashes(await deps.database(), hashes),
-    });
-    const db = await deps.database();
+    env = deps.env();
+  } catch (error) {
+    return failure(error, log);
+  }
+  // Counted from the request's arrival: the stream gets what the work before it left.
+  const deadline = AbortSignal.timeout(deps.deadlineMs ?? env.CHAT_DEADLINE_SECONDS * 1000);
+  const step = <T>(work: Promise<T>) => beforeDeadline(work, deadline);
+  // What a deadline before the stream needs to say: the model to name, whether a payment was at stake.
+  let chatModel: ChatModel | undefined;
+  let approving = false;
+  try {
+    const now = deps.now?.();
+    const body = await step(
+      readChatRequest(request, {
+        // Asked only about a 64-hex value that the conversation does not mark as a transaction.
+        knownTxHashes: async (hashes) => knownTxHashes(await deps.database(), hashes),
+      }),
+    );
+    approving = body.payment !== undefined;
+    const model = pickModel(body.model, env);
+    chatModel = model;
+    const db = await step(deps.database());
     // In the background: a sweep never holds up the person's request.
     void sweepIfDue({ db, env, log });
-    if (!body.payment) {
-      await claimCooldown({
-        db,
-        clientKey: cooldownKey(request, body.walletAddress),
-        seconds: env.CHAT_COOLDOWN_SECONDS,
-      });
-    }
-    const chatModel = (deps.chatModel ?? selectChatModel)(body.model, env);
-    const limits = resolveLimits(body.spendingLimits, env);
-    // An approved payment is sent before the stream starts, so that its refusals (402, 403,
-    // 503...) are HTTP errors; what the service answered is streamed.
-    const sent = body.payment
-      ? await sendApprovedPayment({
-          db,
-          env,
-          approval: body.payment,
-          walletAddress: body.walletAddress,
-          limits,
-          log,
-          // Deliberately not request.signal: a payment on its way is seen through and recorded
-          // even if the person's connection goes away.
-          ...(deps.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: deps.paidCallTimeoutMs } : {}),
-          ...(deps.now ? { now: deps.now() } : {}),
-        })
+    // An approval is looked at before the cooldown: one of a live quote belongs to the message
+    // that made the quote; any other counts as a message of its own.
+    const checked = body.payment
+      ? await step(checkApproval({ db, env, approval: body.payment, walletAddress: body.walletAddress, ...(now ? { now } : {}) }))
       : undefined;
+    if (!checked || countsAsMessage(checked, now)) {
+      await step(
+        claimCooldown({
+          db,
+          keys: cooldownKeys(request, body.walletAddress, env),
+          seconds: env.CHAT_COOLDOWN_SECONDS,
+          ...(now ? { now } : {}),
+        }),
+      );
+    }
+    if (checked?.kind === "refused") throw checked.error;
+    const limits = resolveLimits(body.spendingLimits, env);
+    // A fresh approval is paid before the stream starts, so that its refusals (402, 403,
+    // 503...) are HTTP errors; what the service answered is streamed.
+    const sent: SentPayment | undefined =
+      checked?.kind === "fresh"
+        ? await sendApprovedPayment({
+            db,
+            env,
+            approval: checked,
+            limits,
+            log,
+            // Deliberately not request.signal: a payment on its way is seen through and
+            // recorded even if the person's connection goes away. The deadline only ends the
+            // wait for it.
+            signal: deadline,
+            ...(deps.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: deps.paidCallTimeoutMs } : {}),
+            ...(now ? { now } : {}),
+          })
+        : checked;
 
-    const deadline = AbortSignal.timeout(deps.deadlineMs ?? env.CHAT_DEADLINE_SECONDS * 1000);
     const cancelled = new AbortController();
     const signal = AbortSignal.any([request.signal, deadline, cancelled.signal]);
     let outcome: ChatOutcome | undefined;
@@ -79,7 +122,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
       ...outcome,
       ...extra,
       finishReason: outcome?.finishReason ?? "stop",
-      model: chatModel.id,
+      model: model.id,
     });
 
     const stream = createLineStream(
@@ -87,12 +130,22 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
         let continuation: ModelMessage[] | undefined;
         if (sent) {
           // Sandbox transaction links are relative: the app's own /tx page, on whatever host served the page.
-          const report = await reportApprovedPayment(sent, { db, writer });
+          const report = await reportApprovedPayment(sent, { db, writer, signal: deadline });
           outcome = { finishReason: report.finishReason, ...report.metadata };
+          if (report.outcomeUnknown) {
+            writer.error({ code: "timeout", message: report.result.summary });
+            return finishWith();
+          }
+          // Only a payment sent now has something new for the model: a copy of an earlier
+          // approval, or an expired one, is answered from its outcome alone.
+          if (sent.kind !== "sent") {
+            writer.text(report.result.summary);
+            return finishWith();
+          }
           continuation = paymentContinuation(sent, report);
         }
         const { usage } = await runAgent({
-          chatModel,
+          chatModel: model,
           messages: body.messages,
           createTools: deps.createTools,
           temperature: body.temperature,
@@ -128,10 +181,34 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     );
     return new Response(stream, { status: 200, headers: chatStreamHeaders });
   } catch (error) {
-    const appError = toAppError(error);
-    if (appError.status >= 500) log("request failed", { code: appError.code, error: errorName(error) });
-    return appError.toResponse();
+    if (isDeadline(error, deadline)) {
+      // Out of time before the stream began: the stream still ends properly, and says so.
+      return deadlineResponse((chatModel ?? pickModel(defaultModelTier, env)).id, approving);
+    }
+    return failure(error, log);
   }
+}
+
+/** An error before the stream, as its JSON answer; only server faults are logged. */
+function failure(error: unknown, log: NonNullable<ChatDependencies["log"]>): Response {
+  const appError = toAppError(error);
+  if (appError.status >= 500) log("request failed", { code: appError.code, error: errorName(error) });
+  return appError.toResponse();
+}
+
+/** The whole answer of a request whose time ran out before its stream began. */
+function deadlineResponse(modelId: string, approving: boolean): Response {
+  const error: StreamError = approving
+    ? { code: "timeout", message: "The payment could not be sent within the time limit. Nothing was paid. Please try again." }
+    : timeoutError;
+  const stream = createLineStream(
+    async (writer) => {
+      writer.error(error);
+      return { finishReason: "stop", model: modelId };
+    },
+    { onFailure: () => ({ error, finish: { finishReason: "stop", model: modelId } }) },
+  );
+  return new Response(stream, { status: 200, headers: chatStreamHeaders });
 }
 
 /** The approved payment as the model's payForService call and its result, for it to answer from. */
@@ -162,9 +239,7 @@ function jsonValue(value: unknown): JSONValue {
 }
 
 function describeStreamFailure(error: unknown, signals: { deadline: AbortSignal; client: AbortSignal }): StreamError {
-  if (signals.deadline.aborted) {
-    return { code: "timeout", message: "The answer took longer than the time limit and was cut short. Please try again." };
-  }
+  if (signals.deadline.aborted) return timeoutError;
   if (signals.client.aborted || (error instanceof DOMException && error.name === "AbortError")) {
     return { code: "aborted", message: "The request was cancelled." };
   }

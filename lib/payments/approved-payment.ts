@@ -1,12 +1,16 @@
 // Request B of the approval round trip (SPEC section 4): the person's wallet signed the quote.
-// `sendApprovedPayment` runs before the stream starts: it checks the token and the signature,
-// answers a repeated approval with the first outcome, re-runs pre-flight, reserves the amount
-// atomically and sends the signed payment to the service; its failures are HTTP errors.
+// `checkApproval` says what the approval is (refused, a copy of one sent before, expired, or
+// fresh) from the token, the ledger and the signature alone, before anything is reserved,
+// so that the handler can count it against the cooldown and answer all but a fresh one
+// without the model. `sendApprovedPayment` pays a fresh one before the stream starts:
+// re-runs pre-flight, reserves the amount atomically and sends the signed payment to the
+// service; its failures are HTTP errors.
 // From the moment the payment is sent, its delivery runs on its own: under its own timeout,
-// not the person's connection, it reads the answer, asks the chain when the answer does not
-// settle it (lib/payments/reconcile.ts), and records the outcome in the ledger, whether or
-// not anyone is still listening. `reportApprovedPayment` streams that outcome: `submitted`,
-// then `confirmed` and `delivered`, or what the chain says happened (SPEC section 3).
+// not the person's connection or the request's deadline, it reads the answer, asks the chain
+// when the answer does not settle it (lib/payments/reconcile.ts), and records the outcome in
+// the ledger, whether or not anyone is still listening. `reportApprovedPayment` streams that
+// outcome: `submitted`, then `confirmed` and `delivered`, or what the chain says happened
+// (SPEC section 3), or, when the deadline comes first, that it is not known yet.
 import type { SettleResponse } from "@x402/core/types";
 import type { Hex } from "viem";
 import { getLatestBlockNumber } from "@/lib/chain/authorization";
@@ -14,6 +18,7 @@ import { explorerTxUrl, findNetwork } from "@/lib/chain/networks";
 import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/chain/signature";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
+import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import { AppError } from "@/lib/errors";
 import type { FinishReason, PaymentStatus } from "@/lib/protocol/lines";
 import type { LineWriter } from "@/lib/protocol/writer";
@@ -37,9 +42,23 @@ const FROM_BLOCK_MARGIN = 5n;
 
 export type ApprovalInput = { paymentId: string; token: string; signature: string };
 
-export type SentPayment =
+/**
+ * What an approval is, found before anything is reserved or sent and without the model: the
+ * handler decides from it whether the request counts against the cooldown (`countsAsMessage`).
+ */
+export type CheckedApproval =
+  /** Not an approval this server made for this wallet, or not its wallet's signature: a 400. */
+  | { kind: "refused"; error: AppError }
+  /** Sent before: answered with what happened then, never paid again. */
   | { kind: "replay"; claims: ApprovalClaims; facts: PaymentFacts; record: PaymentRecord }
   | { kind: "expired"; claims: ApprovalClaims; facts: PaymentFacts }
+  /** Signed by the quoted wallet, within its time, never sent: it may be paid. */
+  | { kind: "fresh"; claims: ApprovalClaims; facts: PaymentFacts; signature: Hex };
+
+export type FreshApproval = Extract<CheckedApproval, { kind: "fresh" }>;
+
+export type SentPayment =
+  | Extract<CheckedApproval, { kind: "replay" | "expired" }>
   /** On its way: `delivery` runs to its end and records it, and never rejects. */
   | { kind: "sent"; claims: ApprovalClaims; facts: PaymentFacts; delivery: Promise<PaymentOutcome> };
 
@@ -50,31 +69,36 @@ export type PaymentReport = {
   result: PaymentToolResult;
   finishReason: FinishReason;
   metadata: { paymentId: string; network: string; txHash?: string; explorerUrl?: string };
+  /** The deadline came before the outcome: the payment goes on and is recorded, untold here. */
+  outcomeUnknown?: true;
 };
 
-export type SendApprovedPaymentParameters = {
+export type CheckApprovalParameters = {
   db: Database;
   env: ServerEnv;
   approval: ApprovalInput;
   walletAddress: `0x${string}` | undefined;
-  limits: SpendingLimits;
   now?: Date;
-  /** The paid call's own bound (PAID_CALL_TIMEOUT_MS by default). */
-  paidCallTimeoutMs?: number;
-  log?: (message: string, details?: Record<string, unknown>) => void;
 };
 
-export async function sendApprovedPayment(parameters: SendApprovedPaymentParameters): Promise<SentPayment> {
-  const { db, env, approval } = parameters;
-  const now = parameters.now ?? new Date();
-  const claims = verifyApproval(approval.token, approval.paymentId, env);
-  if (parameters.walletAddress && parameters.walletAddress.toLowerCase() !== claims.wallet.toLowerCase()) {
-    throw new AppError("bad-request", "This approval was quoted for another wallet.", {
-      details: { fields: [{ path: "walletAddress", message: "does not match the approved payment" }] },
-    });
+export async function checkApproval({ db, env, approval, walletAddress, now = new Date() }: CheckApprovalParameters): Promise<CheckedApproval> {
+  let claims: ApprovalClaims;
+  try {
+    claims = verifyApproval(approval.token, approval.paymentId, env);
+  } catch (error) {
+    if (error instanceof AppError) return { kind: "refused", error };
+    throw error;
+  }
+  if (walletAddress && walletAddress.toLowerCase() !== claims.wallet.toLowerCase()) {
+    return {
+      kind: "refused",
+      error: new AppError("bad-request", "This approval was quoted for another wallet.", {
+        details: { fields: [{ path: "walletAddress", message: "does not match the approved payment" }] },
+      }),
+    };
   }
   const network = findNetwork(claims.network, env);
-  if (!network) throw new AppError("bad-request", "This approval is for a network that is not enabled here.");
+  if (!network) return { kind: "refused", error: new AppError("bad-request", "This approval is for a network that is not enabled here.") };
   const facts: PaymentFacts = {
     paymentId: claims.paymentId,
     service: { name: claims.service.name, url: claims.service.url },
@@ -86,22 +110,73 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   const existing = await findPayment(db, claims.paymentId);
   if (existing) return { kind: "replay", claims, facts, record: existing };
 
-  await checkSignature(claims, approval.signature as Hex, network);
+  const signature = approval.signature as Hex;
+  try {
+    await checkSignature(claims, signature, network);
+  } catch (error) {
+    // A signature the account refuses is a refusal like a forged token; an RPC that does not
+    // answer is not the person's fault and stays an error of its own.
+    if (error instanceof AppError && error.code === "bad-request") return { kind: "refused", error };
+    throw error;
+  }
   if (now.getTime() / 1000 > claims.expiresAt - EXPIRY_MARGIN_SECONDS) return { kind: "expired", claims, facts };
+  return { kind: "fresh", claims, facts, signature };
+}
 
-  const [preflight, latestBlock] = await Promise.all([
-    runPreflight({ db, wallet: claims.wallet, network, amount: facts.amount, limits: parameters.limits, now }),
-    // Where to look for the payment's on-chain events later; without it the search starts further back.
-    getLatestBlockNumber({ network }).catch(() => undefined),
-  ]);
+/**
+ * Whether an approval request counts against the person's cooldown as a message of its own.
+ * Within its quote's life an approval belongs to the message that made the quote (which
+ * claimed the cooldown): it is never held up, and a second copy of it neither. Anything else
+ * (a token this server did not make, a signature that does not match, a quote past its
+ * time, a copy of a long finished payment) is counted like a new message, so a flood of them
+ * meets the same 429 as a flood of messages.
+ */
+export function countsAsMessage(checked: CheckedApproval, now: Date = new Date()): boolean {
+  if (checked.kind === "fresh") return false;
+  if (checked.kind === "replay") return now.getTime() / 1000 > checked.claims.expiresAt;
+  return true;
+}
+
+export type SendApprovedPaymentParameters = {
+  db: Database;
+  env: ServerEnv;
+  approval: FreshApproval;
+  limits: SpendingLimits;
+  now?: Date;
+  /** The paid call's own bound (PAID_CALL_TIMEOUT_MS by default). */
+  paidCallTimeoutMs?: number;
+  /**
+   * The request's deadline. Before the payment is sent it stops everything (nothing is
+   * reserved or paid); after, it only stops the wait for the service's answer: the payment
+   * goes on and is recorded.
+   */
+  signal?: AbortSignal;
+  log?: (message: string, details?: Record<string, unknown>) => void;
+};
+
+export async function sendApprovedPayment(parameters: SendApprovedPaymentParameters): Promise<SentPayment> {
+  const { db, approval, signal } = parameters;
+  const { claims, facts } = approval;
+  const now = parameters.now ?? new Date();
+  const { network } = facts;
+
+  const [preflight, latestBlock] = await beforeDeadline(
+    Promise.all([
+      runPreflight({ db, wallet: claims.wallet, network, amount: facts.amount, limits: parameters.limits, now }),
+      // Where to look for the payment's on-chain events later; without it the search starts further back.
+      getLatestBlockNumber({ network }).catch(() => undefined),
+    ]),
+    signal,
+  );
   if (!preflight.ok) {
     // The same approval sent twice at once: the first one's reservation is what counted here.
-    const first = preflight.code === "limit-exceeded" ? await findPayment(db, claims.paymentId) : undefined;
+    const first = preflight.code === "limit-exceeded" ? await beforeDeadline(findPayment(db, claims.paymentId), signal) : undefined;
     if (first) return { kind: "replay", claims, facts, record: first };
     const code = preflight.code === "blockchain-error" ? "blockchain-error" : preflight.code;
     throw new AppError(code, `${preflight.message} Nothing was paid.`);
   }
-  const reservation = await reservePayment(db, {
+  const notSent = (code: "service-unavailable" | "payment-failed", message: string) => paymentStatus(facts, "failed", { reason: { code, message } });
+  const reserving = reservePayment(db, {
     payment: {
       paymentId: claims.paymentId,
       wallet: claims.wallet,
@@ -118,29 +193,59 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     limits: parameters.limits,
     now,
   });
+  // Out of time before the payment was sent: a reservation made anyway is released, since
+  // nothing will be sent for it.
+  // (Were the ledger to fail here, the sweep releases it once its authorization has expired.)
+  const release = (record: PaymentRecord) =>
+    markFailed(db, {
+      paymentId: record.paymentId,
+      failureCode: "payment-failed",
+      outcome: notSent("payment-failed", "The request ran out of time before the payment was sent. Nothing was paid."),
+    }).catch(() => parameters.log?.("reservation not released", { paymentId: record.paymentId }));
+  const reservation = await beforeDeadline(reserving, signal).catch((error: unknown) => {
+    if (signal?.aborted) void reserving.then((late) => (late.kind === "reserved" ? release(late.record) : undefined), () => undefined);
+    throw error;
+  });
   if (reservation.kind === "existing") return { kind: "replay", claims, facts, record: reservation.record };
   if (reservation.kind === "limit-exceeded") {
     throw new AppError("limit-exceeded", `${describeBreach(reservation.breach)} Nothing was paid.`);
   }
+  if (signal?.aborted) {
+    await release(reservation.record);
+    throw signal.reason;
+  }
 
-  const payload = withSignature(claims.payload, approval.signature as Hex);
-  const delivery = { db, record: reservation.record, facts, log: parameters.log };
-  let response: Response;
-  try {
-    response = await callServiceWithPayment(claims.service, payload, {
-      allowPrivate: env.X402_ALLOW_PRIVATE_ADDRESSES,
+  // From here on the signed payment is out of this server's hands: its delivery runs to its
+  // end and is recorded, whoever is still waiting for it.
+  const payload = withSignature(claims.payload, approval.signature);
+  const context = { db, record: reservation.record, facts, log: parameters.log };
+  const called = callServiceWithPayment(
+    claims.service,
+    payload,
+    {
+      allowPrivate: parameters.env.X402_ALLOW_PRIVATE_ADDRESSES,
       ...(parameters.paidCallTimeoutMs === undefined ? {} : { timeoutMs: parameters.paidCallTimeoutMs }),
-    });
-  } catch (error) {
+    },
+  ).then(
+    (response) => ({ response }),
+    (error: unknown) => ({ error }),
+  );
+  const delivery = called.then(async (call): Promise<PaymentOutcome> => {
+    if ("response" in call) return concludeDelivery({ ...context, response: call.response });
+    const { error } = call;
     if (error instanceof ServiceUnreachableError && error.neverConnected) {
       // No connection was ever made: the signed payment never left this server.
-      const reason = error.message;
-      await markFailed(db, {
-        paymentId: claims.paymentId,
-        failureCode: "service-unavailable",
-        outcome: paymentStatus(facts, "failed", { reason: { code: "service-unavailable", message: reason } }),
-      });
-      throw new AppError("service-unavailable", `${reason} Nothing was paid.`, { cause: error });
+      const failed = notSent("service-unavailable", `${error.message} Nothing was paid.`);
+      await markFailed(db, { paymentId: claims.paymentId, failureCode: "service-unavailable", outcome: failed }).catch(() =>
+        parameters.log?.("payment outcome not recorded", { paymentId: claims.paymentId }),
+      );
+      return {
+        statuses: [failed],
+        finishReason: "service-unavailable",
+        txHash: undefined,
+        explorerUrl: undefined,
+        result: { status: "failed", summary: failed.reason?.message ?? error.message },
+      };
     }
     // Timed out or broke off after the payment may have reached the service: the chain decides.
     const problem: DeliveryProblem = {
@@ -148,9 +253,15 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
       finishReason: "service-unavailable",
       message: error instanceof ServiceUnreachableError ? `${claims.service.name} did not answer in time.` : `The connection to ${claims.service.name} broke off.`,
     };
-    return { kind: "sent", claims, facts, delivery: concludeDelivery({ ...delivery, problem }) };
+    return concludeDelivery({ ...context, problem });
+  });
+  // The deadline only ends the wait: the person is told the payment is on its way.
+  const call = await beforeDeadline(called, signal).catch(() => undefined);
+  if (call && "error" in call && call.error instanceof ServiceUnreachableError && call.error.neverConnected) {
+    await delivery;
+    throw new AppError("service-unavailable", `${call.error.message} Nothing was paid.`, { cause: call.error });
   }
-  return { kind: "sent", claims, facts, delivery: concludeDelivery({ ...delivery, response }) };
+  return { kind: "sent", claims, facts, delivery };
 }
 
 /**
@@ -230,7 +341,7 @@ function deliveredOutcome(facts: PaymentFacts, txHash: string, data: unknown): P
 
 export async function reportApprovedPayment(
   sent: SentPayment,
-  { db, writer }: { db: Database; writer: LineWriter },
+  { db, writer, signal }: { db: Database; writer: LineWriter; signal?: AbortSignal },
 ): Promise<PaymentReport> {
   const { facts } = sent;
   if (sent.kind === "expired") {
@@ -238,12 +349,26 @@ export async function reportApprovedPayment(
     writer.payment(paymentStatus(facts, "failed", { reason }));
     return { finishReason: "payment-failed", metadata: metadataOf(facts), result: { status: "expired", summary: reason.message } };
   }
+  if (sent.kind === "sent") writer.payment(paymentStatus(facts, "submitted"));
   let outcome: PaymentOutcome;
-  if (sent.kind === "replay") {
-    outcome = await replayOutcome(db, sent.record, facts);
-  } else {
-    writer.payment(paymentStatus(facts, "submitted"));
-    outcome = await sent.delivery;
+  try {
+    outcome = await beforeDeadline(sent.kind === "replay" ? replayOutcome(db, sent.record, facts) : sent.delivery, signal);
+  } catch (error) {
+    if (!signal || !isDeadline(error, signal)) throw error;
+    // Submitted is the last thing known for sure: the service may still settle it, and the
+    // outcome is recorded when it comes.
+    if (sent.kind === "replay") writer.payment(paymentStatus(facts, "submitted"));
+    return {
+      finishReason: "stop",
+      metadata: metadataOf(facts),
+      outcomeUnknown: true,
+      result: {
+        status: "outcome-unknown",
+        summary:
+          "Your signed payment was sent to the service, but its answer did not come within the time limit, so whether it was paid is not known yet. " +
+          "The outcome is recorded as soon as it is known; your spending shows it, and sending the same approval again reports it without paying twice.",
+      },
+    };
   }
   for (const status of outcome.statuses) writer.payment(status);
   return { finishReason: outcome.finishReason, metadata: metadataOf(facts, outcome), result: outcome.result };

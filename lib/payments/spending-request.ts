@@ -6,7 +6,7 @@ import { walletAddressSchema } from "@/lib/chat/request";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
-import { clientIp, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
+import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { getSpendingReport } from "./spending-report";
 
 /** The query: exactly one `wallet`, an address (EIP-55 checksummed if mixed case). */
@@ -21,7 +21,7 @@ export const spendingQuerySchema = z.object({
 
 export type SpendingQuery = z.infer<typeof spendingQuerySchema>;
 
-/** A public read: 60 requests a minute per client IP. */
+/** A public read: 60 requests a minute per client (lib/rate-limit.ts `clientKey`). */
 export const createSpendingRateLimit = (): RateLimiter => createRateLimiter({ limit: 60, windowMs: 60_000, maxClients: 10_000 });
 
 export type SpendingDependencies = {
@@ -39,11 +39,12 @@ const defaultLog = (message: string, details?: Record<string, unknown>) =>
 
 export async function handleSpendingRequest(request: Request, deps: SpendingDependencies): Promise<Response> {
   try {
-    deps.rateLimit.take(clientIp(request), deps.now?.());
+    const env = deps.env();
+    deps.rateLimit.take(clientKey(request, env), deps.now?.());
     const { wallet } = readSpendingQuery(request);
     const report = await getSpendingReport({
       db: await deps.database(),
-      env: deps.env(),
+      env,
       wallet,
       ...(deps.now ? { now: deps.now() } : {}),
     });

@@ -2,7 +2,8 @@
 // wallet (an EIP-1193 provider announced through EIP-6963, signing with a fresh sandbox key)
 // connected through RainbowKit, payments approved from the page, the settings panel, the model's
 // proposals, the budget meters, and a conversation that goes on after a payment. Each test has
-// a wallet of its own, so cooldowns and limits (counted per wallet) do not cross between tests.
+// a wallet and a client address of its own (tests/e2e/wallet.ts), so cooldowns (counted per
+// client and per wallet) and limits (per wallet) do not cross between tests.
 import type { Locator, Page } from "@playwright/test";
 import { expect, newSandboxAccount, test } from "./wallet";
 import { chatPage } from "./chat-page";

@@ -5,6 +5,7 @@
 // forwarded to the sandbox chain. The wallet may also be a smart account's, as a smart-account
 // wallet is: it announces the contract account's address and signs with its owner key (ERC-1271).
 // The test can switch the wallet's chain or account, count signature prompts and reject the next one.
+import { createHash } from "node:crypto";
 import { test as base, expect, type Page } from "@playwright/test";
 import { isAddressEqual, numberToHex, toHex, type Hex, type TypedDataDefinition } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -338,6 +339,12 @@ export const test = base.extend<WalletFixtures & { cspViolations: CspWatch }>({
     },
     { auto: true },
   ],
+  // Each test is a client of its own too, as the proxy the tests stand in for reports it
+  // (TRUSTED_PROXY_HOPS=1 in playwright.config.ts): the cooldown counts the client as well as
+  // the wallet, and one test's last message must not hold up the next test's first.
+  extraHTTPHeaders: async ({ extraHTTPHeaders }, use, testInfo) => {
+    await use({ ...extraHTTPHeaders, "x-forwarded-for": clientAddressOf(testInfo.testId) });
+  },
   wallet: async ({ page }, use) => {
     const { rpcUrl, chainId } = sandboxInfo();
     const { privateKey } = await newSandboxAccount({ usdc: TEST_WALLET_USDC });
@@ -356,3 +363,9 @@ export const test = base.extend<WalletFixtures & { cspViolations: CspWatch }>({
 });
 
 export { expect };
+
+/** An address of the benchmarking range 198.18.0.0/15, one per test. */
+function clientAddressOf(testId: string): string {
+  const digest = createHash("sha256").update(testId).digest();
+  return `198.18.${digest[0] ?? 0}.${digest[1] ?? 0}`;
+}

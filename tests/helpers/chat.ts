@@ -46,7 +46,10 @@ export async function createTestChat(
       const request = new Request("http://localhost/api/chat", {
         method: "POST",
         headers: { "content-type": "application/json", ...init.headers },
-        body: typeof body === "string" ? body : JSON.stringify(body),
+        // A stream is a body still arriving, as a slow client sends it.
+        ...(body instanceof ReadableStream
+          ? { body, duplex: "half" }
+          : { body: typeof body === "string" ? body : JSON.stringify(body) }),
         ...(init.signal ? { signal: init.signal } : {}),
       });
       return handleChatRequest(request, deps);

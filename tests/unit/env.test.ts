@@ -25,4 +25,15 @@ describe("configuration", () => {
     expect(env.CHAT_COOLDOWN_SECONDS).toBe(50);
     expect(env.DEFAULT_LIMIT_DAILY).toBe("1");
   });
+
+  test("the client's address is trusted from nowhere unless configured; a bad setting names its variable", () => {
+    const unset = parseServerEnv({});
+    expect([unset.TRUSTED_PROXY_HOPS, unset.CLIENT_IP_HEADER]).toEqual([0, undefined]);
+    expect(parseServerEnv({ TRUSTED_PROXY_HOPS: "1", CLIENT_IP_HEADER: "X-Vercel-Forwarded-For" })).toMatchObject({
+      TRUSTED_PROXY_HOPS: 1,
+      CLIENT_IP_HEADER: "x-vercel-forwarded-for",
+    });
+    expect(() => parseServerEnv({ TRUSTED_PROXY_HOPS: "-1" })).toThrow(/TRUSTED_PROXY_HOPS/);
+    expect(() => parseServerEnv({ CLIENT_IP_HEADER: "x real ip" })).toThrow(/CLIENT_IP_HEADER/);
+  });
 });

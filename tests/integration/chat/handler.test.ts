@@ -246,6 +246,25 @@ describe("POST /api/chat stream", () => {
     expect(aborted()).toBe(true);
   });
 
+  test("the deadline counts from the request's arrival: a body still arriving at it gets a timeout and the final d:", async () => {
+    const model = new MockLanguageModelV4({ doStream: async () => textStep("never") });
+    chat = await createTestChat({ model, deadlineMs: 500 });
+    // Half a JSON body, then nothing more: a client far too slow to finish its request.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"messages":[{"role":"user","content":"Hi'));
+      },
+    });
+    const started = Date.now();
+    const response = await chat.post(body);
+    expect(response.status).toBe(200);
+    const lines = await collectLines(response);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(lines.filter((line) => line.type === "error")).toEqual([{ type: "error", error: { code: "timeout", message: expect.stringContaining("time limit") } }]);
+    expect(expectProperEnd(lines)).toMatchObject({ finishReason: "stop", model: "mock-model" });
+    expect(model.doStreamCalls).toHaveLength(0);
+  });
+
   test("a client that disconnects stops the model, and the stream still ends with one final d:", async () => {
     const { model, aborted } = modelThatWaitsForAbort("Hello");
     chat = await createTestChat({ model });
@@ -273,15 +292,20 @@ describe("POST /api/chat stream", () => {
 });
 
 describe("cooldown", () => {
-  test("a second message within the cooldown gets 429 with Retry-After; another wallet and approvals pass", async () => {
-    const model = new MockLanguageModelV4({ doStream: async () => textStep("ok") });
-    chat = await createTestChat({ model, env: { CHAT_COOLDOWN_SECONDS: "50" } });
-    const wallet = "0x000000000000000000000000000000000000dEaD";
-    const first = await chat.post({ ...userSays("Hi"), walletAddress: wallet });
+  /** A deployment behind one proxy, which appends the client's address to X-Forwarded-For. */
+  const behindProxy = { CHAT_COOLDOWN_SECONDS: "50", TRUSTED_PROXY_HOPS: "1" };
+  const from = (ip: string) => ({ headers: { "x-forwarded-for": ip } });
+  const okModel = () => new MockLanguageModelV4({ doStream: async () => textStep("ok") });
+  const wallet = "0x000000000000000000000000000000000000dEaD";
+  const otherWallet = "0x000000000000000000000000000000000000bEEF";
+
+  test("a second message within the cooldown gets 429 with Retry-After; another person passes", async () => {
+    chat = await createTestChat({ model: okModel(), env: behindProxy });
+    const first = await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.7"));
     expect(first.status).toBe(200);
     await collectLines(first);
 
-    const second = await chat.post({ ...userSays("Again"), walletAddress: wallet.toLowerCase() });
+    const second = await chat.post({ ...userSays("Again"), walletAddress: wallet.toLowerCase() }, from("198.51.100.7"));
     expect(second.status).toBe(429);
     const retryAfter = Number(second.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(45);
@@ -290,23 +314,44 @@ describe("cooldown", () => {
     expect(body.error.code).toBe("rate-limited");
     expect(body.error.details.retryAfterSeconds).toBe(retryAfter);
 
-    const otherWallet = await chat.post({ ...userSays("Hi"), walletAddress: "0x000000000000000000000000000000000000bEEF" });
-    expect(otherWallet.status).toBe(200);
-    await collectLines(otherWallet);
-
-    const approval = await chat.post({
-      ...userSays("Hi"),
-      walletAddress: wallet,
-      payment: { paymentId: "pay_1", token: "t", signature: `0x${"11".repeat(65)}` },
-    });
-    expect(approval.status).not.toBe(429);
-    await approval.body?.cancel();
+    const someoneElse = await chat.post({ ...userSays("Hi"), walletAddress: otherWallet }, from("198.51.100.8"));
+    expect(someoneElse.status).toBe(200);
+    await collectLines(someoneElse);
   });
 
-  test("without a wallet the cooldown counts per client IP", async () => {
-    const model = new MockLanguageModelV4({ doStream: async () => textStep("ok") });
-    chat = await createTestChat({ model, env: { CHAT_COOLDOWN_SECONDS: "50" } });
-    const from = (ip: string) => ({ headers: { "x-forwarded-for": `${ip}, 10.0.0.1` } });
+  test("a new X-Forwarded-For address in each message does not pass: the proxy's own entry counts, and the wallet", async () => {
+    chat = await createTestChat({ model: okModel(), env: behindProxy });
+    // The caller writes a new address each time; the proxy appends the one it saw.
+    await collectLines(await chat.post(userSays("Hi"), from("203.0.113.1, 198.51.100.7")));
+    expect((await chat.post(userSays("Hi"), from("203.0.113.2, 198.51.100.7"))).status).toBe(429);
+    expect((await chat.post(userSays("Hi"), from("198.51.100.7"))).status).toBe(429);
+
+    const other = await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.8"));
+    expect(other.status).toBe(200);
+    await collectLines(other);
+    // A wallet that sent a message waits, whichever address it comes from.
+    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.9"))).status).toBe(429);
+  });
+
+  test("a new wallet address in each message does not pass: the client still counts", async () => {
+    chat = await createTestChat({ model: okModel(), env: behindProxy });
+    await collectLines(await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.7")));
+    expect((await chat.post({ ...userSays("Hi"), walletAddress: otherWallet }, from("198.51.100.7"))).status).toBe(429);
+    expect((await chat.post(userSays("Hi"), from("198.51.100.7"))).status).toBe(429);
+  });
+
+  test("a refused message claims nothing: its wallet and client stay free for their own messages", async () => {
+    chat = await createTestChat({ model: okModel(), env: behindProxy });
+    await collectLines(await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.7")));
+    // Refused for the wallet: the new client's slot is not taken by it.
+    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.8"))).status).toBe(429);
+    const own = await chat.post({ ...userSays("Hi"), walletAddress: otherWallet }, from("198.51.100.8"));
+    expect(own.status).toBe(200);
+    await collectLines(own);
+  });
+
+  test("without a wallet the cooldown counts per client, as the proxy reports it", async () => {
+    chat = await createTestChat({ model: okModel(), env: behindProxy });
     await collectLines(await chat.post(userSays("Hi"), from("198.51.100.7")));
     expect((await chat.post(userSays("Hi"), from("198.51.100.7"))).status).toBe(429);
     const other = await chat.post(userSays("Hi"), from("198.51.100.8"));
@@ -314,12 +359,30 @@ describe("cooldown", () => {
     await collectLines(other);
   });
 
+  test("with no trusted source of the client's address, forwarding headers are ignored: all clients count as one", async () => {
+    chat = await createTestChat({ model: okModel(), env: { CHAT_COOLDOWN_SECONDS: "50" } });
+    await collectLines(await chat.post(userSays("Hi"), from("198.51.100.7")));
+    expect((await chat.post(userSays("Hi"), from("198.51.100.8"))).status).toBe(429);
+    expect((await chat.post(userSays("Hi"), { headers: { "x-real-ip": "198.51.100.9" } })).status).toBe(429);
+  });
+
+  test("an approval that is not one this server made counts as a message: a flood of them meets the cooldown", async () => {
+    const model = okModel();
+    chat = await createTestChat({ model, env: behindProxy });
+    const forged = { ...userSays("Hi"), walletAddress: wallet, payment: { paymentId: "pay_1", token: "t", signature: `0x${"11".repeat(65)}` } };
+    const first = await chat.post(forged, from("198.51.100.7"));
+    expect(first.status).toBe(400);
+    expect(((await first.json()) as { error: { code: string } }).error.code).toBe("bad-request");
+    expect((await chat.post(forged, from("198.51.100.7"))).status).toBe(429);
+    // It took the person's slot like a message would.
+    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.7"))).status).toBe(429);
+    expect(model.doStreamCalls).toHaveLength(0);
+  });
+
   test("concurrent messages from one wallet: exactly one passes", async () => {
-    const model = new MockLanguageModelV4({ doStream: async () => textStep("ok") });
-    chat = await createTestChat({ model, env: { CHAT_COOLDOWN_SECONDS: "50" } });
-    const wallet = "0x000000000000000000000000000000000000c0de";
+    chat = await createTestChat({ model: okModel(), env: behindProxy });
     const responses = await Promise.all(
-      Array.from({ length: 5 }, () => chat?.post({ ...userSays("Hi"), walletAddress: wallet }) as Promise<Response>),
+      Array.from({ length: 5 }, (_, index) => chat?.post({ ...userSays("Hi"), walletAddress: wallet }, from(`198.51.100.${index + 1}`)) as Promise<Response>),
     );
     expect(responses.map((response) => response.status).sort()).toEqual([200, 429, 429, 429, 429]);
     await Promise.all(responses.map((response) => response.body?.cancel()));

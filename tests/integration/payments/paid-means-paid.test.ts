@@ -15,6 +15,7 @@ import { MAX_AUTHORIZATION_SECONDS } from "@/lib/x402/quote";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/x402/typed-data";
 import { startSandbox, type Sandbox, type SandboxServiceInfo, type ServiceDefinition } from "@/sandbox";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
+import { startStallingRpc } from "@/tests/helpers/stalling-rpc";
 import {
   finishOf,
   generousLimits,
@@ -107,6 +108,7 @@ describe("paid means paid", () => {
   let sandbox: Sandbox;
   let flaky: SandboxServiceInfo;
   let slow: SandboxServiceInfo;
+  let slower: SandboxServiceInfo;
   let balanceOf: ReturnType<typeof usdcBalance>;
   const chain = () => createPublicClient({ transport: http(sandbox.info.rpcUrl) });
 
@@ -116,6 +118,8 @@ describe("paid means paid", () => {
     flaky = await sandbox.addService(oracle("flaky-oracle"), { listed: false });
     // Slow enough to leave the person's connection mid-call, and asking for a year-long window.
     slow = await sandbox.addService(oracle("slow-oracle", { latencyMs: 1_500, maxTimeoutSeconds: ONE_YEAR_SECONDS }), { listed: false });
+    // Slower than a short deadline, well within the paid call's own timeout.
+    slower = await sandbox.addService(oracle("slower-oracle", { latencyMs: 9_000 }), { listed: false });
   });
   afterAll(async () => {
     await sandbox?.stop();
@@ -357,6 +361,79 @@ describe("paid means paid", () => {
     expect(await spentSince(target.db, payer.address, new Date(0))).toBe(0n);
     await target.close();
   });
+
+  test("a pre-flight held up by a stalled RPC node: the stream ends at the deadline with one final d:, nothing reserved or paid", async () => {
+    const rpc = await startStallingRpc(sandbox.info.rpcUrl);
+    const payer = await newPayer(sandbox);
+    const quoting = await chatFor(flaky);
+    const quoted = await requestQuote(quoting, payer, "My fortune, please");
+    await quoting.close();
+    // The approval goes to an instance of the app whose RPC node has stopped answering.
+    const model = payingModel(flaky.url);
+    const target = await createTestChat({
+      tools: createChatTools,
+      env: sandboxEnv(sandbox, { [`RPC_URL_${sandbox.info.chainId}`]: rpc.url }),
+      model,
+      deadlineMs: 1_500,
+    });
+    try {
+      const signature = await signQuote(payer, quoted.status);
+      const before = await balanceOf(payer.address);
+      const modelRuns = model.doStreamCalls.length;
+      rpc.stall(true);
+      const started = Date.now();
+      const response = await sendApproval(target, quoted, signature);
+      expect(response.status).toBe(200);
+      const lines = await collectLines(response);
+      expect(Date.now() - started).toBeLessThan(6_000);
+      expect(rpc.stalledCalls).toBeGreaterThan(0);
+      expect(paymentsOf(lines)).toEqual([]);
+      expect(lines.filter((line) => line.type === "error")).toEqual([
+        { type: "error", error: { code: "timeout", message: expect.stringContaining("Nothing was paid") } },
+      ]);
+      expect(finishOf(lines)).toMatchObject({ finishReason: "stop" });
+      expect(model.doStreamCalls).toHaveLength(modelRuns);
+      expect(await findPayment(target.db, quoted.status.paymentId)).toBeUndefined();
+      expect(await balanceOf(payer.address)).toBe(before);
+    } finally {
+      await rpc.close();
+      await target.close();
+    }
+  }, 60_000);
+
+  test("a paid call that outlasts the deadline: submitted, not known yet, one final d:; the payment is still recorded", async () => {
+    const payer = await newPayer(sandbox);
+    const quoting = await chatFor(slower);
+    const quoted = await requestQuote(quoting, payer, "My fortune, please");
+    await quoting.close();
+    const model = payingModel(slower.url);
+    const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model, deadlineMs: 4_000 });
+    const signature = await signQuote(payer, quoted.status);
+    const before = await balanceOf(payer.address);
+    const modelRuns = model.doStreamCalls.length;
+    const lines = await collectLines(await sendApproval(target, quoted, signature));
+    // The service settles only after the deadline: what is known for sure is that it was sent.
+    expect(steps(lines)).toEqual([["submitted", undefined]]);
+    expect(lines.filter((line) => line.type === "error")).toEqual([
+      { type: "error", error: { code: "timeout", message: expect.stringContaining("not known yet") } },
+    ]);
+    expect(finishOf(lines)).toMatchObject({ finishReason: "stop", paymentId: quoted.status.paymentId });
+    expect(model.doStreamCalls).toHaveLength(modelRuns);
+
+    // The delivery went on by itself and recorded the settlement.
+    const record = await eventually(
+      () => findPayment(target.db, quoted.status.paymentId),
+      (found) => found?.status === "settled",
+    );
+    expect(record?.status).toBe("settled");
+    const txHash = record?.txHash as Hex;
+    expect((await chain().getTransactionReceipt({ hash: txHash })).status).toBe("success");
+    expect(await balanceOf(payer.address)).toBe(before - PRICE);
+    // The same approval again tells the outcome.
+    const again = await collectLines(await sendApproval(target, quoted, signature));
+    expect(finishOf(again)).toMatchObject({ finishReason: "payment-complete", txHash });
+    await target.close();
+  }, 60_000);
 
   test("reservations left by a request that died are finished by the sweep: settled if used, released once expired", async () => {
     const target = await chatFor(flaky);

@@ -232,13 +232,84 @@ describe("paying through the chat", () => {
     const payer = await newPayer();
     const quoted = await quote(chat, payer, "What's the weather in Berlin?");
     const expiresAt = Date.parse(quoted.status.approval?.expiresAt ?? "");
-    const late = await createTestChat({ tools: createChatTools, env: sandboxEnv(), now: () => new Date(expiresAt + 1_000) });
+    const model = payingModel(service("weather-budget").url);
+    const late = await createTestChat({ tools: createChatTools, env: sandboxEnv(), model, now: () => new Date(expiresAt + 1_000) });
     const before = await balanceOf(payer.address);
     const lines = await collectLines(await approve(late, quoted, await sign(payer, quoted.status)));
     expect(payments(lines).map((status) => [status.status, status.reason?.code])).toEqual([["failed", "expired"]]);
     expect(finish(lines)?.finishReason).toBe("payment-failed");
+    // Answered from what is known, without the model.
+    expect(textOf(lines)).toMatch(/^The approval expired before it was sent\. Nothing was paid/);
+    expect(model.doStreamCalls).toHaveLength(0);
     expect(await balanceOf(payer.address)).toBe(before);
     await late.close();
+  });
+
+  test("a copy of a finished approval, or a forged one, is answered without running the model", async () => {
+    const news = service("news-headlines");
+    const payer = await newPayer();
+    const model = payingModel(news.url, { topic: "technology" });
+    const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(), model });
+    const quoted = await quote(target, payer, "Headlines please");
+    const signature = await sign(payer, quoted.status);
+    const paid = await collectLines(await approve(target, quoted, signature));
+    expect(finish(paid)?.finishReason).toBe("payment-complete");
+    const txHash = finish(paid)?.txHash as Hex;
+    const modelRuns = model.doStreamCalls.length;
+
+    // The same approval again: its recorded outcome, a short text from it, and the final d:.
+    const again = await collectLines(await approve(target, quoted, signature));
+    expect(again.map((line) => line.type)).toEqual(["payment", "text", "data"]);
+    expect(payments(again)).toMatchObject([{ status: "delivered", txHash }]);
+    expect(textOf(again)).toContain(`This payment was already made (transaction ${txHash}); it was not paid again.`);
+    expect(finish(again)).toMatchObject({ finishReason: "payment-complete", txHash });
+
+    // A token that is not the server's own: a 400 before any model.
+    const [body] = (quoted.status.approval?.token ?? "").split(".");
+    const forged = await approve(target, quoted, signature, `${body}.${Buffer.alloc(32).toString("base64url")}`);
+    expect(forged.status).toBe(400);
+    expect(model.doStreamCalls).toHaveLength(modelRuns);
+    await target.close();
+  });
+
+  test("with the cooldown on, an approval right after its quote passes; forged and stale ones count as messages", async () => {
+    const news = service("news-headlines");
+    const payer = await newPayer();
+    const model = payingModel(news.url, { topic: "technology" });
+    let ahead = 0;
+    const target = await createTestChat({
+      tools: createChatTools,
+      env: sandboxEnv({ CHAT_COOLDOWN_SECONDS: "50" }),
+      model,
+      now: () => new Date(Date.now() + ahead),
+    });
+    // Request A claims the person's cooldown; request B, its approval, comes right after.
+    const quoted = await quote(target, payer, "Headlines please");
+    const signature = await sign(payer, quoted.status);
+    const paid = await approve(target, quoted, signature);
+    expect(paid.status).toBe(200);
+    expect(finish(await collectLines(paid))?.finishReason).toBe("payment-complete");
+    // A second copy within the quote's life is not held up either, and runs no model.
+    const modelRuns = model.doStreamCalls.length;
+    const copy = await approve(target, quoted, signature);
+    expect(copy.status).toBe(200);
+    expect(finish(await collectLines(copy))?.finishReason).toBe("payment-complete");
+    expect(model.doStreamCalls).toHaveLength(modelRuns);
+
+    // A forged approval is a message like any other: within the cooldown, a 429.
+    const forged = await approve(target, quoted, signature, `${quoted.status.approval?.token ?? ""}x`);
+    expect(forged.status).toBe(429);
+    expect(forged.headers.get("retry-after")).toMatch(/^\d+$/);
+
+    // Past the quote's life, a copy is stale: the first one after the cooldown is answered and
+    // takes the cooldown, the next one meets it.
+    ahead = 11 * 60_000;
+    const stale = await approve(target, quoted, signature);
+    expect(stale.status).toBe(200);
+    expect(finish(await collectLines(stale))?.finishReason).toBe("payment-complete");
+    expect((await approve(target, quoted, signature)).status).toBe(429);
+    expect(model.doStreamCalls).toHaveLength(modelRuns);
+    await target.close();
   });
 
   test("discovery lists every sandbox service with its price and network", async () => {

@@ -24,6 +24,8 @@ beforeAll(async () => {
     scratch = await createScratchDatabase(serverUrl);
     process.env.DATABASE_URL = scratch.url;
   }
+  // As behind one proxy, which appends the client's address: each test client is its own.
+  process.env.TRUSTED_PROXY_HOPS = "1";
   db = await getDatabase();
 });
 afterAll(async () => {
