@@ -44,6 +44,11 @@ export const generousLimits = { daily: "1", weekly: "5", monthly: "20", perPayme
 
 /** A model that asks for one paid call, then answers with plain text from the result. */
 export function payingModel(url: string, query: Record<string, string> = {}) {
+  return modelCallingPayForService({ url, query });
+}
+
+/** A model that calls payForService once with this input, then answers "Done." from the result. */
+export function modelCallingPayForService(input: { url: string; method?: "GET" | "POST"; query?: Record<string, string>; body?: unknown }) {
   const finish = (unified: "stop" | "tool-calls"): LanguageModelV4StreamPart => ({
     type: "finish",
     finishReason: { unified, raw: undefined },
@@ -67,7 +72,7 @@ export function payingModel(url: string, query: Record<string, string> = {}) {
       }
       return {
         stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
-          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify({ url, query }) },
+          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify(input) },
           finish("tool-calls"),
         ]),
       };
