@@ -47,8 +47,13 @@ export function payingModel(url: string, query: Record<string, string> = {}) {
   return modelCallingPayForService({ url, query });
 }
 
-/** A model that calls payForService once with this input, then answers "Done." from the result. */
-export function modelCallingPayForService(input: { url: string; method?: "GET" | "POST"; query?: Record<string, string>; body?: unknown }) {
+export type PayForServiceInput = { url: string; method?: "GET" | "POST"; query?: Record<string, string>; body?: unknown };
+
+/**
+ * A model that calls payForService once with this input (or the one the function gives at
+ * each request, so one chat can serve several tests), then answers "Done." from the result.
+ */
+export function modelCallingPayForService(input: PayForServiceInput | (() => PayForServiceInput)) {
   const finish = (unified: "stop" | "tool-calls"): LanguageModelV4StreamPart => ({
     type: "finish",
     finishReason: { unified, raw: undefined },
@@ -72,7 +77,7 @@ export function modelCallingPayForService(input: { url: string; method?: "GET" |
       }
       return {
         stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
-          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify(input) },
+          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify(typeof input === "function" ? input() : input) },
           finish("tool-calls"),
         ]),
       };
