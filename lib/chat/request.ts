@@ -3,6 +3,7 @@
 import { getAddress } from "viem";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
+import { MAX_APPROVAL_TOKEN_CHARS } from "@/lib/payments/approval-token";
 import { parseUsd } from "@/lib/payments/money";
 import { firstSecret, scanForSecrets } from "./secrets";
 import { defaultModelTier, modelTiers } from "./models";
@@ -58,7 +59,7 @@ export const preferencesSchema = z.strictObject({
 
 export const paymentApprovalSchema = z.strictObject({
   paymentId: z.string().min(1).max(100),
-  token: z.string().min(1).max(32_768),
+  token: z.string().min(1).max(MAX_APPROVAL_TOKEN_CHARS),
   signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(4_096),
 });
 

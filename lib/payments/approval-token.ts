@@ -2,6 +2,13 @@
 // It binds the payment id, the wallet, the service request, the exact accepted requirements
 // (inside the unsigned x402 payload), the amount and the expiry; any change breaks its MAC.
 // Opaque to the client: base64url(JSON) "." base64url(HMAC-SHA256).
+//
+// The service request travels inside the token, body included, rather than as a digest with
+// the body kept here: the server stores no conversation (SPEC section 5), and request B then
+// needs nothing but the token to send exactly what was quoted. That bounds what a token can
+// carry, so the service request is bounded too: a POST body of at most 64 KiB and a URL of at
+// most 8 KiB, which keeps the largest token (128 KiB) well inside the 256 KiB request limit
+// of request B beside the conversation it resends.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
 import type { ServerEnv } from "@/lib/env";
@@ -33,6 +40,18 @@ export type ApprovalClaims = {
   payload: PaymentPayload;
 };
 
+/** The largest JSON body, in UTF-8 bytes, that a service call may carry (and a quote bind). */
+export const MAX_SERVICE_BODY_BYTES = 64 * 1024;
+/** The longest service URL, query included. */
+export const MAX_SERVICE_URL_CHARS = 8 * 1024;
+/**
+ * The longest approval token: the largest body and URL, base64url-encoded (4/3), with room
+ * for the rest of the claims (typed data, the x402 payload, names). A service whose 402 would
+ * make a token longer than this is refused at quote time rather than given a token that
+ * request B could not carry.
+ */
+export const MAX_APPROVAL_TOKEN_CHARS = 128 * 1024;
+
 let processSecret: Buffer | undefined;
 
 type TokenKeys = Pick<ServerEnv, "PAYMENT_TOKEN_SECRET"> & Partial<Pick<ServerEnv, "PAYMENT_TOKEN_SECRET_PREVIOUS">>;
@@ -58,6 +77,15 @@ export function signApproval(claims: ApprovalClaims, env: TokenKeys): string {
   const body = Buffer.from(JSON.stringify(claims), "utf8").toString("base64url");
   const mac = createHmac("sha256", secretOf(env)).update(body).digest("base64url");
   return `${body}.${mac}`;
+}
+
+/**
+ * The token for these claims, or undefined when it would be longer than request B may carry
+ * (a service whose own 402 is bloated): better no quote than one that cannot be approved.
+ */
+export function issueApproval(claims: ApprovalClaims, env: Pick<ServerEnv, "PAYMENT_TOKEN_SECRET">): string | undefined {
+  const token = signApproval(claims, env);
+  return token.length <= MAX_APPROVAL_TOKEN_CHARS ? token : undefined;
 }
 
 /** The claims of an untampered token for this payment id; anything else is a 400. */

@@ -1,17 +1,17 @@
 // Service discovery over the Bazaar API (`GET /discovery/resources`) of every configured
 // registry, with @x402/extensions' types. Listings are cached for at most 30 s per registry, kept
-// only when they can be paid here (scheme `exact`, an enabled network, that network's USDC),
+// only when they can be paid here (the rule of lib/x402/requirements.ts, shared with quotes),
 // and their text is treated as untrusted data: bounded, never followed. Each registry is read
 // under its own timeout and size cap, so one that is slow, huge or broken is skipped and the
 // others still answer; one malformed listing is skipped, not its registry.
-import type { PaymentRequirements } from "@x402/core/types";
 import type { DiscoveryResource, ListDiscoveryResourcesParams } from "@x402/extensions/bazaar";
 import { z } from "zod";
-import { findNetwork, isEnabled, type NetworkId } from "@/lib/chain/networks";
+import type { NetworkId } from "@/lib/chain/networks";
 import type { ServerEnv } from "@/lib/env";
 import { readBoundedBody } from "@/lib/net/bounded-body";
 import { fetchConfigured } from "@/lib/net/guarded-fetch";
 import { formatUsd } from "@/lib/payments/money";
+import { checkRequirement } from "./requirements";
 
 export const DISCOVERY_CACHE_MS = 30_000;
 const PAGE_SIZE = 100;
@@ -186,41 +186,31 @@ export function clearDiscoveryCache(): void {
 function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv): ServiceListing[] {
   const url = safeUrl(item.resource);
   if (!url) return [];
-  const payable = item.accepts.filter((requirements) => isPayable(requirements, env));
+  // Payable here by the same rule as a quote (lib/x402/requirements.ts), v1 and v2 spellings alike.
+  const payable = (Array.isArray(item.accepts) ? item.accepts : []).flatMap((requirements) => {
+    const check = checkRequirement(requirements, env);
+    return check.payable ? [check] : [];
+  });
   // One listing per network the service can be paid on.
-  return payable.map((requirements): ServiceListing => {
+  return payable.map(({ network, amount, asset, payTo }): ServiceListing => {
     const info = bazaarInfo(item.extensions);
-    const amount = BigInt(amountOf(requirements) ?? "0");
     return {
-      name: cleanText(item.serviceName ?? hostName(url), 80),
+      // Text is bounded once, by boundListing, after this.
+      name: item.serviceName ?? hostName(url),
       url,
       method: info.method === "POST" ? "POST" : "GET",
-      description: cleanText(item.description ?? "", 300),
-      tags: (item.tags ?? []).slice(0, 8).map((tag) => cleanText(tag, 30)),
-      network: requirements.network as NetworkId,
+      description: item.description ?? "",
+      tags: item.tags ?? [],
+      network: network.id,
       amount,
       priceUsd: formatUsd(amount),
-      asset: requirements.asset as `0x${string}`,
-      payTo: requirements.payTo,
+      asset,
+      payTo,
       latencyMs: info.latencyMs ?? latencyFromTags(item.tags),
       input: info.input,
       registry,
     };
   });
-}
-
-/** Requirements this product can pay: exact scheme, an enabled network, and its real USDC. */
-export function isPayable(requirements: Pick<PaymentRequirements, "scheme" | "network" | "asset">, env: DiscoveryEnv): boolean {
-  if (requirements.scheme !== "exact" || !isEnabled(requirements.network, env)) return false;
-  const network = findNetwork(requirements.network, env);
-  return network !== undefined && network.usdc.address.toLowerCase() === requirements.asset.toLowerCase();
-}
-
-// v2 calls it `amount`; v1 listings carry `maxAmountRequired`.
-function amountOf(requirements: PaymentRequirements): string | undefined {
-  const record = requirements as PaymentRequirements & { maxAmountRequired?: string };
-  const value = record.amount ?? record.maxAmountRequired;
-  return typeof value === "string" && /^\d+$/.test(value) ? value : undefined;
 }
 
 function bazaarInfo(extensions: Record<string, unknown> | undefined): {

@@ -9,9 +9,9 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { ExactEvmSchemeV1 } from "@x402/evm/v1";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 import { getAddress, type Hex } from "viem";
-import { findNetwork, isEnabled, type NetworkConfig } from "@/lib/chain/networks";
+import type { NetworkConfig } from "@/lib/chain/networks";
+import { checkRequirement, type PayableRequirement, type RequirementsEnv } from "./requirements";
 import type { TypedDataForWallet } from "./typed-data";
-import type { ServerEnv } from "@/lib/env";
 
 export type { TypedDataForWallet } from "./typed-data";
 
@@ -39,23 +39,9 @@ export type PaymentQuote = {
   unsignedPayload: PaymentPayload;
 };
 
-export type QuoteRefusal = { code: "payment-failed" | "limit-exceeded"; message: string };
+export type QuoteRefusal = { code: "payment-failed"; message: string };
 
-type QuoteEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
-
-/** The CAIP-2 id of a requirement's network: v2 carries it, v1 names it ("base-sepolia"). */
-export function caip2Of(network: string): string | undefined {
-  if (/^eip155:\d+$/.test(network)) return network;
-  const chainId = (EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[network];
-  return chainId ? `eip155:${chainId}` : undefined;
-}
-
-/** Atomic amount of a requirement: `amount` in v2, `maxAmountRequired` in v1. */
-export function amountOf(requirements: PaymentRequirements): bigint | undefined {
-  const record = requirements as PaymentRequirements & { maxAmountRequired?: unknown };
-  const value = record.amount ?? record.maxAmountRequired;
-  return typeof value === "string" && /^\d{1,78}$/.test(value) ? BigInt(value) : undefined;
-}
+type QuoteEnv = RequirementsEnv;
 
 /** Reads the 402 of a response as the x402 client does: the PAYMENT-REQUIRED header (v2) or the body (v1). */
 export function readPaymentRequired(response: Response, body: unknown): PaymentRequired | undefined {
@@ -68,11 +54,12 @@ export function readPaymentRequired(response: Response, body: unknown): PaymentR
   }
 }
 
-type Candidate = { requirements: PaymentRequirements; network: NetworkConfig; amount: bigint };
-
 /**
- * Chooses what to pay (exact scheme, an enabled network, that network's USDC, within the
- * per-payment limit; the default chain first, then the cheapest) and builds the payload.
+ * Chooses what to pay and builds the payload. Only what lib/x402/requirements.ts finds payable
+ * is a candidate; among them, those within the per-payment limit come first, then the default
+ * chain, then the cheapest. When every candidate is above the limit the cheapest is still
+ * quoted: pre-flight then refuses it as `limit-exceeded`, so the person sees the price and the
+ * limit that stopped it on a payment card, like any other limit (SPEC section 3, `checking`).
  */
 export async function createQuote(parameters: {
   paymentRequired: PaymentRequired;
@@ -82,33 +69,26 @@ export async function createQuote(parameters: {
   env: QuoteEnv;
 }): Promise<PaymentQuote | QuoteRefusal> {
   const { paymentRequired, env } = parameters;
-  const candidates: Candidate[] = [];
+  const candidates: PayableRequirement[] = [];
   const reasons: string[] = [];
   for (const requirements of paymentRequired.accepts) {
-    const id = caip2Of(requirements.network);
-    const network = id ? findNetwork(id, env) : undefined;
-    const amount = amountOf(requirements);
-    if (requirements.scheme !== "exact") reasons.push(`scheme ${requirements.scheme} is not supported`);
-    else if (!id || !network || !isEnabled(id, env)) reasons.push(`network ${requirements.network} is not enabled here`);
-    else if (network.usdc.address.toLowerCase() !== requirements.asset.toLowerCase()) reasons.push(`asset ${requirements.asset} is not USDC on ${network.name}`);
-    else if (!hasUsdcDomain(requirements, network)) reasons.push(`the EIP-712 domain is not ${network.usdc.name} version ${network.usdc.version}`);
-    else if (amount === undefined) reasons.push("the amount is not a whole number of atomic units");
-    else if (!/^0x[0-9a-fA-F]{40}$/.test(requirements.payTo)) reasons.push("payTo is not an address");
-    else candidates.push({ requirements, network, amount });
+    const check = checkRequirement(requirements, env, { x402Version: paymentRequired.x402Version });
+    if (check.payable) candidates.push(check);
+    else reasons.push(check.reason);
   }
   if (candidates.length === 0) {
     return { code: "payment-failed", message: `The service asks for a payment this agent cannot make: ${[...new Set(reasons)].join("; ") || "no payment options"}.` };
   }
-  const affordable = candidates.filter((candidate) => candidate.amount <= parameters.perPaymentLimit);
-  if (affordable.length === 0) {
-    return { code: "limit-exceeded", message: "The price is above your per-payment limit." };
-  }
-  affordable.sort(
+  const withinLimit = (candidate: PayableRequirement) => candidate.amount <= parameters.perPaymentLimit;
+  candidates.sort(
     (a, b) =>
+      Number(withinLimit(b)) - Number(withinLimit(a)) ||
       Number(b.network.id === parameters.defaultChain) - Number(a.network.id === parameters.defaultChain) ||
       (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0),
   );
-  const chosen = affordable[0] as Candidate;
+  const first = candidates[0] as PayableRequirement;
+  // Above the limit, the card shows the lowest price asked, not the default chain's.
+  const chosen = withinLimit(first) ? first : candidates.reduce((cheapest, next) => (next.amount < cheapest.amount ? next : cheapest));
 
   let captured: TypedDataForWallet | undefined;
   const signer = {
@@ -145,8 +125,8 @@ export async function createQuote(parameters: {
     network: chosen.network,
     requirements: chosen.requirements,
     amount: chosen.amount,
-    payTo: getAddress(chosen.requirements.payTo),
-    asset: getAddress(chosen.requirements.asset),
+    payTo: chosen.payTo,
+    asset: chosen.asset,
     nonce: authorization.nonce,
     validBefore,
     typedData: captured,
@@ -170,12 +150,6 @@ function shortLived(client: SchemeNetworkClient): SchemeNetworkClient {
       return client.createPaymentPayload(x402Version, { ...requirements, maxTimeoutSeconds: seconds }, context);
     },
   };
-}
-
-// A wrong domain name gives a signature that looks valid and fails on chain.
-function hasUsdcDomain(requirements: PaymentRequirements, network: NetworkConfig): boolean {
-  const extra = requirements.extra as { name?: unknown; version?: unknown } | undefined;
-  return extra?.name === network.usdc.name && extra?.version === network.usdc.version;
 }
 
 /** The EIP-3009 authorization inside a payload (v2 and v1 alike). */

@@ -46,6 +46,16 @@ export const generousLimits = { daily: "1", weekly: "5", monthly: "20", perPayme
 
 /** A model that asks for one paid call, then answers with plain text from the result. */
 export function payingModel(url: string, query: Record<string, string> = {}) {
+  return modelCallingPayForService({ url, query });
+}
+
+export type PayForServiceInput = { url: string; method?: "GET" | "POST"; query?: Record<string, string>; body?: unknown };
+
+/**
+ * A model that calls payForService once with this input (or the one the function gives at
+ * each request, so one chat can serve several tests), then answers "Done." from the result.
+ */
+export function modelCallingPayForService(input: PayForServiceInput | (() => PayForServiceInput)) {
   const finish = (unified: "stop" | "tool-calls"): LanguageModelV4StreamPart => ({
     type: "finish",
     finishReason: { unified, raw: undefined },
@@ -69,7 +79,7 @@ export function payingModel(url: string, query: Record<string, string> = {}) {
       }
       return {
         stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
-          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify({ url, query }) },
+          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify(typeof input === "function" ? input() : input) },
           finish("tool-calls"),
         ]),
       };

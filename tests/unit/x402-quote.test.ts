@@ -111,7 +111,7 @@ describe("x402 quotes", () => {
     expect(preferred.unsignedPayload.accepted).toEqual(v2Required.accepts[1]);
   });
 
-  test("refuses what cannot be paid safely: unknown asset, wrong EIP-712 domain, other schemes, above the per-payment limit", async () => {
+  test("refuses what cannot be paid safely: unknown asset, wrong EIP-712 domain, other schemes", async () => {
     const first = v2Required.accepts[2];
     if (!first) throw new Error("fixture");
     const variants = [
@@ -123,7 +123,24 @@ describe("x402 quotes", () => {
       const refused = await quoteOf({ ...v2Required, accepts: [accepts] });
       expect(refused).toMatchObject({ code: "payment-failed" });
     }
-    expect(await quoteOf(v2Required, { perPayment: 9_999n })).toMatchObject({ code: "limit-exceeded" });
+  });
+
+  test("a v1 402 on a CAIP-2 network is refused: the v1 scheme knows network names only", async () => {
+    const v1 = v1Required.accepts[0];
+    if (!v1) throw new Error("fixture");
+    const refused = await quoteOf({ ...v1Required, accepts: [{ ...v1, network: "eip155:84532" }] });
+    expect(refused).toMatchObject({ code: "payment-failed", message: expect.stringContaining("network eip155:84532 is not enabled here") });
+  });
+
+  test("within the per-payment limit first; above it, the cheapest is still quoted for pre-flight to refuse on a card", async () => {
+    // The default chain's price (0.02) is above the limit, Base Sepolia's (0.01) is within it.
+    const within = await quoteOf(v2Required, { perPayment: 15_000n, defaultChain: "eip155:8453" });
+    if ("code" in within) throw new Error(within.message);
+    expect([within.network.id, within.amount]).toEqual(["eip155:84532", 10_000n]);
+    // Every option above the limit: the lowest price asked, even off the default chain.
+    const above = await quoteOf(v2Required, { perPayment: 9_999n, defaultChain: "eip155:8453" });
+    if ("code" in above) throw new Error(above.message);
+    expect([above.network.id, above.amount]).toEqual(["eip155:84532", 10_000n]);
   });
 
   test("a service asking for a one-year window gets an authorization valid for at most 10 minutes", async () => {

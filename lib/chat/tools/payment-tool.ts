@@ -4,13 +4,19 @@
 import { tool } from "ai";
 import { z } from "zod";
 import type { ToolContext } from "@/lib/chat/agent";
-import { newPaymentId, signApproval, type ApprovalClaims } from "@/lib/payments/approval-token";
+import {
+  issueApproval,
+  MAX_SERVICE_BODY_BYTES,
+  MAX_SERVICE_URL_CHARS,
+  newPaymentId,
+  type ApprovalClaims,
+} from "@/lib/payments/approval-token";
 import { formatUsd } from "@/lib/payments/money";
 import { runPreflight } from "@/lib/payments/preflight";
 import { paymentStatus, type PaymentFacts } from "@/lib/payments/status";
 import { cleanText } from "@/lib/x402/discovery";
 import { createQuote, readPaymentRequired } from "@/lib/x402/quote";
-import { callService, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
+import { callService, readServiceBody, serviceUrl, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
 
 const inputSchema = z.object({
   url: z.url({ protocol: /^https?$/ }).describe("The service URL, as listed by discoverServices"),
@@ -19,7 +25,7 @@ const inputSchema = z.object({
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .optional()
     .describe("Query parameters the service takes, e.g. { city: 'Lisbon' }"),
-  body: z.record(z.string(), z.unknown()).optional().describe("JSON body for POST services"),
+  body: z.record(z.string(), z.unknown()).optional().describe("JSON body for POST services, at most 64 KB"),
 });
 
 export function createPaymentTool(context: ToolContext) {
@@ -34,6 +40,15 @@ export function createPaymentTool(context: ToolContext) {
         ...(input.query ? { query: Object.fromEntries(Object.entries(input.query).map(([key, value]) => [key, String(value)])) } : {}),
         ...(input.body ? { body: input.body } : {}),
       };
+      // The approval token carries the request, so a request too large for it is refused now,
+      // before anything is sent, rather than quoted and then impossible to approve.
+      const tooLarge = oversizeReason(call);
+      if (tooLarge) {
+        const message = `${tooLarge} Nothing was sent or paid.`;
+        context.writer.error({ code: "payload-too-large", message });
+        context.setOutcome({ finishReason: "payment-failed" });
+        return { status: "failed", reason: "payload-too-large", summary: `${message} Ask the person for a shorter text or fewer parameters.` };
+      }
       let response: Response;
       try {
         response = await callService(call, { signal: context.signal, allowPrivate: context.env.X402_ALLOW_PRIVATE_ADDRESSES });
@@ -112,10 +127,17 @@ export function createPaymentTool(context: ToolContext) {
         typedData: quote.typedData,
         payload: quote.unsignedPayload,
       };
+      const token = issueApproval(claims, context.env);
+      if (token === undefined) {
+        const message = `${serviceName}'s payment request is too large to approve here.`;
+        context.writer.payment(paymentStatus(facts, "failed", { reason: { code: "payment-failed", message } }));
+        context.setOutcome({ finishReason: "payment-failed", paymentId });
+        return { status: "failed", reason: "payment-failed", summary: `${message} Nothing was paid.` };
+      }
       const expiresAt = new Date(quote.validBefore * 1000).toISOString();
       context.writer.payment(
         paymentStatus(facts, "awaiting-signature", {
-          approval: { typedData: quote.typedData, token: signApproval(claims, context.env), expiresAt },
+          approval: { typedData: quote.typedData, token, expiresAt },
           warnings: preflight.warnings,
         }),
       );
@@ -132,4 +154,20 @@ export function createPaymentTool(context: ToolContext) {
       };
     },
   });
+}
+
+/** Why a service call is too large to quote, if it is: the limits of lib/payments/approval-token.ts. */
+function oversizeReason(call: ServiceCall): string | undefined {
+  const host = new URL(call.url).host;
+  const urlChars = serviceUrl(call).length;
+  if (urlChars > MAX_SERVICE_URL_CHARS) {
+    return `The address for ${host}, query included, is ${urlChars} characters; a service can be called with at most ${MAX_SERVICE_URL_CHARS}.`;
+  }
+  if (call.method !== "POST") return undefined;
+  // Measured as sent: the JSON in UTF-8.
+  const bytes = Buffer.byteLength(JSON.stringify(call.body ?? {}), "utf8");
+  if (bytes > MAX_SERVICE_BODY_BYTES) {
+    return `The request body for ${host} is ${bytes} bytes; a service can be sent at most ${MAX_SERVICE_BODY_BYTES} bytes (64 KB).`;
+  }
+  return undefined;
 }
