@@ -4,14 +4,14 @@
 // limit, changing a preference) or wait for the person (raising a limit). A quote at or below
 // the confirmation threshold opens the wallet's prompt as soon as it arrives; above it, the
 // person confirms in the page first. The server re-checks everything either way.
-import { ConnectButton } from "@rainbow-me/rainbowkit";
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { BudgetPanel } from "@/components/budget/budget-panel";
 import type { PaymentActions } from "@/components/payment/payment-card";
 import { ProposalBanner } from "@/components/settings/proposal-banner";
 import { SettingsPanel } from "@/components/settings/settings-panel";
 import { useSettings } from "@/components/settings/use-settings";
-import { usePaymentWallet, useUsdcBalance } from "@/components/wallet/use-payment-wallet";
+import { WalletConnectButton } from "@/components/wallet/connect-button";
+import { useWallet, useWalletBalance } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { toRequestExtras } from "@/lib/client/settings";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -19,6 +19,7 @@ import { parseUsd } from "@/lib/payments/money";
 import type { FinishMetadata, PaymentStatus, StreamMetadata } from "@/lib/protocol/lines";
 import { latestPayments, type ChatEntry } from "./chat-entries";
 import { Composer } from "./composer";
+import { preloadMarkdown } from "./markdown";
 import { MessageList } from "./message-list";
 import { ModelPicker } from "./model-picker";
 import { PrivacyNote } from "./privacy-note";
@@ -49,7 +50,7 @@ const subscribeNever = () => () => undefined;
 export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig) {
   const settingsState = useSettings();
   const { settings, propose } = settingsState;
-  const wallet = usePaymentWallet();
+  const wallet = useWallet();
   const [budgetKey, setBudgetKey] = useState(0);
   // On narrow screens the budget is a sheet over the chat, opened from the top bar.
   const [budgetOpen, setBudgetOpen] = useState(false);
@@ -74,17 +75,38 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
     if (finish.paymentId || finish.txHash) setBudgetKey((key) => key + 1);
   }, []);
 
-  const { entries, streaming, approving, send, retry, approve, reject, stop } = useChatStream({
+  const chat = useChatStream({
     walletAddress: wallet.address,
     sign: wallet.sign,
     extras,
     onProposal,
     onFinish,
   });
+  const { entries, streaming, send, retry, reject, stop } = chat;
+
+  // A person may approve before the wallet has loaded: the approval waits for it, then goes on
+  // with the wallet that is there (the latest render's approve), or asks to connect one.
+  const approveNow = useRef(chat.approve);
+  approveNow.current = chat.approve;
+  const [awaitingWallet, setAwaitingWallet] = useState<string | undefined>(undefined);
+  const approve = async (payment: PaymentStatus) => {
+    if (wallet.status === "loading") {
+      setAwaitingWallet(payment.paymentId);
+      try {
+        await wallet.whenReady();
+      } catch {
+        // It could not load: approve below finds no wallet and says so.
+      } finally {
+        setAwaitingWallet(undefined);
+      }
+    }
+    return approveNow.current(payment);
+  };
+  const approving = chat.approving ?? awaitingWallet;
 
   const pending = useMemo(() => latestQuote(entries), [entries]);
   const quoteNetwork = networks.find((network) => network.id === pending?.network) ?? networks[0];
-  const balance = useUsdcBalance(wallet.address, quoteNetwork, budgetKey);
+  const balance = useWalletBalance(wallet.address, quoteNetwork, budgetKey);
   const quoteChain = pending ? readApprovalTypedData(pending.approval?.typedData)?.domain.chainId : undefined;
   const wrongChain =
     wallet.address && quoteChain !== undefined && wallet.chainId !== quoteChain && quoteNetwork ? { name: quoteNetwork.name } : undefined;
@@ -95,6 +117,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   // An approval is not a new message: it starts no cooldown (the server does not count it).
   const paymentActions: PaymentActions = {
     canSign: wallet.sign !== undefined,
+    walletLoading: wallet.status === "loading",
     busy: streaming || approving !== undefined,
     approving,
     approve: (payment) => void approve(payment),
@@ -138,6 +161,8 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
     const text = draft.trim();
     if (text.length === 0) return;
     setDraft("");
+    // The reply will be markdown: its renderer is fetched while the question travels.
+    preloadMarkdown();
     // The wait starts when the message leaves, as the server counts it on arrival.
     const undoCooldown = cooldown.start();
     afterSend(await send(text), text, undoCooldown);
@@ -171,9 +196,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
             Budget
           </button>
           <SettingsPanel settings={settingsState} networks={networks.map(({ id, name }) => ({ id, name }))} />
-          <div data-testid="wallet-connect">
-            <ConnectButton chainStatus="icon" showBalance={false} accountStatus={{ smallScreen: "avatar", largeScreen: "full" }} />
-          </div>
+          <WalletConnectButton />
         </div>
       </header>
       {offline ? (

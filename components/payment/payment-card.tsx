@@ -37,6 +37,8 @@ const statusTones: Record<PaymentStatusName, Tone> = {
 export type PaymentActions = {
   /** A wallet is there to sign. */
   canSign: boolean;
+  /** The wallet has not loaded yet: approving waits for it. */
+  walletLoading?: boolean;
   /** A reply is streaming or an approval is under way: no second one may start. */
   busy: boolean;
   /** The paymentId being approved right now, if any. */
@@ -238,14 +240,16 @@ function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
 
 function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; actions: PaymentActions; expired: boolean }) {
   const inFlight = actions.approving === payment.paymentId;
-  const canApprove = actions.canSign && !actions.busy && !expired && payment.approval !== undefined;
+  const canApprove = (actions.canSign || actions.walletLoading === true) && !actions.busy && !expired && payment.approval !== undefined;
   const hint = expired
     ? "This quote has expired. Ask again for a new one."
-    : !actions.canSign
-      ? "Connect a wallet to approve"
-      : inFlight
-        ? "Signing and paying…"
-        : undefined;
+    : actions.walletLoading
+      ? "Your wallet is loading…"
+      : !actions.canSign
+        ? "Connect a wallet to approve"
+        : inFlight
+          ? "Signing and paying…"
+          : undefined;
   return (
     <div className={styles.approval}>
       {actions.payingFrom || actions.balance !== undefined ? (

@@ -2,20 +2,14 @@
 // The connected wallet as the chat needs it: who pays, on which chain, with how much USDC, and
 // one signing path for every wallet (wagmi's signTypedData; wallets refuse typed data for another
 // chain than their active one, so the chain a quote needs is switched to, or added, first).
+// wagmi's hooks: used inside the wallet stack only, which reports to the page (wallet-context.ts).
 import { useCallback } from "react";
 import { erc20Abi } from "viem";
 import { useAccount, useReadContract, useSignTypedData, useSwitchChain } from "wagmi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import { formatUnits } from "@/lib/payments/money";
-
-export type PaymentWallet = {
-  address: `0x${string}` | undefined;
-  chainId: number | undefined;
-  connectorName: string | undefined;
-  /** Switches the wallet to the quote's chain when needed, then signs its typed data. */
-  sign: ((typedData: ApprovalTypedData) => Promise<`0x${string}`>) | undefined;
-};
+import type { PaymentWallet } from "./wallet-context";
 
 export function usePaymentWallet(): PaymentWallet {
   const { address, chainId, connector, status } = useAccount();

@@ -64,6 +64,8 @@ export function createWagmiConfig({ networks, sandbox, sandboxSmartAccount, wall
     transports,
     // EIP-6963: every wallet extension that announces itself is listed.
     multiInjectedProviderDiscovery: true,
+    // The stack renders only in the browser, but with `ssr` wagmi restores and reconnects once,
+    // from its provider's mount effect (wallet-stack.tsx counts on that), not on every render.
     ssr: true,
   });
 }

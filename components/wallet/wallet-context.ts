@@ -1,0 +1,78 @@
+"use client";
+// The wallet as the page sees it, without the wallet libraries. The page paints and the chat
+// works before wagmi, RainbowKit and viem have arrived (they load right after the page is
+// interactive, see providers.tsx); until then the wallet is "loading": no address, nothing to
+// sign with, the connect button a disabled placeholder. Components read the wallet here and never
+// call wagmi's hooks themselves, so nothing is rendered outside the wallet providers.
+import { createContext, useContext, useEffect } from "react";
+import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
+
+/** loading: the wallet libraries are on their way, or wagmi is still reconnecting a wallet used
+ * before; ready: who is connected (if anyone) is known; failed: the libraries could not load. */
+export type WalletStatus = "loading" | "ready" | "failed";
+
+export type PaymentWallet = {
+  address: `0x${string}` | undefined;
+  chainId: number | undefined;
+  connectorName: string | undefined;
+  /** Switches the wallet to the quote's chain when needed, then signs its typed data. */
+  sign: ((typedData: ApprovalTypedData) => Promise<`0x${string}`>) | undefined;
+};
+
+/** Which USDC balance the page wants read: the wallet's, on one network, read again when the key changes. */
+export type BalanceQuery = { network: WalletNetwork | undefined; refreshKey: number };
+
+/** A balance as read for one query and one address; undefined value while unknown. */
+export type BalanceReading = {
+  address: `0x${string}` | undefined;
+  networkId: string | undefined;
+  refreshKey: number;
+  value: string | undefined;
+};
+
+/** What the wallet stack reports up each time something about the wallet changes. */
+export type WalletReport = PaymentWallet & {
+  /** wagmi has finished reconnecting a wallet used before (or found none to reconnect). */
+  settled: boolean;
+  balance: BalanceReading;
+};
+
+export type WalletContextValue = {
+  status: WalletStatus;
+  wallet: PaymentWallet;
+  balance: BalanceReading | undefined;
+  /** Resolves once the status is "ready" (and the page has rendered with that wallet); rejects if it fails. */
+  whenReady: () => Promise<void>;
+  requestBalance: (query: BalanceQuery) => void;
+  /** Where the wallet stack puts the real connect button (see connect-button.tsx). */
+  setConnectTarget: (element: HTMLElement | null) => void;
+};
+
+export const WalletContext = createContext<WalletContextValue | null>(null);
+
+export function useWalletContext(): WalletContextValue {
+  const context = useContext(WalletContext);
+  if (!context) throw new Error("The wallet is read inside <WalletProviders> only.");
+  return context;
+}
+
+/** The connected wallet (fields undefined while loading or when none is connected), its status,
+ * and a promise for the moment it is ready. */
+export function useWallet(): PaymentWallet & Pick<WalletContextValue, "status" | "whenReady"> {
+  const { wallet, status, whenReady } = useWalletContext();
+  return { ...wallet, status, whenReady };
+}
+
+/** The wallet's USDC balance on one network, as a decimal string; undefined while unknown. */
+export function useWalletBalance(address: `0x${string}` | undefined, network: WalletNetwork | undefined, refreshKey = 0): string | undefined {
+  const { balance, requestBalance } = useWalletContext();
+  useEffect(() => requestBalance({ network, refreshKey }), [network, refreshKey, requestBalance]);
+  const current =
+    balance !== undefined &&
+    address !== undefined &&
+    balance.address === address &&
+    balance.networkId === network?.id &&
+    balance.refreshKey === refreshKey;
+  return current ? balance.value : undefined;
+}

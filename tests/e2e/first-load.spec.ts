@@ -1,0 +1,171 @@
+// What the chat page loads before a person can use it. The page's HTML names the JavaScript it
+// needs to start; the wallet libraries (wagmi, RainbowKit, viem) and the markdown renderer come
+// afterwards. These tests hold back every script the HTML does not name, as a slow network
+// would, and use the chat meanwhile; and they weigh what the HTML names.
+import { gzipSync } from "node:zlib";
+import type { Page } from "@playwright/test";
+import { encodeLine, type PaymentStatus } from "@/lib/protocol/lines";
+import { chatPage } from "./chat-page";
+import { sandboxInfo } from "./sandbox";
+import { expect, test } from "./wallet";
+
+const CHUNK = /\/_next\/static\/chunks\/[\w.-]+\.js/g;
+
+/** Holds every script chunk the page's HTML does not name until `release` is called. */
+async function holdLateScripts(page: Page): Promise<{ held: string[]; release: () => void }> {
+  let named = new Set<string>();
+  const held: string[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/*", async (route) => {
+    const request = route.request();
+    if (request.resourceType() === "document") {
+      const response = await route.fetch();
+      const body = await response.text();
+      named = new Set(body.match(CHUNK) ?? []);
+      await route.fulfill({ response, body });
+      return;
+    }
+    const { pathname } = new URL(request.url());
+    if (new RegExp(`^${CHUNK.source}$`).test(pathname) && !named.has(pathname)) {
+      held.push(pathname);
+      await released;
+    }
+    // Other routes of the test (registered earlier) still apply.
+    await route.fallback();
+  });
+  return { held, release };
+}
+
+test("the chat is usable before the wallet libraries arrive; their connect button then takes the placeholder's place without moving the top bar", async ({ page, wallet }) => {
+  test.setTimeout(60_000);
+  const ui = chatPage(page);
+  const late = await holdLateScripts(page);
+  // Not "load": the page asks for the held scripts before its load event.
+  await page.goto("/", { waitUntil: "domcontentloaded" });
+  await expect(page.getByRole("button", { name: "What services can you pay for?" })).toBeEnabled();
+
+  const connect = page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i });
+  await expect(connect).toBeDisabled();
+  await expect(ui.budget).toContainText("Connect a wallet");
+  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+
+  // A question is asked and its answer read, shown as plain text while the markdown renderer waits.
+  await ui.ask("Hello! What can you do for me?");
+  const reply = await ui.reply(0);
+  await expect(reply).toContainText("compare their prices");
+  await expect(reply.getByTestId("message-text").locator("p")).toHaveCount(1);
+  await expect(connect).toBeDisabled();
+
+  const header = page.locator("header").first();
+  const before = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await page.getByTestId("wallet-connect").boundingBox() };
+  late.release();
+  await expect(connect).toBeEnabled();
+  const after = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await page.getByTestId("wallet-connect").boundingBox() };
+  expect(after).toEqual(before);
+
+  // The reply is now markdown: the offline notice and the answer are two paragraphs.
+  await expect(reply.getByTestId("message-text").locator("p")).toHaveCount(2);
+  await ui.connect("Test Wallet");
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0");
+  expect(wallet.connected).toBe(true);
+});
+
+test("an approval clicked while the wallet is still loading waits for it, then signs with the wallet that reconnects", async ({ page, wallet }) => {
+  test.setTimeout(60_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+
+  // The server quotes only for a wallet it was told about, which the page knows once the wallet
+  // has loaded; so the quote here is written with the shared encoder, for the connected wallet.
+  const { chainId, usdc } = sandboxInfo();
+  const quote: PaymentStatus = {
+    paymentId: "pay-early",
+    status: "awaiting-signature",
+    service: { name: "Weather Pro", url: "http://127.0.0.1:4100/weather" },
+    network: `eip155:${chainId}`,
+    chain: "Sandbox",
+    asset: { symbol: "USDC", address: usdc.address, decimals: 6 },
+    amount: { serviceFee: "0.01", gasFee: "0", total: "0.01", currency: "USDC", usd: "0.01" },
+    payTo: "0x1111111111111111111111111111111111111111",
+    approval: {
+      token: "approval-token",
+      expiresAt: new Date(Date.now() + 5 * 60_000).toISOString(),
+      typedData: {
+        domain: { name: "USDC", version: "2", chainId, verifyingContract: usdc.address },
+        types: {
+          TransferWithAuthorization: [
+            { name: "from", type: "address" },
+            { name: "to", type: "address" },
+            { name: "value", type: "uint256" },
+            { name: "validAfter", type: "uint256" },
+            { name: "validBefore", type: "uint256" },
+            { name: "nonce", type: "bytes32" },
+          ],
+        },
+        primaryType: "TransferWithAuthorization",
+        message: {
+          from: wallet.address,
+          to: "0x1111111111111111111111111111111111111111",
+          value: "10000",
+          validAfter: "0",
+          validBefore: "9999999999",
+          nonce: `0x${"ab".repeat(32)}`,
+        },
+      },
+    },
+  };
+  const approvals: unknown[] = [];
+  await page.route("**/api/chat", async (route) => {
+    const { payment } = route.request().postDataJSON() as { payment?: unknown };
+    if (payment) approvals.push(payment);
+    const lines = payment
+      ? [
+          encodeLine({ type: "payment", payment: { ...quote, status: "delivered" } }),
+          encodeLine({ type: "data", data: { finishReason: "payment-complete", model: "offline", paymentId: quote.paymentId } }),
+        ]
+      : [
+          encodeLine({ type: "payment", payment: quote }),
+          encodeLine({ type: "data", data: { finishReason: "stop", model: "offline", paymentId: quote.paymentId } }),
+        ];
+    await route.fulfill({ status: 200, headers: { "Content-Type": "text/event-stream; charset=utf-8" }, body: lines.join("") });
+  });
+
+  const late = await holdLateScripts(page);
+  await page.reload({ waitUntil: "domcontentloaded" });
+  await expect(page.getByRole("button", { name: "What services can you pay for?" })).toBeEnabled();
+  await ui.ask("What's the weather in Lisbon?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card.getByTestId("approval-hint")).toHaveText("Your wallet is loading…");
+  await card.getByTestId("approve-payment").click();
+  await expect(card.getByTestId("approve-payment")).toBeDisabled();
+  expect(wallet.signRequests).toBe(0);
+  expect(approvals).toHaveLength(0);
+
+  late.release();
+  await expect(card).toHaveAttribute("data-status", "delivered");
+  expect(wallet.signRequests).toBe(1);
+  expect(approvals).toEqual([{ paymentId: quote.paymentId, token: "approval-token", signature: expect.stringMatching(/^0x[0-9a-f]{130}$/) }]);
+  await expect(ui.errors).toHaveCount(0);
+});
+
+test("the chat page's first load is at most 250 KB of gzipped JavaScript", async ({ request }) => {
+  const html = await (await request.get("/")).text();
+  // The scripts a browser runs before the page is interactive: those the HTML names, but the
+  // polyfills only browsers without modules load.
+  const scripts = [...html.matchAll(/<script\b[^>]*>/g)]
+    .map(([tag]) => tag)
+    .filter((tag) => !/\bnomodule\b/i.test(tag))
+    .flatMap((tag) => /\bsrc="([^"]+)"/.exec(tag)?.[1] ?? []);
+  expect(scripts.length).toBeGreaterThan(0);
+  let bytes = 0;
+  for (const src of scripts) {
+    const response = await request.get(src);
+    expect(response.status()).toBe(200);
+    bytes += gzipSync(await response.body(), { level: 9 }).length;
+  }
+  expect(bytes).toBeLessThanOrEqual(250 * 1024);
+});
