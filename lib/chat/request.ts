@@ -60,7 +60,9 @@ export const preferencesSchema = z.strictObject({
 export const paymentApprovalSchema = z.strictObject({
   paymentId: z.string().min(1).max(100),
   token: z.string().min(1).max(MAX_APPROVAL_TOKEN_CHARS),
-  signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(4_096),
+  // A key wallet's signature is 132 characters; a smart account's (ERC-1271, passkey-signed, or
+  // wrapped for ERC-6492 with its factory's deployment call) runs to several kilobytes.
+  signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384),
 });
 
 export const chatRequestSchema = z

@@ -100,7 +100,8 @@ const invisible = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]/g;
 
 /** The text as the checks read it: NFKC (fullwidth digits become digits) without invisible characters. */
 export function normalizeForSecrets(text: string): string {
-  return text.normalize("NFKC").replace(invisible, "");
+  // Invisible characters go first, so that a letter and its accent they separated compose again.
+  return text.replace(invisible, "").normalize("NFKC");
 }
 
 type CertainSecretContext = {
@@ -311,11 +312,15 @@ function listsOf(word: string): number {
  * The longest run of consecutive words that are all on one BIP-39 list. Numbers and
  * punctuation between words ("1. abandon 2. ability") do not break a run; any other word does.
  * Chinese words count only when separated like words, so ordinary Chinese prose is no phrase.
+ * A change of script ends a word: Latin words written against Japanese or Chinese text with no
+ * space ("秘密鍵はabandon ... abandonです") are still words.
  */
+const wordPattern = /[\p{Script=Latin}\p{M}]+|(?:(?!\p{Script=Latin})[\p{L}\p{M}])+/gu;
+
 function longestPhraseRun(text: string): number {
   const runs = new Array<number>(wordLists.length).fill(0);
   let longest = 0;
-  for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{M}]+/gu)) {
+  for (const [word] of text.toLowerCase().matchAll(wordPattern)) {
     const lists = listsOf(word);
     for (let bit = 0; bit < runs.length; bit += 1) {
       const run = lists & (1 << bit) ? (runs[bit] ?? 0) + 1 : 0;

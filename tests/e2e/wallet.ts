@@ -341,9 +341,18 @@ export const test = base.extend<WalletFixtures & { cspViolations: CspWatch }>({
   ],
   // Each test is a client of its own too, as the proxy the tests stand in for reports it
   // (TRUSTED_PROXY_HOPS=1 in playwright.config.ts): the cooldown counts the client as well as
-  // the wallet, and one test's last message must not hold up the next test's first.
-  extraHTTPHeaders: async ({ extraHTTPHeaders }, use, testInfo) => {
-    await use({ ...extraHTTPHeaders, "x-forwarded-for": clientAddressOf(testInfo.testId) });
+  // the wallet, and one test's last message must not hold up the next test's first. Only the
+  // app's own API requests carry the header, as a proxy in front of the app would add it:
+  // the page's requests to the chain's RPC go elsewhere, and an extra header there would
+  // turn them into CORS preflights the RPC refuses.
+  page: async ({ page, baseURL }, use, testInfo) => {
+    const origin = new URL(baseURL ?? "http://127.0.0.1").origin;
+    const address = clientAddressOf(testInfo.testId);
+    await page.route(
+      (url) => url.origin === origin && url.pathname.startsWith("/api/"),
+      (route) => route.continue({ headers: { ...route.request().headers(), "x-forwarded-for": address } }),
+    );
+    await use(page);
   },
   wallet: async ({ page }, use) => {
     const { rpcUrl, chainId } = sandboxInfo();

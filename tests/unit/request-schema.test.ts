@@ -154,3 +154,23 @@ function flipCase(checksummed: string): string {
   const flipped = char === char.toLowerCase() ? char.toUpperCase() : char.toLowerCase();
   return `0x${body.slice(0, index)}${flipped}${body.slice(index + 1)}`;
 }
+
+describe("approval signatures", () => {
+  const approval = (signature: string) =>
+    jsonRequest({
+      messages: [{ role: "user", content: "pay it" }],
+      walletAddress: address,
+      payment: { paymentId: "3f1c2a9e-1b2c-4d5e-8f90-123456789abc", token: "t.m", signature },
+    });
+
+  test("a smart account's long signature (ERC-6492 wrapped, several kilobytes) is accepted", async () => {
+    const body = await readChatRequest(approval(`0x${"ab".repeat(5_000)}`));
+    expect(body.payment?.signature).toHaveLength(10_002);
+  });
+
+  test("a signature past 16 KiB is refused, naming the field", async () => {
+    const error = await refusal(approval(`0x${"ab".repeat(9_000)}`));
+    expect(error.status).toBe(400);
+    expect(fieldsOf(error)).toContain("payment.signature");
+  });
+});

@@ -34,7 +34,7 @@ function listing(name: string, overrides: Record<string, unknown> = {}) {
     serviceName: name,
     description: `The ${name} service`,
     tags: ["test"],
-    accepts: [{ scheme: "exact", network: "eip155:31337", amount: "1000", asset: USDC, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: {} }],
+    accepts: [{ scheme: "exact", network: "eip155:31337", amount: "1000", asset: USDC, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } }],
     ...overrides,
   };
 }
