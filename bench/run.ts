@@ -6,6 +6,7 @@
  * the sandbox, and the chat page's First Load JS; with PGlite, and with PostgreSQL when
  * DATABASE_URL is set. Writes bench/RESULTS.md and bench/results.json afresh.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,7 +85,11 @@ function databases(dataRoot: string): { run: Database[]; notRun: string[] } {
   return { run: [pglite, postgres], notRun: [] };
 }
 
+// Production mode, as deployed: a production start needs the approval key (lib/env.ts).
+const BENCH_TOKEN_SECRET = randomBytes(32).toString("base64");
+
 const productEnv = (database: Database, purpose: string): Record<string, string | undefined> => ({
+  PAYMENT_TOKEN_SECRET: BENCH_TOKEN_SECRET,
   MODEL_PROVIDER: "offline",
   CHAT_COOLDOWN_SECONDS: "0",
   X402_DISCOVERY_URLS: undefined,
