@@ -104,6 +104,16 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   };
   const approving = chat.approving ?? awaitingWallet;
 
+  // A message sent while the wallet is still loading (right after a reload, a wallet used before is
+  // being reconnected) waits a moment for it, so that it goes with the person's address, as it
+  // would a second later; a person without a wallet waits at most WALLET_WAIT_MS.
+  const sendNow = useRef(chat.send);
+  sendNow.current = chat.send;
+  const sendWithWallet = async (text: string) => {
+    if (wallet.status === "loading") await settledWithin(wallet.whenReady(), WALLET_WAIT_MS);
+    return sendNow.current(text);
+  };
+
   const pending = useMemo(() => latestQuote(entries), [entries]);
   const quoteNetwork = networks.find((network) => network.id === pending?.network) ?? networks[0];
   const balance = useWalletBalance(wallet.address, quoteNetwork, budgetKey);
@@ -165,7 +175,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
     preloadMarkdown();
     // The wait starts when the message leaves, as the server counts it on arrival.
     const undoCooldown = cooldown.start();
-    afterSend(await send(text), text, undoCooldown);
+    afterSend(await sendWithWallet(text), text, undoCooldown);
   };
 
   const last = entries.at(-1);
@@ -263,4 +273,18 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
 /** The newest quote still waiting for a signature, if any. */
 function latestQuote(entries: readonly ChatEntry[]): PaymentStatus | undefined {
   return [...latestPayments(entries).values()].findLast((payment) => payment.status === "awaiting-signature");
+}
+
+/** How long a message waits for a wallet that is still loading before it goes without one. */
+const WALLET_WAIT_MS = 5_000;
+
+/** Resolves when `promise` settles (either way) or after `ms`, whichever comes first. */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    promise.then(
+      () => resolve(),
+      () => resolve(),
+    ).finally(() => clearTimeout(timer));
+  });
 }

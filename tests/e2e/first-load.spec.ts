@@ -73,6 +73,27 @@ test("the chat is usable before the wallet libraries arrive; their connect butto
   expect(wallet.connected).toBe(true);
 });
 
+test("a message sent right after a reload, while the wallet used before reconnects, goes with that wallet", async ({ page, wallet }) => {
+  test.setTimeout(60_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+
+  const late = await holdLateScripts(page);
+  await page.reload({ waitUntil: "domcontentloaded" });
+  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  const sent = page.waitForRequest((request) => request.url().endsWith("/api/chat") && request.method() === "POST");
+  await ui.input.fill("What's the weather in Nairobi?");
+  await ui.send.click();
+  // The wallet stack arrives a moment later, as on a slow connection.
+  await page.waitForTimeout(1_000);
+  late.release();
+  const body = (await sent).postDataJSON() as { walletAddress?: string };
+  expect(body.walletAddress).toBe(wallet.address);
+  // So the answer is a quote for the wallet, not "connect a wallet first".
+  await expect((await ui.reply(0)).getByTestId("payment-card")).toBeVisible();
+});
+
 test("an approval clicked while the wallet is still loading waits for it, then signs with the wallet that reconnects", async ({ page, wallet }) => {
   test.setTimeout(60_000);
   const ui = chatPage(page);
