@@ -111,14 +111,10 @@ export async function checkApproval({ db, env, approval, walletAddress, now = ne
   if (existing) return { kind: "replay", claims, facts, record: existing };
 
   const signature = approval.signature as Hex;
-  try {
-    await checkSignature(claims, signature, network);
-  } catch (error) {
-    // A signature the account refuses is a refusal like a forged token; an RPC that does not
-    // answer is not the person's fault and stays an error of its own.
-    if (error instanceof AppError && error.code === "bad-request") return { kind: "refused", error };
-    throw error;
-  }
+  // A signature the account refuses is a refusal like a forged token; an RPC that does not
+  // answer is not the person's fault and stays an error of its own (thrown).
+  const refusal = await signatureRefusal(claims, signature, network);
+  if (refusal) return { kind: "refused", error: refusal };
   if (now.getTime() / 1000 > claims.expiresAt - EXPIRY_MARGIN_SECONDS) return { kind: "expired", claims, facts };
   return { kind: "fresh", claims, facts, signature };
 }
@@ -496,16 +492,18 @@ function describeProblem(
  * a refusal is a `bad-request` naming the signature and saying which check refused it; a chain
  * that does not answer is a `blockchain-error`. Either way nothing is reserved or paid.
  */
-async function checkSignature(claims: ApprovalClaims, signature: Hex, network: PaymentFacts["network"]): Promise<void> {
-  const refuse = (message: string, field: string): never => {
-    throw new AppError("bad-request", `${message} Nothing was paid.`, {
+/** Why the account would refuse this signature of the payment, or undefined when it accepts it. */
+async function signatureRefusal(claims: ApprovalClaims, signature: Hex, network: PaymentFacts["network"]): Promise<AppError | undefined> {
+  const refuse = (message: string, field: string): AppError =>
+    new AppError("bad-request", `${message} Nothing was paid.`, {
       details: { fields: [{ path: "payment.signature", message: field }] },
     });
-  };
+  const notTheWallets = () =>
+    refuse("The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment");
   // The typed data must be the payload's own authorization, and signed for the quoted wallet.
   const authorization = authorizationOf(claims.payload);
   if (authorization.nonce.toLowerCase() !== claims.nonce.toLowerCase() || authorization.value !== claims.amount) {
-    refuse("The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment");
+    return notTheWallets();
   }
   const { typedData } = claims;
   let verdict: Awaited<ReturnType<typeof verifyPaymentSignature>>;
@@ -515,26 +513,26 @@ async function checkSignature(claims: ApprovalClaims, signature: Hex, network: P
     if (!(error instanceof SignatureCheckUnavailableError)) throw error;
     throw new AppError("blockchain-error", `Could not check the payment's signature on ${network.name}: its RPC did not answer. Nothing was paid; please try again.`, { cause: error });
   }
-  if (verdict.valid) return;
+  if (verdict.valid) return undefined;
   if (verdict.reason === "factory-not-allowed") {
-    refuse(
+    return refuse(
       `The account ${claims.wallet} is not deployed yet, and payments on ${network.name} may not deploy it with its factory ${verdict.factory} (ERC-6492). Deploy the account first, then approve again.`,
       "its ERC-6492 factory is not allowed on this network",
     );
   }
   if (verdict.signer === "contract") {
-    refuse(
+    return refuse(
       `The smart account ${claims.wallet} does not accept this signature of the payment (checked by ERC-1271): it must be signed by the account's owner.`,
       "the smart account refuses it (ERC-1271)",
     );
   }
   if (verdict.signer === "counterfactual") {
-    refuse(
+    return refuse(
       `The smart account ${claims.wallet}, not deployed yet, would not accept this signature of the payment (checked by ERC-6492): it must be signed by the account's owner.`,
       "the counterfactual account refuses it (ERC-6492)",
     );
   }
-  refuse("The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment");
+  return notTheWallets();
 }
 
 function preview(data: unknown): string {

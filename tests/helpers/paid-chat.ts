@@ -1,14 +1,14 @@
 // Helpers for paying through the chat on the sandbox: the app's environment for a sandbox,
 // funded payers, a model that asks for one paid call, and the two requests of an approval
 // (the quote, then the signed approval), signed by a test key as the person's wallet would.
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { createPublicClient, erc20Abi, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protocol/lines";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/x402/typed-data";
-import type { Sandbox } from "@/sandbox";
+import type { Sandbox, ServiceDefinition } from "@/sandbox";
 import { collectLines, type TestChat } from "./chat";
 
 export function sandboxEnv(sandbox: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
@@ -55,7 +55,10 @@ export type PayForServiceInput = { url: string; method?: "GET" | "POST"; query?:
  * A model that calls payForService once with this input (or the one the function gives at
  * each request, so one chat can serve several tests), then answers "Done." from the result.
  */
-export function modelCallingPayForService(input: PayForServiceInput | (() => PayForServiceInput)) {
+export function modelCallingPayForService(
+  input: PayForServiceInput | ((prompt: LanguageModelV4Prompt) => PayForServiceInput),
+  { onToolResult }: { onToolResult?: (content: unknown) => void } = {},
+) {
   const finish = (unified: "stop" | "tool-calls"): LanguageModelV4StreamPart => ({
     type: "finish",
     finishReason: { unified, raw: undefined },
@@ -68,6 +71,7 @@ export function modelCallingPayForService(input: PayForServiceInput | (() => Pay
     doStream: async ({ prompt }) => {
       const last = prompt.at(-1);
       if (last?.role === "tool") {
+        onToolResult?.(last.content);
         return {
           stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
             { type: "text-start", id: "1" },
@@ -79,7 +83,7 @@ export function modelCallingPayForService(input: PayForServiceInput | (() => Pay
       }
       return {
         stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
-          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify(typeof input === "function" ? input() : input) },
+          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify(typeof input === "function" ? input(prompt) : input) },
           finish("tool-calls"),
         ]),
       };
@@ -140,4 +144,42 @@ export async function sendApproval(
   { token = quoted.status.approval?.token ?? "", signal }: { token?: string; signal?: AbortSignal } = {},
 ) {
   return target.post({ ...quoted.body, payment: { paymentId: quoted.status.paymentId, token, signature } }, signal ? { signal } : {});
+}
+
+/**
+ * A test-only fortune service at `price` (atomic USDC), unlisted unless added so: the tests of
+ * what happens around a payment change its latency, timeout or handler through `extra`.
+ */
+export function fortuneOracle(name: string, price: bigint, extra: Partial<ServiceDefinition> = {}): ServiceDefinition {
+  return {
+    name,
+    serviceName: `Oracle ${name}`,
+    description: "Tells your fortune, for tests of what happens around its payment.",
+    method: "GET",
+    path: "/fortune",
+    price,
+    latencyMs: 0,
+    tags: ["test-only", "fortune"],
+    testOnly: true,
+    discovery: {
+      input: {},
+      inputSchema: { properties: {} },
+      output: { example: { fortune: "A quiet week." }, schema: { properties: { fortune: { type: "string" } } } },
+    },
+    async handle() {
+      return { fortune: "A quiet week ahead." };
+    },
+    ...extra,
+  };
+}
+
+/** Reads until `done` holds or `timeoutMs` passes, and returns the last reading either way. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    value = await read();
+  }
+  return value;
 }

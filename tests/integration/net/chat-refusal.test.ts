@@ -1,54 +1,27 @@
 // Through POST /api/chat: a model (or an instruction planted in what it read) that asks
 // payForService for an internal address gets a clear refusal, told to the person as well, and
 // nothing is requested, quoted or reserved.
-import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
-import { finishOf, paymentsOf } from "@/tests/helpers/paid-chat";
+import { finishOf, modelCallingPayForService, paymentsOf } from "@/tests/helpers/paid-chat";
 import { startLoopbackServer, type LoopbackServer } from "./loopback-server";
 
 const wallet = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d").address;
 const servers: LoopbackServer[] = [];
 const toolResults: string[] = [];
 
-const finish = (unified: "stop" | "tool-calls"): LanguageModelV4StreamPart => ({
-  type: "finish",
-  finishReason: { unified, raw: undefined },
-  usage: {
-    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: 1, text: 1, reasoning: undefined },
-  },
-});
 
 /** A model that calls payForService on the URL the person wrote, then says it is done. */
-function fetchingModel() {
-  return new MockLanguageModelV4({
-    doStream: async ({ prompt }: { prompt: LanguageModelV4Prompt }) => {
+const fetchingModel = () =>
+  modelCallingPayForService(
+    (prompt) => {
       const last = prompt.at(-1);
-      if (last?.role === "tool") {
-        toolResults.push(JSON.stringify(last.content));
-        return {
-          stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
-            { type: "text-start", id: "1" },
-            { type: "text-delta", id: "1", delta: "Done." },
-            { type: "text-end", id: "1" },
-            finish("stop"),
-          ]),
-        };
-      }
-      const url = last?.role === "user" ? last.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("") : "";
-      return {
-        stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
-          { type: "tool-call", toolCallId: `c${prompt.length}`, toolName: "payForService", input: JSON.stringify({ url }) },
-          finish("tool-calls"),
-        ]),
-      };
+      return { url: last?.role === "user" ? last.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("") : "" };
     },
-  });
-}
+    { onToolResult: (content) => toolResults.push(JSON.stringify(content)) },
+  );
 
 let strict: TestChat;
 let sandboxLike: TestChat;

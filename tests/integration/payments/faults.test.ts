@@ -12,7 +12,7 @@ import { createChatTools } from "@/lib/chat/tools";
 import { findPayment, spentSince } from "@/lib/payments/ledger";
 import { sweepUnfinishedPayments } from "@/lib/payments/reconcile";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";
-import { startSandbox, type Sandbox, type ServiceDefinition } from "@/sandbox";
+import { startSandbox, type Sandbox } from "@/sandbox";
 import { freePort } from "@/sandbox/ports";
 import { startService, type RunningService } from "@/sandbox/services/x402-service";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
@@ -28,44 +28,19 @@ import {
   signQuote,
   typedDataOf,
   usdcBalance,
+  eventually,
+  fortuneOracle,
   type Quoted,
 } from "@/tests/helpers/paid-chat";
 
 const PRICE = 3_000n; // 0.003 USDC
 
-const oracle: ServiceDefinition = {
-  name: "fault-oracle",
-  serviceName: "Fault Oracle",
-  description: "Tells your fortune, for tests of faults around its payment.",
-  method: "GET",
-  path: "/fortune",
-  price: PRICE,
-  latencyMs: 0,
-  tags: ["test-only", "fortune"],
-  testOnly: true,
-  discovery: {
-    input: {},
-    inputSchema: { properties: {} },
-    output: { example: { fortune: "A quiet week." }, schema: { properties: { fortune: { type: "string" } } } },
-  },
-  async handle() {
-    return { fortune: "A quiet week ahead." };
-  },
-};
+const oracle = fortuneOracle("fault-oracle", PRICE);
 
 const steps = (lines: StreamLine[]) => paymentsOf(lines).map((status) => [status.status, status.reason?.code]);
 const isSettle = (request: ProxiedRequest) => request.path === "/settle";
 const errorOf = async (response: Response) => ((await response.json()) as { error: { code: string; message: string } }).error;
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await read();
-  }
-  return value;
-}
 
 describe("faults around a payment", () => {
   let sandbox: Sandbox;

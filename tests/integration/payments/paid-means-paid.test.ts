@@ -29,6 +29,8 @@ import {
   signQuote,
   typedDataOf,
   usdcBalance,
+  eventually,
+  fortuneOracle,
   type Quoted,
 } from "@/tests/helpers/paid-chat";
 
@@ -37,28 +39,7 @@ const PRICE = 4_000n; // 0.004 USDC
 /** Room for one payment of PRICE in a day, not two: the next quote shows whether the first counted. */
 const roomForOne = { ...generousLimits, daily: "0.006" };
 
-function oracle(name: string, extra: Partial<ServiceDefinition> = {}): ServiceDefinition {
-  return {
-    name,
-    serviceName: `Oracle ${name}`,
-    description: "Tells your fortune, for tests of what happens after paying.",
-    method: "GET",
-    path: "/fortune",
-    price: PRICE,
-    latencyMs: 0,
-    tags: ["test-only", "fortune"],
-    testOnly: true,
-    discovery: {
-      input: {},
-      inputSchema: { properties: {} },
-      output: { example: { fortune: "A quiet week." }, schema: { properties: { fortune: { type: "string" } } } },
-    },
-    async handle() {
-      return { fortune: "A quiet week ahead." };
-    },
-    ...extra,
-  };
-}
+const oracle = (name: string, extra: Partial<ServiceDefinition> = {}) => fortuneOracle(name, PRICE, extra);
 
 const transferWithAuthorizationAbi = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
@@ -82,15 +63,6 @@ async function collectOnChain(world: Sandbox, typedData: TypedDataForWallet, sig
   return hash;
 }
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await read();
-  }
-  return value;
-}
 
 const steps = (lines: StreamLine[]) => paymentsOf(lines).map((status) => [status.status, status.reason?.code]);
 
