@@ -32,15 +32,18 @@ export type PaymentSigner = "key" | "contract" | "counterfactual";
 
 /** EIP-712 typed data as viem verifies it; integer fields as bigint. */
 export type SignedTypedData = {
-  domain: { name: string; version: string; chainId: number; verifyingContract: Hex };
-  types: Record<string, Array<{ name: string; type: string }>>;
+  domain: { name?: string; version?: string; chainId?: number; verifyingContract?: Hex };
+  types: Record<string, ReadonlyArray<{ name: string; type: string }>>;
   primaryType: string;
   message: Record<string, unknown>;
 };
 
 export type VerifyPaymentSignatureParameters = {
   network: NetworkConfig;
-  /** The paying address: the `from` of the authorization, the wallet the quote was made for. */
+  /**
+   * The signing address: the `from` of a payment's authorization (the wallet the quote was made
+   * for, or its agent budget's session key), or the wallet that signed an agent budget's delegation.
+   */
   address: Hex;
   typedData: SignedTypedData;
   signature: Hex;

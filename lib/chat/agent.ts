@@ -9,7 +9,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import type { ChatModel } from "./models";
-import type { ChatMessage, PaymentApprovalInput, Preferences } from "./request";
+import type { AgentBudgetInput, ChatMessage, PaymentApprovalInput, Preferences } from "./request";
 import { SYSTEM_PROMPT } from "./system-prompt";
 
 const MAX_STEPS = 6;
@@ -25,6 +25,8 @@ export type ToolContext = {
   limits: SpendingLimits;
   preferences: Preferences;
   approval: PaymentApprovalInput | undefined;
+  /** The wallet's agent budget, if the page holds one: small payments it may pay without a prompt. */
+  agentBudget: AgentBudgetInput | undefined;
   writer: LineWriter;
   setOutcome(outcome: ChatOutcome): void;
   signal: AbortSignal;

@@ -158,6 +158,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             limits,
             preferences: body.preferences ?? {},
             approval: body.payment,
+            agentBudget: body.agentBudget,
             writer,
             // The first payment outcome of a request stands; a later call cannot overwrite it.
             setOutcome: (next) => {

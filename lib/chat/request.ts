@@ -65,6 +65,28 @@ export const paymentApprovalSchema = z.strictObject({
   signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384),
 });
 
+/**
+ * The agent budget the page holds (lib/payments/delegation.ts): the wallet's signed delegation
+ * to a session key in the browser. It travels with every request, like the limits; the server
+ * keeps no grant, and checks the wallet's signature whenever it would use one.
+ */
+export const agentBudgetSchema = z.strictObject({
+  wallet: walletAddressSchema,
+  session: walletAddressSchema,
+  // Atomic USDC units, as signed: at most the 1,000,000 USD any amount here may be.
+  maxAmount: z
+    .string()
+    .regex(/^(0|[1-9]\d{0,12})$/, "must be a whole number of atomic USDC units, at most 1000000 USD")
+    .refine((value) => BigInt(value) <= MAX_USD, "must be at most 1000000 USD"),
+  validUntil: z.number().int().min(0).max(2 ** 40),
+  networks: z.array(networkIdSchema).min(1).max(16),
+  signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature")
+    .max(16_384)
+    .transform((value) => value as `0x${string}`),
+});
+
 export const chatRequestSchema = z
   .strictObject({
     messages: z.array(messageSchema).min(1).max(100),
@@ -75,6 +97,7 @@ export const chatRequestSchema = z
     temperature: z.number().min(0).max(1).default(0.5),
     maxTokens: z.number().int().min(1).max(8000).default(4000),
     payment: paymentApprovalSchema.optional(),
+    agentBudget: agentBudgetSchema.optional(),
   })
   .superRefine((body, ctx) => {
     if (!body.payment && body.messages.at(-1)?.role !== "user") {
@@ -91,6 +114,7 @@ export type ChatMessage = ChatRequest["messages"][number];
 export type SpendingLimitsInput = z.infer<typeof spendingLimitsSchema>;
 export type Preferences = z.infer<typeof preferencesSchema>;
 export type PaymentApprovalInput = z.infer<typeof paymentApprovalSchema>;
+export type AgentBudgetInput = z.infer<typeof agentBudgetSchema>;
 
 export type ReadChatRequestOptions = {
   /**

@@ -72,6 +72,17 @@ export const migrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    id: 5,
+    name: "agent budget payers",
+    // Who signed the transfer: null for the wallet itself, else the session address of the
+    // wallet's agent budget. The payment still belongs to the wallet (its limits, its history);
+    // the chain knows it by its payer, and a budget's use is the sum of its payer's payments.
+    statements: [
+      "ALTER TABLE payments ADD COLUMN payer text",
+      "CREATE INDEX payments_by_payer ON payments (payer) WHERE payer IS NOT NULL",
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

@@ -14,6 +14,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { TypedDataForWallet } from "@/lib/x402/quote";
+import type { AgentBudgetGrant } from "./delegation";
 
 export type ServiceRequest = {
   name: string;
@@ -38,7 +39,17 @@ export type ApprovalClaims = {
   expiresAt: number;
   typedData: TypedDataForWallet;
   payload: PaymentPayload;
+  /**
+   * Paid from the wallet's agent budget: the grant (checked again at approval), whose session
+   * key signs the transfer as its `from`. Absent: the wallet itself signs.
+   */
+  agentBudget?: AgentBudgetGrant;
 };
+
+/** The address that signs a quote's transfer: the wallet, or its agent budget's session key. */
+export function payerOf(claims: Pick<ApprovalClaims, "wallet" | "agentBudget">): `0x${string}` {
+  return claims.agentBudget?.session ?? claims.wallet;
+}
 
 /** The largest JSON body, in UTF-8 bytes, that a service call may carry (and a quote bind). */
 export const MAX_SERVICE_BODY_BYTES = 64 * 1024;

@@ -25,7 +25,8 @@ import type { LineWriter } from "@/lib/protocol/writer";
 import { authorizationOf, withSignature } from "@/lib/x402/quote";
 import { typedDataMessage } from "@/lib/x402/typed-data";
 import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError } from "@/lib/x402/service-call";
-import { verifyApproval, type ApprovalClaims } from "./approval-token";
+import { budgetOf, agentBudgetRefusal } from "./agent-budget";
+import { payerOf, verifyApproval, type ApprovalClaims } from "./approval-token";
 import { findPayment, markFailed, markSettled, reservePayment, type PaymentRecord } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { formatUsd } from "./money";
@@ -105,6 +106,7 @@ export async function checkApproval({ db, env, approval, walletAddress, now = ne
     network,
     amount: BigInt(claims.amount),
     payTo: claims.payTo,
+    ...(claims.agentBudget ? { paidFrom: "agent-budget" as const } : {}),
   };
 
   const existing = await findPayment(db, claims.paymentId);
@@ -113,7 +115,10 @@ export async function checkApproval({ db, env, approval, walletAddress, now = ne
   const signature = approval.signature as Hex;
   // A signature the account refuses is a refusal like a forged token; an RPC that does not
   // answer is not the person's fault and stays an error of its own (thrown).
-  const refusal = await signatureRefusal(claims, signature, network);
+  const refusal =
+    (await signatureRefusal(claims, signature, network)) ??
+    // A session key pays only under a grant the wallet signed, and only while it holds.
+    (claims.agentBudget ? await agentBudgetRefusal(claims.agentBudget, { wallet: claims.wallet, network, now }) : undefined);
   if (refusal) return { kind: "refused", error: refusal };
   if (now.getTime() / 1000 > claims.expiresAt - EXPIRY_MARGIN_SECONDS) return { kind: "expired", claims, facts };
   return { kind: "fresh", claims, facts, signature };
@@ -155,10 +160,11 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   const { claims, facts } = approval;
   const now = parameters.now ?? new Date();
   const { network } = facts;
+  const budget = claims.agentBudget ? budgetOf(claims.agentBudget) : undefined;
 
   const [preflight, latestBlock] = await beforeDeadline(
     Promise.all([
-      runPreflight({ db, wallet: claims.wallet, network, amount: facts.amount, limits: parameters.limits, now }),
+      runPreflight({ db, wallet: claims.wallet, ...(budget ? { budget } : {}), network, amount: facts.amount, limits: parameters.limits, now }),
       // Where to look for the payment's on-chain events later; without it the search starts further back.
       getLatestBlockNumber({ network }).catch(() => undefined),
     ]),
@@ -187,6 +193,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
       fromBlock: latestBlock === undefined ? null : latestBlock > FROM_BLOCK_MARGIN ? latestBlock - FROM_BLOCK_MARGIN : 0n,
     },
     limits: parameters.limits,
+    ...(budget ? { budget } : {}),
     now,
   });
   // Out of time before the payment was sent: a reservation made anyway is released, since
@@ -499,7 +506,9 @@ async function signatureRefusal(claims: ApprovalClaims, signature: Hex, network:
       details: { fields: [{ path: "payment.signature", message: field }] },
     });
   const notTheWallets = () =>
-    refuse("The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment");
+    claims.agentBudget
+      ? refuse("The signature is not your agent budget's signature of this payment.", "does not match the agent budget's session key and the quoted payment")
+      : refuse("The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment");
   // The typed data must be the payload's own authorization, and signed for the quoted wallet.
   const authorization = authorizationOf(claims.payload);
   if (authorization.nonce.toLowerCase() !== claims.nonce.toLowerCase() || authorization.value !== claims.amount) {
@@ -508,7 +517,7 @@ async function signatureRefusal(claims: ApprovalClaims, signature: Hex, network:
   const { typedData } = claims;
   let verdict: Awaited<ReturnType<typeof verifyPaymentSignature>>;
   try {
-    verdict = await verifyPaymentSignature({ network, address: claims.wallet, typedData: { ...typedData, message: typedDataMessage(typedData) }, signature });
+    verdict = await verifyPaymentSignature({ network, address: payerOf(claims), typedData: { ...typedData, message: typedDataMessage(typedData) }, signature });
   } catch (error) {
     if (!(error instanceof SignatureCheckUnavailableError)) throw error;
     throw new AppError("blockchain-error", `Could not check the payment's signature on ${network.name}: its RPC did not answer. Nothing was paid; please try again.`, { cause: error });

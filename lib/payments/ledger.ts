@@ -44,6 +44,8 @@ export type PaymentRecord = {
   validBefore: Date | null;
   /** A block at or before the quote, where the search for its on-chain events starts. */
   fromBlock: bigint | null;
+  /** The address that signed the transfer when it is not the wallet: its agent budget's session key. */
+  payer: string | null;
 };
 
 type PaymentRow = {
@@ -64,10 +66,11 @@ type PaymentRow = {
   settled_at: Date | string | null;
   valid_before: Date | string | null;
   from_block: string | null;
+  payer: string | null;
 };
 
 const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, nonce, service_name,
-  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block`;
+  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block, payer`;
 
 function toRecord(row: PaymentRow): PaymentRecord {
   return {
@@ -88,6 +91,7 @@ function toRecord(row: PaymentRow): PaymentRecord {
     settledAt: row.settled_at === null ? null : new Date(row.settled_at),
     validBefore: row.valid_before === null ? null : new Date(row.valid_before),
     fromBlock: row.from_block === null ? null : BigInt(row.from_block),
+    payer: row.payer,
   };
 }
 
@@ -119,7 +123,27 @@ export async function spendingByPeriod(
   return result;
 }
 
-export type LimitBreach = { limit: keyof SpendingLimits; limitAmount: bigint; spent: bigint; amount: bigint };
+/** A limit a payment would pass: one of the person's, or the agent budget it would be paid from. */
+export type LimitBreach = { limit: keyof SpendingLimits | "agentBudget"; limitAmount: bigint; spent: bigint; amount: bigint };
+
+/** An agent budget a payment is paid from: its session address and the most it may pay in all. */
+export type BudgetCap = { payer: string; maxAmount: bigint };
+
+/** What an agent budget's session address has paid or holds reserved, all time (a budget is used once). */
+export async function spentByPayer(db: Queryable, payer: string): Promise<bigint> {
+  const [row] = await db.query<{ spent: string }>(
+    `SELECT COALESCE(SUM(amount), 0)::text AS spent FROM payments
+     WHERE payer = $1 AND status IN ('reserved', 'pending', 'settled')`,
+    [walletKey(payer)],
+  );
+  return BigInt(row?.spent ?? "0");
+}
+
+/** The agent budget's breach if paying `amount` from it would pass its `maxAmount`. */
+export async function findBudgetBreach(db: Queryable, { budget, amount }: { budget: BudgetCap; amount: bigint }): Promise<LimitBreach | undefined> {
+  const spent = await spentByPayer(db, budget.payer);
+  return spent + amount > budget.maxAmount ? { limit: "agentBudget", limitAmount: budget.maxAmount, spent, amount } : undefined;
+}
 
 /** The first limit that paying `amount` now would pass, if any. */
 export async function findLimitBreach(
@@ -135,7 +159,7 @@ export async function findLimitBreach(
 
 export type NewPayment = Omit<
   PaymentRecord,
-  "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt" | "validBefore" | "fromBlock"
+  "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt" | "validBefore" | "fromBlock" | "payer"
 > & { validBefore?: Date | null; fromBlock?: bigint | null };
 
 export type ReserveResult =
@@ -146,10 +170,12 @@ export type ReserveResult =
 /**
  * Reserves a payment against the limits, atomically per wallet. The same payment id (or the
  * same signed nonce) reserved again returns the first record instead of a second reservation.
+ * A payment from the wallet's agent budget (`budget`) is also held to the budget's total; the
+ * budget belongs to the wallet, so the wallet's lock serialises its payments too.
  */
 export async function reservePayment(
   db: Database,
-  { payment, limits, now = new Date() }: { payment: NewPayment; limits: SpendingLimits; now?: Date },
+  { payment, limits, budget, now = new Date() }: { payment: NewPayment; limits: SpendingLimits; budget?: BudgetCap; now?: Date },
 ): Promise<ReserveResult> {
   return db.transaction(async (tx) => {
     // Serialises reservations of one wallet across requests and processes.
@@ -159,12 +185,14 @@ export async function reservePayment(
       [payment.paymentId, payment.nonce],
     );
     if (existing) return { kind: "existing", record: toRecord(existing) };
-    const breach = await findLimitBreach(tx, { wallet: payment.wallet, amount: payment.amount, limits, now });
+    const breach =
+      (await findLimitBreach(tx, { wallet: payment.wallet, amount: payment.amount, limits, now })) ??
+      (budget ? await findBudgetBreach(tx, { budget, amount: payment.amount }) : undefined);
     if (breach) return { kind: "limit-exceeded", breach };
     const [row] = await tx.query<PaymentRow>(
       `INSERT INTO payments (payment_id, wallet, network, asset, pay_to, amount, nonce, service_name, service_url, status,
-         created_at, updated_at, valid_before, from_block)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $10, $11, $12)
+         created_at, updated_at, valid_before, from_block, payer)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $10, $11, $12, $13)
        RETURNING ${columns}`,
       [
         payment.paymentId,
@@ -179,6 +207,7 @@ export async function reservePayment(
         now.toISOString(),
         payment.validBefore ? payment.validBefore.toISOString() : null,
         payment.fromBlock === undefined || payment.fromBlock === null ? null : payment.fromBlock.toString(),
+        budget ? walletKey(budget.payer) : null,
       ],
     );
     if (!row) throw new Error("the reservation was not written");

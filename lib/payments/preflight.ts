@@ -4,7 +4,7 @@
 import { getUsdcBalance } from "@/lib/chain/clients";
 import type { NetworkConfig } from "@/lib/chain/networks";
 import type { Queryable } from "@/lib/db";
-import { findLimitBreach, type LimitBreach } from "./ledger";
+import { findBudgetBreach, findLimitBreach, type BudgetCap, type LimitBreach } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { formatUsd } from "./money";
 
@@ -15,21 +15,30 @@ export type PreflightResult =
   | { ok: true; balance: bigint; warnings: string[] }
   | { ok: false; code: "limit-exceeded" | "insufficient-balance" | "blockchain-error"; message: string; breach?: LimitBreach };
 
-export async function runPreflight(parameters: {
+export type RunPreflightParameters = {
   db: Queryable;
+  /** Whose limits the payment counts against. */
   wallet: `0x${string}`;
+  /** Paid from the wallet's agent budget: its session address pays, within the budget's total. */
+  budget?: BudgetCap & { payer: `0x${string}` };
   network: NetworkConfig;
   amount: bigint;
   limits: SpendingLimits;
   now?: Date;
-}): Promise<PreflightResult> {
-  const { wallet, network, amount, limits } = parameters;
-  const breach = await findLimitBreach(parameters.db, { wallet, amount, limits, ...(parameters.now ? { now: parameters.now } : {}) });
+};
+
+export async function runPreflight(parameters: RunPreflightParameters): Promise<PreflightResult> {
+  const { wallet, budget, network, amount, limits } = parameters;
+  const breach =
+    (await findLimitBreach(parameters.db, { wallet, amount, limits, ...(parameters.now ? { now: parameters.now } : {}) })) ??
+    (budget ? await findBudgetBreach(parameters.db, { budget, amount }) : undefined);
   if (breach) return { ok: false, code: "limit-exceeded", message: describeBreach(breach), breach };
 
+  const payer = budget?.payer ?? wallet;
+  const holder = budget ? "Your agent budget" : "Your wallet";
   let balance: bigint;
   try {
-    balance = await getUsdcBalance({ network, owner: wallet });
+    balance = await getUsdcBalance({ network, owner: payer });
   } catch {
     return { ok: false, code: "blockchain-error", message: `Could not read your USDC balance on ${network.name}. Please try again.` };
   }
@@ -38,7 +47,7 @@ export async function runPreflight(parameters: {
     return {
       ok: false,
       code: "insufficient-balance",
-      message: `Your wallet holds ${formatUsd(balance)} USDC on ${network.name}, less than the ${formatUsd(total)} USDC this payment needs.`,
+      message: `${holder} holds ${formatUsd(balance)} USDC on ${network.name}, less than the ${formatUsd(total)} USDC this payment needs.`,
     };
   }
   const warnings: string[] = [];
@@ -54,9 +63,14 @@ const limitNames: Record<LimitBreach["limit"], string> = {
   weekly: "weekly (7 days)",
   monthly: "monthly (30 days)",
   perPayment: "per-payment",
+  agentBudget: "agent budget",
 };
 
 export function describeBreach(breach: LimitBreach): string {
+  if (breach.limit === "agentBudget") {
+    const left = breach.limitAmount > breach.spent ? breach.limitAmount - breach.spent : 0n;
+    return `Your agent budget has $${formatUsd(left)} of $${formatUsd(breach.limitAmount)} left, less than this payment of $${formatUsd(breach.amount)}.`;
+  }
   if (breach.limit === "perPayment") {
     return `This payment of $${formatUsd(breach.amount)} is above your per-payment limit of $${formatUsd(breach.limitAmount)}.`;
   }

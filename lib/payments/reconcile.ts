@@ -71,7 +71,8 @@ export async function askChain(record: PaymentRecord, network: NetworkConfig): P
     const state = await Promise.race([
       getAuthorizationState({
         network,
-        authorizer: getAddress(record.wallet),
+        // The chain knows the authorization by its signer: the agent budget's session key, if it paid.
+        authorizer: getAddress(record.payer ?? record.wallet),
         nonce: record.nonce as Hex,
         validBefore: until ? Math.floor(until.getTime() / 1000) : undefined,
         fromBlock: record.fromBlock ?? undefined,

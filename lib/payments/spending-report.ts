@@ -21,6 +21,8 @@ export type SpendingReport = {
     txHash: string;
     explorerUrl: string;
     settledAt: string;
+    /** Paid by the wallet's agent budget (its session key) without a prompt. */
+    paidFrom?: "agent-budget";
   }>;
 };
 
@@ -60,6 +62,7 @@ export async function getSpendingReport({
         txHash: payment.txHash,
         explorerUrl: transactionLink(payment.network, payment.txHash, env),
         settledAt: (payment.settledAt ?? payment.createdAt).toISOString(),
+        ...(payment.payer ? { paidFrom: "agent-budget" as const } : {}),
       },
     ];
   });

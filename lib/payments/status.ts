@@ -11,6 +11,8 @@ export type PaymentFacts = {
   network: NetworkConfig;
   amount: bigint;
   payTo: string;
+  /** Paid by the wallet's agent budget (its session key) rather than the wallet's own prompt. */
+  paidFrom?: "agent-budget";
 };
 
 export function paymentStatus(
@@ -38,6 +40,7 @@ export function paymentStatus(
       usd: formatUsd(total),
     },
     payTo: facts.payTo,
+    ...(facts.paidFrom ? { paidFrom: facts.paidFrom } : {}),
     ...(extra.warnings && extra.warnings.length > 0 ? { warnings: extra.warnings } : {}),
     ...(extra.approval ? { approval: extra.approval } : {}),
     ...(extra.txHash ? { txHash: extra.txHash } : {}),

@@ -62,6 +62,11 @@ export type PaymentStatus = {
   asset: { symbol: string; address: string; decimals: number };
   amount: PaymentAmount;
   payTo: string;
+  /**
+   * `agent-budget`: paid by the session key of the wallet's agent budget, signed in the page
+   * without a prompt; absent: the wallet signs.
+   */
+  paidFrom?: "agent-budget";
   approval?: PaymentApproval;
   txHash?: string;
   explorerUrl?: string;

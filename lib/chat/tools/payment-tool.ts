@@ -12,7 +12,8 @@ import {
   type ApprovalClaims,
 } from "@/lib/payments/approval-token";
 import { formatUsd } from "@/lib/payments/money";
-import { runPreflight } from "@/lib/payments/preflight";
+import { chooseAgentBudget, type AgentBudgetUse } from "@/lib/payments/agent-budget";
+import { runPreflight, type PreflightResult } from "@/lib/payments/preflight";
 import { paymentStatus, type PaymentFacts } from "@/lib/payments/status";
 import { cleanText } from "@/lib/x402/discovery";
 import { createQuote, readPaymentRequired } from "@/lib/x402/quote";
@@ -83,13 +84,15 @@ export function createPaymentTool(context: ToolContext) {
           summary: "This service costs money. Connect a wallet first, then ask again: the payment needs your wallet's signature.",
         };
       }
-      const quote = await createQuote({
-        paymentRequired,
-        wallet,
-        perPaymentLimit: context.limits.perPayment,
-        defaultChain: context.preferences.defaultChain,
-        env: context.env,
-      });
+      const quoteFor = (payer: `0x${string}`) =>
+        createQuote({
+          paymentRequired,
+          wallet: payer,
+          perPaymentLimit: context.limits.perPayment,
+          defaultChain: context.preferences.defaultChain,
+          env: context.env,
+        });
+      let quote = await quoteFor(wallet);
       if ("code" in quote) {
         context.writer.error({ code: quote.code, message: quote.message });
         context.setOutcome({ finishReason: quote.code });
@@ -105,7 +108,37 @@ export function createPaymentTool(context: ToolContext) {
         payTo: quote.payTo,
       };
       context.writer.payment(paymentStatus(facts, "checking"));
-      const preflight = await runPreflight({ db: context.db, wallet, network: quote.network, amount: quote.amount, limits: context.limits });
+      // A small payment within the page's agent budget is signed by its session key, without a
+      // prompt; anything else asks the wallet, saying why when a budget was there but did not apply.
+      const choice = await chooseAgentBudget({
+        db: context.db,
+        grant: context.agentBudget,
+        wallet,
+        network: quote.network,
+        amount: quote.amount,
+        threshold: context.preferences.confirmationThreshold ?? 0n,
+      });
+      const notes: string[] = [];
+      let budget: AgentBudgetUse | undefined;
+      let preflight: PreflightResult | undefined;
+      if (choice.use) {
+        const fromBudget = await quoteFor(choice.budget.payer);
+        if ("code" in fromBudget) throw new Error("the same payment request quoted for the wallet but not for its agent budget");
+        const checked = await runPreflight({ db: context.db, wallet, budget: choice.budget, network: quote.network, amount: quote.amount, limits: context.limits });
+        if (checked.ok || checked.code === "limit-exceeded") {
+          quote = fromBudget;
+          budget = choice;
+          preflight = checked;
+        } else {
+          // The session address holds less than the grant says is left (moved away, or not yet
+          // funded): the wallet pays this one.
+          notes.push(`${checked.message} This payment needs your wallet's approval.`);
+        }
+      } else if (choice.note) {
+        notes.push(choice.note);
+      }
+      preflight ??= await runPreflight({ db: context.db, wallet, network: quote.network, amount: quote.amount, limits: context.limits });
+      if (budget) facts.paidFrom = "agent-budget";
       if (!preflight.ok) {
         const code = preflight.code === "blockchain-error" ? "network-congestion" : preflight.code;
         context.writer.payment(paymentStatus(facts, "failed", { reason: { code, message: preflight.message } }));
@@ -126,6 +159,7 @@ export function createPaymentTool(context: ToolContext) {
         expiresAt: quote.validBefore,
         typedData: quote.typedData,
         payload: quote.unsignedPayload,
+        ...(budget ? { agentBudget: budget.grant } : {}),
       };
       const token = issueApproval(claims, context.env);
       if (token === undefined) {
@@ -138,9 +172,20 @@ export function createPaymentTool(context: ToolContext) {
       context.writer.payment(
         paymentStatus(facts, "awaiting-signature", {
           approval: { typedData: quote.typedData, token, expiresAt },
-          warnings: preflight.warnings,
+          warnings: [...notes, ...preflight.warnings],
         }),
       );
+      if (budget) {
+        return {
+          status: "awaiting-signature",
+          paymentId,
+          service: serviceName,
+          network: quote.network.name,
+          totalUsd: formatUsd(quote.amount),
+          paidFrom: "agent budget",
+          summary: `The payment of $${formatUsd(quote.amount)} USDC to ${serviceName} on ${quote.network.name} is within the person's agent budget and confirmation threshold: the page pays it from that budget now, without a prompt, and the answer follows.`,
+        };
+      }
       return {
         status: "awaiting-signature",
         paymentId,

@@ -1,0 +1,118 @@
+// The server's side of the agent budget (lib/payments/delegation.ts): at quote time, whether a
+// payment may be paid by the budget's session key without a prompt; at approval time, whether
+// the grant that quote was made under still holds. A grant is used only when the wallet signed
+// it, it is for this wallet and network, it has not expired, the payment is at or below the
+// person's confirmation threshold, and what is left of it covers the payment. Anything else
+// falls back to the wallet's own prompt, with a note saying why when the person would wonder.
+// The budget's total is enforced again at reservation (lib/payments/ledger.ts), and the chain
+// enforces it last: the session address holds only what the person moved there.
+import { isAddressEqual } from "viem";
+import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/chain/signature";
+import type { NetworkConfig } from "@/lib/chain/networks";
+import type { Queryable } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import { delegationOf, delegationTypedData, type AgentBudgetGrant } from "./delegation";
+import { findBudgetBreach, type BudgetCap } from "./ledger";
+import { formatUsd } from "./money";
+import { describeBreach } from "./preflight";
+
+/** A grant a payment is paid from: its cap as the ledger holds it to, and the grant itself. */
+export type AgentBudgetUse = { budget: BudgetCap & { payer: `0x${string}` }; grant: AgentBudgetGrant };
+
+export type ChooseAgentBudgetParameters = {
+  db: Queryable;
+  grant: AgentBudgetGrant | undefined;
+  wallet: `0x${string}`;
+  network: NetworkConfig;
+  amount: bigint;
+  /** The person's confirmation threshold: above it, a payment always asks. */
+  threshold: bigint;
+  now?: Date;
+};
+
+export type ChooseAgentBudgetReturnType = ({ use: true } & AgentBudgetUse) | { use: false; note?: string };
+
+export async function chooseAgentBudget({
+  db,
+  grant,
+  wallet,
+  network,
+  amount,
+  threshold,
+  now = new Date(),
+}: ChooseAgentBudgetParameters): Promise<ChooseAgentBudgetReturnType> {
+  if (!grant) return { use: false };
+  const problem = grantProblem(grant, { wallet, network, now });
+  if (problem) return { use: false, note: `${problem} This payment needs your wallet's approval.` };
+  if (amount > threshold) {
+    return {
+      use: false,
+      note: `This payment of $${formatUsd(amount)} is above your confirmation threshold of $${formatUsd(threshold)}, so your agent budget does not pay it: it needs your wallet's approval.`,
+    };
+  }
+  const budget = budgetOf(grant);
+  const [signature, breach] = await Promise.all([
+    delegationRefusal(grant, network),
+    findBudgetBreach(db, { budget, amount }),
+  ]);
+  if (signature) return { use: false, note: `${signature} This payment needs your wallet's approval.` };
+  if (breach) return { use: false, note: `${describeBreach(breach)} This payment needs your wallet's approval; grant a new budget in Settings to go on without prompts.` };
+  return { use: true, budget, grant };
+}
+
+/**
+ * At approval time: the grant a session-key quote was made under must still hold (it may have
+ * expired since) and be the wallet's signature, checked again rather than taken from the quote.
+ * A refusal is a `bad-request`; an RPC that cannot check a smart wallet's signature is a
+ * `blockchain-error`. Either way nothing is reserved or paid.
+ */
+export async function agentBudgetRefusal(
+  grant: AgentBudgetGrant,
+  { wallet, network, now = new Date() }: { wallet: `0x${string}`; network: NetworkConfig; now?: Date },
+): Promise<AppError | undefined> {
+  const refuse = (message: string) =>
+    new AppError("bad-request", `${message} Nothing was paid.`, {
+      details: { fields: [{ path: "payment.token", message: "its agent budget does not allow this payment" }] },
+    });
+  const problem = grantProblem(grant, { wallet, network, now });
+  if (problem) return refuse(problem);
+  const signature = await delegationRefusal(grant, network, { throwIfUnavailable: true });
+  return signature ? refuse(signature) : undefined;
+}
+
+/** The budget's cap as the ledger checks it. */
+export function budgetOf(grant: AgentBudgetGrant): AgentBudgetUse["budget"] {
+  return { payer: grant.session, maxAmount: BigInt(grant.maxAmount) };
+}
+
+/** What is wrong with a grant for this payment that needs no chain to know, if anything. */
+function grantProblem(grant: AgentBudgetGrant, { wallet, network, now }: { wallet: `0x${string}`; network: NetworkConfig; now: Date }): string | undefined {
+  if (!isAddressEqual(grant.wallet, wallet)) return "The agent budget this page sent belongs to another wallet.";
+  if (isAddressEqual(grant.session, wallet)) return "The agent budget's session address is the wallet itself.";
+  if (grant.validUntil * 1000 <= now.getTime()) return `Your agent budget expired at ${new Date(grant.validUntil * 1000).toISOString()}.`;
+  if (!grant.networks.includes(network.id)) return `Your agent budget does not cover ${network.name}.`;
+  return undefined;
+}
+
+/** Why the wallet's signature of the delegation does not hold, if it does not. */
+async function delegationRefusal(
+  grant: AgentBudgetGrant,
+  network: NetworkConfig,
+  { throwIfUnavailable = false }: { throwIfUnavailable?: boolean } = {},
+): Promise<string | undefined> {
+  try {
+    const verdict = await verifyPaymentSignature({
+      network,
+      address: grant.wallet,
+      typedData: delegationTypedData(delegationOf(grant)),
+      signature: grant.signature,
+    });
+    return verdict.valid ? undefined : "The agent budget this page sent is not signed by your wallet.";
+  } catch (error) {
+    if (!(error instanceof SignatureCheckUnavailableError)) throw error;
+    if (throwIfUnavailable) {
+      throw new AppError("blockchain-error", `Could not check your agent budget's signature on ${network.name}: its RPC did not answer. Nothing was paid; please try again.`, { cause: error });
+    }
+    return `Could not check your agent budget's signature on ${network.name} (its RPC did not answer).`;
+  }
+}
