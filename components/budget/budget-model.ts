@@ -22,6 +22,7 @@ export const spendingReportSchema = z.object({
       txHash: z.string(),
       explorerUrl: z.string().optional(),
       settledAt: z.string(),
+      paidFrom: z.literal("agent-budget").optional(),
     }),
   ),
 });

@@ -154,6 +154,7 @@ export function BudgetPanel({ wallet, limits, refreshKey, balance }: BudgetPanel
                 <span className={styles.paymentName}>{payment.service.name}</span>
                 <span className={styles.paymentAmount}>{displayUsd(payment.amountUsd)}</span>
                 <span className={styles.paymentMeta}>
+                  {payment.paidFrom === "agent-budget" ? <span data-testid="budget-payment-from-agent">agent budget · </span> : null}
                   {settledAt ? <time dateTime={payment.settledAt}>{formatLocalTime(settledAt)}</time> : null}
                   {link ? (
                     <>

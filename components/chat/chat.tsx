@@ -5,6 +5,8 @@
 // the confirmation threshold opens the wallet's prompt as soon as it arrives; above it, the
 // person confirms in the page first. The server re-checks everything either way.
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { AgentBudgetCard } from "@/components/agent-budget/agent-budget-card";
+import { useAgentBudget } from "@/components/agent-budget/use-agent-budget";
 import { BudgetPanel } from "@/components/budget/budget-panel";
 import type { PaymentActions } from "@/components/payment/payment-card";
 import { ProposalBanner } from "@/components/settings/proposal-banner";
@@ -14,8 +16,8 @@ import { WalletConnectButton } from "@/components/wallet/connect-button";
 import { useWallet, useWalletBalance } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { toRequestExtras } from "@/lib/client/settings";
-import { readApprovalTypedData } from "@/lib/client/wallet-signer";
-import { parseUsd } from "@/lib/payments/money";
+import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
+import { formatUnits, parseUsd } from "@/lib/payments/money";
 import type { FinishMetadata, PaymentStatus, StreamMetadata } from "@/lib/protocol/lines";
 import { latestPayments, type ChatEntry } from "./chat-entries";
 import { Composer } from "./composer";
@@ -55,10 +57,17 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   // On narrow screens the budget is a sheet over the chat, opened from the top bar.
   const [budgetOpen, setBudgetOpen] = useState(false);
 
-  // Read at send time, so a request always carries the settings of that moment.
+  // The agent budget this browser holds for the connected wallet: small payments it pays itself.
+  const agentBudget = useAgentBudget(wallet, budgetKey);
+  const requestGrant = agentBudget.requestGrant;
+
+  // Read at send time, so a request always carries the settings (and the budget) of that moment.
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
-  const extras = useCallback(() => toRequestExtras(settingsRef.current), []);
+  const extras = useCallback(() => {
+    const grant = requestGrant();
+    return { ...toRequestExtras(settingsRef.current), ...(grant ? { agentBudget: grant } : {}) };
+  }, [requestGrant]);
   const onProposal = useCallback(
     (data: StreamMetadata) => {
       if (data.spendingLimits || data.preferences) {
@@ -75,9 +84,15 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
     if (finish.paymentId || finish.txHash) setBudgetKey((key) => key + 1);
   }, []);
 
+  const signQuote = agentBudget.signQuote;
+  const signFromBudget = useMemo(
+    () => (signQuote ? (typedData: ApprovalTypedData) => signQuote(typedData, parseUsd(settingsRef.current.preferences.confirmationThreshold) ?? 0n) : undefined),
+    [signQuote],
+  );
   const chat = useChatStream({
     walletAddress: wallet.address,
     sign: wallet.sign,
+    signFromBudget,
     extras,
     onProposal,
     onFinish,
@@ -124,26 +139,36 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   const threshold = parseUsd(settings.preferences.confirmationThreshold) ?? 0n;
   const needsConfirmation = (payment: PaymentStatus) => (parseUsd(payment.amount.usd) ?? 0n) > threshold;
 
+  // A quote for the agent budget is paid by its key, from its address and balance.
+  const pendingFromBudget = pending?.paidFrom === "agent-budget";
+  const budgetLeft =
+    agentBudget.stored && agentBudget.left !== undefined ? formatUnits(agentBudget.left, agentBudget.stored.network.usdc.decimals) : undefined;
+  const payingFrom = pendingFromBudget ? agentBudget.stored?.grant.session : wallet.address;
+  const payingBalance = pendingFromBudget ? budgetLeft : balance;
+
   // An approval is not a new message: it starts no cooldown (the server does not count it).
   const paymentActions: PaymentActions = {
-    canSign: wallet.sign !== undefined,
+    canSign: pendingFromBudget ? signFromBudget !== undefined : wallet.sign !== undefined,
     walletLoading: wallet.status === "loading",
     busy: streaming || approving !== undefined,
     approving,
     approve: (payment) => void approve(payment),
     reject,
-    confirmRequired: pending ? needsConfirmation(pending) : false,
-    ...(wallet.address ? { payingFrom: wallet.address } : {}),
-    ...(balance !== undefined ? { balance } : {}),
-    ...(wrongChain ? { wrongChain } : {}),
+    confirmRequired: pending ? pending.paidFrom !== "agent-budget" && needsConfirmation(pending) : false,
+    ...(payingFrom ? { payingFrom } : {}),
+    ...(payingBalance !== undefined ? { balance: payingBalance } : {}),
+    ...(wrongChain && !pendingFromBudget ? { wrongChain } : {}),
   };
 
   // At or below the threshold the wallet's own prompt is the confirmation: open it at once,
-  // once per quote, when the reply that brought it has finished.
+  // once per quote, when the reply that brought it has finished. A quote made for the agent
+  // budget is signed by its key at once, with no prompt at all.
   const prompted = useRef(new Set<string>());
   useEffect(() => {
-    if (!pending || streaming || approving !== undefined || !wallet.sign) return;
-    if (prompted.current.has(pending.paymentId) || needsConfirmation(pending)) return;
+    if (!pending || streaming || approving !== undefined) return;
+    const fromBudget = pending.paidFrom === "agent-budget";
+    if (!fromBudget && !wallet.sign) return;
+    if (prompted.current.has(pending.paymentId) || (!fromBudget && needsConfirmation(pending))) return;
     prompted.current.add(pending.paymentId);
     void approve(pending);
   });
@@ -264,6 +289,13 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
         </section>
         <aside id="budget-sheet" className={styles.aside} aria-label="Your budget" data-open={budgetOpen}>
           <BudgetPanel wallet={wallet.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} />
+          <AgentBudgetCard
+            budget={agentBudget}
+            canGrant={wallet.actions !== undefined}
+            network={networks.find((network) => network.id === settings.preferences.defaultChain) ?? networks[0]}
+            threshold={settings.preferences.confirmationThreshold}
+            setThreshold={(confirmationThreshold) => settingsState.update({ preferences: { ...settingsRef.current.preferences, confirmationThreshold } })}
+          />
         </aside>
       </div>
     </div>

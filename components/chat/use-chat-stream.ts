@@ -22,7 +22,7 @@ import {
   type ChatRequestBody,
 } from "./chat-entries";
 
-export type ChatRequestExtras = Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model">;
+export type ChatRequestExtras = Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model" | "agentBudget">;
 
 /** How a send ended, for the caller's cooldown bookkeeping. */
 export type SendOutcome =
@@ -39,6 +39,11 @@ export type UseChatStreamOptions = {
   walletAddress?: string;
   /** Signs a quote's typed data with the wallet; absent when no wallet can sign. */
   sign?: ((typedData: ApprovalTypedData) => Promise<`0x${string}`>) | undefined;
+  /**
+   * Signs a quote made for the wallet's agent budget (`paidFrom: "agent-budget"`) with its
+   * session key, no prompt; absent when this page holds no usable budget.
+   */
+  signFromBudget?: ((typedData: ApprovalTypedData) => Promise<`0x${string}`>) | undefined;
   /** A `d:` line before the final one: settings the model proposes (SPEC section 5). */
   onProposal?: (data: StreamMetadata) => void;
   /** A reply ended; its finish metadata (a payment's outcome included). */
@@ -65,6 +70,7 @@ export function useChatStream({
   extras,
   walletAddress,
   sign,
+  signFromBudget,
   onProposal,
   onFinish,
 }: UseChatStreamOptions = {}): UseChatStreamResult {
@@ -216,11 +222,18 @@ export function useChatStream({
         (entry) => entry.role === "assistant" && entry.payments.some((item) => item.paymentId === payment.paymentId),
       );
       const messages = origin?.role === "assistant" ? origin.request : undefined;
-      if (!sign || !walletAddress) return refuse("no-wallet", "Connect a wallet to approve this payment.");
+      const fromBudget = payment.paidFrom === "agent-budget";
+      const signer = fromBudget ? signFromBudget : sign;
+      if (!walletAddress) return refuse("no-wallet", "Connect a wallet to approve this payment.");
+      if (!signer) {
+        return fromBudget
+          ? refuse("no-agent-budget", "This payment was quoted for your agent budget, which this page no longer holds or has revoked. Ask again to pay it from your wallet.")
+          : refuse("no-wallet", "Connect a wallet to approve this payment.");
+      }
       if (!approval || !typedData || !messages) return refuse("invalid-quote", "This quote cannot be signed: it is incomplete.");
       // The approval token binds the wallet the quote was made for; another account cannot use it.
       const payer = typedData.message.from;
-      if (payer && payer.toLowerCase() !== walletAddress.toLowerCase()) {
+      if (!fromBudget && payer && payer.toLowerCase() !== walletAddress.toLowerCase()) {
         return refuse(
           "wallet-changed",
           `This quote was made for the wallet ${payer.slice(0, 6)}…${payer.slice(-4)}. Switch back to it to approve, or ask again with this wallet.`,
@@ -233,11 +246,11 @@ export function useChatStream({
       try {
         let signature: `0x${string}`;
         try {
-          signature = await sign(typedData);
+          signature = await signer(typedData);
         } catch (error) {
           controllerRef.current = null;
           const detail = error instanceof Error && error.message ? ` (${error.message.split("\n")[0]})` : "";
-          return refuse("signing-failed", `The wallet could not sign the payment${detail}.`);
+          return refuse("signing-failed", `${fromBudget ? "The agent budget" : "The wallet"} could not sign the payment${detail}.`);
         }
         if (controller.signal.aborted) {
           controllerRef.current = null;
@@ -254,7 +267,7 @@ export function useChatStream({
         setApproving(undefined);
       }
     },
-    [extras, newId, run, sign, update, walletAddress],
+    [extras, newId, run, sign, signFromBudget, update, walletAddress],
   );
 
   const reject = useCallback((paymentId: string) => update((current) => rejectPayment(current, paymentId)), [update]);

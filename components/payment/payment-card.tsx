@@ -85,6 +85,15 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         </span>
       </header>
       <PaymentSteps steps={steps} failedNote={failure?.stepNote} />
+      {payment.paidFrom === "agent-budget" ? (
+        <p className={styles.note} data-testid="payment-paid-from">
+          {awaiting
+            ? "Paying from your agent budget: no wallet prompt needed."
+            : payment.status === "failed"
+              ? "From your agent budget."
+              : "Paid from your agent budget, without a prompt."}
+        </p>
+      ) : null}
       {failure ? (
         <div className={styles.failure} role="alert" data-paid={failure.paid}>
           <p className={styles.failureSummary} data-testid="payment-failure-summary">
@@ -233,6 +242,7 @@ function LongValue({ value, tail, "data-testid": testId }: { value: string; tail
 
 function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
   const price = `$${payment.amount.usd}`;
+  if (payment.paidFrom === "agent-budget") return `Pay ${price} from the agent budget`;
   if (actions.wrongChain) return `Switch to ${actions.wrongChain.name} and pay${actions.confirmRequired ? ` ${price}` : ""}`;
   if (actions.confirmRequired) return `Confirm and pay ${price}`;
   return "Approve and pay";
@@ -246,7 +256,9 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
     : actions.walletLoading
       ? "Your wallet is loading…"
       : !actions.canSign
-        ? "Connect a wallet to approve"
+        ? payment.paidFrom === "agent-budget"
+          ? "This page no longer holds the agent budget this was quoted for. Ask again to pay from your wallet."
+          : "Connect a wallet to approve"
         : inFlight
           ? "Signing and paying…"
           : undefined;

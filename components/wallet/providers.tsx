@@ -18,7 +18,7 @@ import {
 } from "./wallet-context";
 import type { WalletStackProps } from "./wallet-stack";
 
-const noWallet: PaymentWallet = { address: undefined, chainId: undefined, connectorName: undefined, sign: undefined };
+const noWallet: PaymentWallet = { address: undefined, chainId: undefined, connectorName: undefined, sign: undefined, actions: undefined };
 
 /** The import of the wallet stack, made once per page load and shared by every caller. */
 let stackImport: Promise<ComponentType<WalletStackProps>> | undefined;
@@ -85,13 +85,13 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
   const value = useMemo<WalletContextValue>(
     () => ({
       status,
-      wallet: { address: wallet.address, chainId: wallet.chainId, connectorName: wallet.connectorName, sign: wallet.sign },
+      wallet: { address: wallet.address, chainId: wallet.chainId, connectorName: wallet.connectorName, sign: wallet.sign, actions: wallet.actions },
       balance: report?.balance,
       whenReady,
       requestBalance,
       setConnectTarget,
     }),
-    [status, wallet.address, wallet.chainId, wallet.connectorName, wallet.sign, report?.balance, whenReady, requestBalance],
+    [status, wallet.address, wallet.chainId, wallet.connectorName, wallet.sign, wallet.actions, report?.balance, whenReady, requestBalance],
   );
 
   return (

@@ -3,13 +3,16 @@
 // one signing path for every wallet (wagmi's signTypedData; wallets refuse typed data for another
 // chain than their active one, so the chain a quote needs is switched to, or added, first).
 // wagmi's hooks: used inside the wallet stack only, which reports to the page (wallet-context.ts).
-import { useCallback } from "react";
+import { useCallback, useMemo } from "react";
 import { erc20Abi } from "viem";
-import { useAccount, useReadContract, useSignTypedData, useSwitchChain } from "wagmi";
+import { useAccount, useConfig, useReadContract, useSignTypedData, useSwitchChain } from "wagmi";
+import { readContract, waitForTransactionReceipt, writeContract } from "wagmi/actions";
+import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
+import { delegationTypedData } from "@/lib/payments/delegation";
 import { formatUnits } from "@/lib/payments/money";
-import type { PaymentWallet } from "./wallet-context";
+import type { PaymentWallet, WalletActions } from "./wallet-context";
 
 export function usePaymentWallet(): PaymentWallet {
   const { address, chainId, connector, status } = useAccount();
@@ -34,11 +37,55 @@ export function usePaymentWallet(): PaymentWallet {
     [address, chainId, connector, signTypedDataAsync, switchChainAsync],
   );
 
+  const config = useConfig();
+  const actions = useMemo<WalletActions | undefined>(() => {
+    if (!address) return undefined;
+    const onChain = async (network: WalletNetwork) => {
+      const current = connector ? await connector.getChainId() : chainId;
+      if (current !== network.chainId) await switchChainAsync({ chainId: network.chainId });
+    };
+    const mined = async (network: WalletNetwork, hash: `0x${string}`) => {
+      const receipt = await waitForTransactionReceipt(config, { hash, chainId: network.chainId });
+      if (receipt.status !== "success") throw new Error(`The transaction ${hash} failed on chain.`);
+      return hash;
+    };
+    return {
+      signDelegation: (delegation) => signTypedDataAsync({ account: address, ...delegationTypedData(delegation) }),
+      transferUsdc: async (network, to, amount) => {
+        await onChain(network);
+        const hash = await writeContract(config, {
+          account: address,
+          chainId: network.chainId,
+          address: network.usdc.address,
+          abi: usdcWalletAbi,
+          functionName: "transfer",
+          args: [to, amount],
+        });
+        return mined(network, hash);
+      },
+      submitUsdcAuthorization: async (network, authorization) => {
+        await onChain(network);
+        const hash = await writeContract(config, {
+          account: address,
+          chainId: network.chainId,
+          address: network.usdc.address,
+          abi: usdcWalletAbi,
+          functionName: "transferWithAuthorization",
+          args: authorization,
+        });
+        return mined(network, hash);
+      },
+      usdcBalanceOf: (network, owner) =>
+        readContract(config, { chainId: network.chainId, address: network.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [owner] }),
+    };
+  }, [address, chainId, config, connector, signTypedDataAsync, switchChainAsync]);
+
   return {
     address: connected ? address : undefined,
     chainId: connected ? chainId : undefined,
     connectorName: connected ? connector?.name : undefined,
     sign: connected ? sign : undefined,
+    actions: connected ? actions : undefined,
   };
 }
 

@@ -6,7 +6,9 @@
 // call wagmi's hooks themselves, so nothing is rendered outside the wallet providers.
 import { createContext, useContext, useEffect } from "react";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import type { WithdrawalAuthorization } from "@/lib/client/agent-budget-keys";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
+import type { AgentBudgetDelegation } from "@/lib/payments/delegation";
 
 /** loading: the wallet libraries are on their way, or wagmi is still reconnecting a wallet used
  * before; ready: who is connected (if anyone) is known; failed: the libraries could not load. */
@@ -18,6 +20,19 @@ export type PaymentWallet = {
   connectorName: string | undefined;
   /** Switches the wallet to the quote's chain when needed, then signs its typed data. */
   sign: ((typedData: ApprovalTypedData) => Promise<`0x${string}`>) | undefined;
+  /** What the agent budget asks of the wallet; absent when no wallet is connected. */
+  actions: WalletActions | undefined;
+};
+
+/** The wallet's part in an agent budget: sign its delegation, fund it, take back what is left. */
+export type WalletActions = {
+  signDelegation: (delegation: AgentBudgetDelegation) => Promise<`0x${string}`>;
+  /** Sends USDC from the wallet (the person pays the gas) and waits until it is mined; the tx hash. */
+  transferUsdc: (network: WalletNetwork, to: `0x${string}`, amount: bigint) => Promise<`0x${string}`>;
+  /** Submits an EIP-3009 authorization signed by another key (the person pays the gas); the tx hash. */
+  submitUsdcAuthorization: (network: WalletNetwork, authorization: WithdrawalAuthorization) => Promise<`0x${string}`>;
+  /** Any address's USDC balance, in atomic units, read through the wallet stack's transports. */
+  usdcBalanceOf: (network: WalletNetwork, owner: `0x${string}`) => Promise<bigint>;
 };
 
 /** Which USDC balance the page wants read: the wallet's, on one network, read again when the key changes. */

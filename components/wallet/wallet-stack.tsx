@@ -52,7 +52,7 @@ export function WalletStack({ setup, balanceQuery, connectTarget, onReport }: Wa
 }
 
 function WalletReporter({ query, onReport }: { query: BalanceQuery; onReport: (report: WalletReport) => void }) {
-  const { address, chainId, connectorName, sign } = usePaymentWallet();
+  const { address, chainId, connectorName, sign, actions } = usePaymentWallet();
   const { status } = useAccount();
   const value = useUsdcBalance(address, query.network, query.refreshKey);
   // wagmi reconnects a wallet used before from its own mount effect, which runs after this
@@ -71,9 +71,10 @@ function WalletReporter({ query, onReport }: { query: BalanceQuery; onReport: (r
       chainId,
       connectorName,
       sign,
+      actions,
       settled,
       balance: { address, networkId: query.network?.id, refreshKey: query.refreshKey, value },
     });
-  }, [address, chainId, connectorName, sign, settled, query, value, onReport]);
+  }, [address, chainId, connectorName, sign, actions, settled, query, value, onReport]);
   return null;
 }

@@ -12,7 +12,8 @@ export type WalletNetwork = {
   chainId: number;
   name: string;
   testnet: boolean;
-  usdc: { address: `0x${string}`; decimals: number };
+  /** The token and its EIP-712 domain (an agent budget's withdrawal is an EIP-3009 authorization). */
+  usdc: { address: `0x${string}`; decimals: number; name: string; version: string };
   explorer?: string;
   /** Only for the sandbox chain, whose RPC is a local development node. */
   rpcUrl?: string;
@@ -26,7 +27,7 @@ export function walletNetworks(env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" 
     chainId: network.chainId,
     name: network.name,
     testnet: network.testnet,
-    usdc: { address: network.usdc.address, decimals: network.usdc.decimals },
+    usdc: { address: network.usdc.address, decimals: network.usdc.decimals, name: network.usdc.name, version: network.usdc.version },
     ...(network.explorer ? { explorer: network.explorer } : {}),
     ...(network.chainId === SANDBOX_CHAIN_ID && network.rpcUrl ? { rpcUrl: network.rpcUrl } : {}),
   }));

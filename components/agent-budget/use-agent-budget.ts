@@ -1,0 +1,160 @@
+"use client";
+// The connected wallet's agent budget: what this browser holds of it (lib/client/agent-budget.ts),
+// what is left of it on chain, and the two things a person does with it. Granting makes a session
+// key here, has the wallet sign the delegation and move the amount to the key's address (two
+// wallet prompts, the person pays the transfer's gas). Revoking stops its use at once, has the
+// key sign an EIP-3009 authorization returning everything left, and has the wallet submit it.
+// What is left is the session address's USDC balance: the chain's figure, not the page's sum.
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { PaymentWallet } from "@/components/wallet/wallet-context";
+import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import {
+  isBudgetUsable,
+  readStoredBudget,
+  removeStoredBudget,
+  sessionQuoteProblem,
+  writeStoredBudget,
+  type StoredAgentBudget,
+} from "@/lib/client/agent-budget";
+import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
+import type { AgentBudgetDelegation, AgentBudgetGrant } from "@/lib/payments/delegation";
+import { formatUsd } from "@/lib/payments/money";
+
+const loadKeys = () => import("@/lib/client/agent-budget-keys");
+
+export type GrantInput = { amount: bigint; validUntil: number; network: WalletNetwork };
+
+export type AgentBudgetNotice = { kind: "granted" | "returned"; message: string; txHash: `0x${string}`; network: WalletNetwork };
+
+export type AgentBudgetState = {
+  /** This browser's budget for the connected wallet, revoked or not. */
+  stored: StoredAgentBudget | undefined;
+  /** Not revoked and not expired: requests carry it and its key signs. */
+  usable: boolean;
+  /** USDC still at the session address (atomic units); undefined while unknown. */
+  left: bigint | undefined;
+  busy: "granting" | "revoking" | undefined;
+  error: string | undefined;
+  notice: AgentBudgetNotice | undefined;
+  grant: (input: GrantInput) => Promise<void>;
+  revoke: () => Promise<void>;
+  /** The grant requests carry, read at send time. */
+  requestGrant: () => AgentBudgetGrant | undefined;
+  /** Signs a quote made for the budget, after the page's own checks; absent without a usable budget. */
+  signQuote: ((typedData: ApprovalTypedData, threshold: bigint) => Promise<`0x${string}`>) | undefined;
+};
+
+export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions">, refreshKey: number): AgentBudgetState {
+  const { address, actions } = wallet;
+  const [stored, setStored] = useState<StoredAgentBudget | undefined>(undefined);
+  const [left, setLeft] = useState<bigint | undefined>(undefined);
+  const [busy, setBusy] = useState<AgentBudgetState["busy"]>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [notice, setNotice] = useState<AgentBudgetNotice | undefined>(undefined);
+  const [readKey, setReadKey] = useState(0);
+  const storedRef = useRef(stored);
+  storedRef.current = stored;
+
+  useEffect(() => {
+    setStored(address ? readStoredBudget(address) : undefined);
+    setError(undefined);
+  }, [address]);
+
+  // The balance at the session address: read when the budget, a payment or a grant changes it.
+  useEffect(() => {
+    if (!stored || !actions) {
+      setLeft(undefined);
+      return;
+    }
+    let live = true;
+    actions.usdcBalanceOf(stored.network, stored.grant.session).then(
+      (value) => live && setLeft(value),
+      () => live && setLeft(undefined),
+    );
+    return () => {
+      live = false;
+    };
+  }, [stored, actions, refreshKey, readKey]);
+
+  const save = (next: StoredAgentBudget | undefined, owner: string) => {
+    if (next) writeStoredBudget(next);
+    else removeStoredBudget(owner);
+    setStored(next);
+  };
+
+  const grant = async ({ amount, validUntil, network }: GrantInput) => {
+    if (!address || !actions) {
+      setError("Connect a wallet first.");
+      return;
+    }
+    setBusy("granting");
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      const { createSessionKey } = await loadKeys();
+      const { address: session, sealedKey } = await createSessionKey();
+      const delegation: AgentBudgetDelegation = { wallet: address, session, maxAmount: amount.toString(), validUntil, networks: [network.id] };
+      const signature = await actions.signDelegation(delegation);
+      // The chain's wall: the session address holds what is moved here, and nothing else.
+      const fundingTx = await actions.transferUsdc(network, session, amount);
+      save({ grant: { ...delegation, signature }, network, sealedKey, grantedAt: new Date().toISOString(), fundingTx }, address);
+      setNotice({ kind: "granted", message: `Moved ${formatUsd(amount)} USDC to your agent budget.`, txHash: fundingTx, network });
+    } catch (cause) {
+      setError(`The budget was not granted: ${describe(cause)}`);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const revoke = async () => {
+    const current = storedRef.current;
+    if (!current || !address || !actions) return;
+    setBusy("revoking");
+    setError(undefined);
+    setNotice(undefined);
+    // Stopped first: whatever happens next, the key signs no more payments.
+    const revoked = current.revokedAt ? current : { ...current, revokedAt: new Date().toISOString() };
+    save(revoked, address);
+    try {
+      const balance = await actions.usdcBalanceOf(current.network, current.grant.session);
+      if (balance > 0n) {
+        const { withdrawalAuthorization } = await loadKeys();
+        const authorization = await withdrawalAuthorization(revoked, balance);
+        const txHash = await actions.submitUsdcAuthorization(current.network, authorization);
+        setNotice({ kind: "returned", message: `Revoked. ${formatUsd(balance)} USDC went back to your wallet.`, txHash, network: current.network });
+      }
+      save(undefined, address);
+      setLeft(undefined);
+    } catch (cause) {
+      setError(`The budget is revoked, but what is left is still at its address: ${describe(cause)}`);
+      setReadKey((key) => key + 1);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const requestGrant = useCallback(() => {
+    const current = storedRef.current;
+    return isBudgetUsable(current) ? current.grant : undefined;
+  }, []);
+
+  const usable = isBudgetUsable(stored);
+  const signQuote = usable
+    ? async (typedData: ApprovalTypedData, threshold: bigint) => {
+        const current = storedRef.current;
+        if (!isBudgetUsable(current)) throw new Error("The agent budget was revoked or has expired.");
+        const problem = sessionQuoteProblem(typedData, current, threshold);
+        if (problem) throw new Error(`The agent budget does not sign this payment: ${problem}.`);
+        const { signWithSessionKey } = await loadKeys();
+        return signWithSessionKey(current, typedData);
+      }
+    : undefined;
+
+  return { stored, usable, left, busy, error, notice, grant, revoke, requestGrant, signQuote };
+}
+
+
+function describe(cause: unknown): string {
+  const message = cause instanceof Error ? (cause as Error & { shortMessage?: string }).shortMessage ?? cause.message : String(cause);
+  return message.split("\n")[0] ?? "unknown error";
+}
