@@ -327,19 +327,39 @@ function boundJson(value: unknown, depth: number, budget: { left: number }): unk
 
 export type ServiceFilter = { query?: string | undefined; network?: string | undefined; maxPrice?: bigint | undefined };
 
-/** Services matching every word of the query (in name, description, tags or URL), network and price. */
+/**
+ * Services matching every word of the query (in name, description, tags or URL), network and
+ * price. Words match whole words, in the singular or the plural ("headline" finds "headlines",
+ * "currency" finds "currencies"); a part of a word does not ("news" is not the "New" of New York).
+ */
 export function filterServices(listings: readonly ServiceListing[], filter: ServiceFilter): ServiceListing[] {
-  const words = (filter.query ?? "")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1);
+  const words = wordsOf(filter.query ?? "");
   return listings.filter((listing) => {
     if (filter.network && listing.network !== filter.network) return false;
     if (filter.maxPrice !== undefined && listing.amount > filter.maxPrice) return false;
     if (words.length === 0) return true;
-    const haystack = `${listing.name} ${listing.description} ${listing.tags.join(" ")} ${listing.url}`.toLowerCase();
-    return words.every((word) => haystack.includes(word) || haystack.includes(word.replace(/s$/, "")));
+    const haystack = new Set(wordsOf(`${listing.name} ${listing.description} ${listing.tags.join(" ")} ${listing.url}`).flatMap(wordForms));
+    return words.every((word) => wordForms(word).some((form) => haystack.has(form)));
   });
+}
+
+function wordsOf(text: string): string[] {
+  return text
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 1);
+}
+
+/**
+ * A word and its singular: "prices" is also "price", "currencies" also "currency". Only where
+ * the singular keeps four letters or more, so "news" stays news and "gas" stays gas.
+ */
+function wordForms(word: string): string[] {
+  if (word.length > 5 && word.endsWith("ies")) return [word, `${word.slice(0, -3)}y`];
+  if (word.length > 4 && word.endsWith("s") && !word.endsWith("ss")) return [word, word.slice(0, -1)];
+  return [word];
 }
 
 /** Best first: by price for `cost` (then speed), by declared speed for `speed` (then price). */

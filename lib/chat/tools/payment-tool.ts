@@ -183,7 +183,7 @@ export function createPaymentTool(context: ToolContext) {
           network: quote.network.name,
           totalUsd: formatUsd(quote.amount),
           paidFrom: "agent budget",
-          summary: `The payment of $${formatUsd(quote.amount)} USDC to ${serviceName} on ${quote.network.name} is within the person's agent budget and confirmation threshold: the page pays it from that budget now, without a prompt, and the answer follows.`,
+          summary: `This payment of $${formatUsd(quote.amount)} USDC to ${serviceName} on ${quote.network.name} is within your agent budget and your confirmation threshold, so it is paid from the budget now, without a wallet prompt. The answer follows.`,
         };
       }
       return {
