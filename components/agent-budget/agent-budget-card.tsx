@@ -70,6 +70,7 @@ function ActiveBudget({ budget, threshold, left }: { budget: AgentBudgetState; t
       <p
         className={styles.status}
         data-testid="agent-budget-status"
+        data-session={stored.grant.session}
         data-granted={formatUsd(granted)}
         data-left={left === undefined ? undefined : formatUsd(left)}
         data-state={revoked ? "revoked" : expired ? "expired" : "active"}

@@ -56,7 +56,7 @@ export async function chooseAgentBudget({
     findBudgetBreach(db, { budget, amount }),
   ]);
   if (signature) return { use: false, note: `${signature} This payment needs your wallet's approval.` };
-  if (breach) return { use: false, note: `${describeBreach(breach)} This payment needs your wallet's approval; grant a new budget in Settings to go on without prompts.` };
+  if (breach) return { use: false, note: `${describeBreach(breach)} This payment needs your wallet's approval; grant a new agent budget to go on without prompts.` };
   return { use: true, budget, grant };
 }
 

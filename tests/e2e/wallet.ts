@@ -7,7 +7,7 @@
 // The test can switch the wallet's chain or account, count signature prompts and reject the next one.
 import { createHash } from "node:crypto";
 import { test as base, expect, type Page } from "@playwright/test";
-import { isAddressEqual, numberToHex, toHex, type Hex, type TypedDataDefinition } from "viem";
+import { createWalletClient, http, isAddressEqual, numberToHex, toHex, type Hex, type TypedDataDefinition } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createFunder } from "@/sandbox/funder";
 import { watchCspViolations, type CspWatch } from "./csp";
@@ -43,9 +43,11 @@ export type TestWallet = {
   readonly chainId: number;
   /** Whether the page has been given the account (eth_requestAccounts, until revoked). */
   readonly connected: boolean;
-  /** How many signature prompts (typed data or personal_sign) the page opened, rejected ones
+  /** How many prompts (typed data, personal_sign or a transaction) the page opened, rejected ones
    * included (a request naming another account opens none). */
   readonly signRequests: number;
+  /** How many transactions the wallet sent for the page (the person paying their gas). */
+  readonly transactions: number;
   /** Switches the wallet's chain from the wallet's side, as a person would in the extension. */
   setChain: (chainId: number) => Promise<void>;
   /** Switches the wallet to another account, as a person would in the extension. */
@@ -137,6 +139,7 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
   let currentChain = chainId;
   const knownChains = new Set([1, chainId]);
   let signRequests = 0;
+  let transactions = 0;
   let rejectNext = false;
 
   // Events reach the page's listeners through the init script's dispatcher; a page that is
@@ -240,10 +243,24 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
         prompt(from);
         return key.signMessage({ message: /^0x[0-9a-fA-F]*$/.test(data) ? { raw: data as Hex } : data });
       }
-      case "eth_sendTransaction":
+      case "eth_sendTransaction": {
+        // The agent budget's grant and withdrawal: the person's own transactions, gas included.
+        // A payment is never one (x402 payments are signed authorizations).
+        const [request] = params as [{ from?: string; to?: Hex; data?: Hex; value?: Hex; gas?: Hex }];
+        prompt(request?.from);
+        if (smart) throw { code: UNAUTHORIZED, message: "The test smart-account wallet sends no transactions." } satisfies RpcError;
+        transactions += 1;
+        const client = createWalletClient({ account: key, transport: http(rpcUrl) });
+        return client.sendTransaction({
+          chain: null,
+          to: request.to ?? null,
+          ...(request.data ? { data: request.data } : {}),
+          ...(request.value ? { value: BigInt(request.value) } : {}),
+          ...(request.gas ? { gas: BigInt(request.gas) } : {}),
+        });
+      }
       case "eth_sign":
       case "eth_signTransaction":
-        // x402 payments are signed authorizations; a transaction from the page would be a bug.
         throw { code: UNAUTHORIZED, message: `The test wallet does not support ${method}.` } satisfies RpcError;
       default:
         return forward(method, params);
@@ -280,6 +297,9 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
     get signRequests() {
       return signRequests;
     },
+    get transactions() {
+      return transactions;
+    },
     async setChain(target) {
       knownChains.add(target);
       await switchTo(target);
@@ -296,13 +316,13 @@ export async function installTestWallet(page: Page, { privateKey, rpcUrl, chainI
 }
 
 /** A new random account on the test sandbox, holding `usdc` (atomic units) when more than 0. */
-export async function newSandboxAccount({ usdc }: { usdc: bigint }): Promise<{ privateKey: Hex; address: Hex }> {
+export async function newSandboxAccount({ usdc, eth = 0n }: { usdc: bigint; eth?: bigint }): Promise<{ privateKey: Hex; address: Hex }> {
   const privateKey = generatePrivateKey();
   const { address } = privateKeyToAccount(privateKey);
-  if (usdc > 0n) {
+  if (usdc > 0n || eth > 0n) {
     const info = sandboxInfo();
     const fund = createFunder({ rpcUrl: info.rpcUrl, funder: info.funder, usdcAddress: info.usdc.address });
-    await fund({ to: address, usdc });
+    await fund({ to: address, ...(usdc > 0n ? { usdc } : {}), ...(eth > 0n ? { eth } : {}) });
   }
   return { privateKey, address };
 }
@@ -326,6 +346,8 @@ export type WalletFixtures = {
   smartWallet: TestWallet;
   /** A fresh sandbox account holding nothing, injected into the test's page. */
   unfundedWallet: TestWallet;
+  /** A fresh sandbox account holding TEST_WALLET_USDC and 1 ETH for its own transactions' gas. */
+  gasWallet: TestWallet;
 };
 
 export const test = base.extend<WalletFixtures & { cspViolations: CspWatch }>({
@@ -363,6 +385,11 @@ export const test = base.extend<WalletFixtures & { cspViolations: CspWatch }>({
     const { rpcUrl, chainId } = sandboxInfo();
     const { privateKey, account } = await newSandboxSmartAccount({ usdc: TEST_WALLET_USDC });
     await use(await installTestWallet(page, { privateKey, rpcUrl, chainId, smartAccount: account }));
+  },
+  gasWallet: async ({ page }, use) => {
+    const { rpcUrl, chainId } = sandboxInfo();
+    const { privateKey } = await newSandboxAccount({ usdc: TEST_WALLET_USDC, eth: 10n ** 18n });
+    await use(await installTestWallet(page, { privateKey, rpcUrl, chainId }));
   },
   unfundedWallet: async ({ page }, use) => {
     const { rpcUrl, chainId } = sandboxInfo();

@@ -163,7 +163,7 @@ describe("paying from the agent budget", () => {
     expect(second.status.paidFrom).toBeUndefined();
     expect(typedDataOf(second.status).message.from?.toLowerCase()).toBe(budget.wallet.address.toLowerCase());
     expect(second.status.warnings).toContain(
-      `Your agent budget has $${formatUsd(price / 2n)} of $${formatUsd(price + price / 2n)} left, less than this payment of $${formatUsd(price)}. This payment needs your wallet's approval; grant a new budget in Settings to go on without prompts.`,
+      `Your agent budget has $${formatUsd(price / 2n)} of $${formatUsd(price + price / 2n)} left, less than this payment of $${formatUsd(price)}. This payment needs your wallet's approval; grant a new agent budget to go on without prompts.`,
     );
   });
 
