@@ -43,11 +43,10 @@ export function decideOfflineTurn(input: OfflineTurnInput): OfflineTurn {
     ) {
       const best = firstService(last.output);
       if (best) {
-        return {
-          kind: "tool",
-          toolName: "payForService",
-          input: { url: best.url, method: best.method ?? "GET", ...(hasKeys(intent.topic.params) ? { query: intent.topic.params } : {}) },
-        };
+        const method = best.method === "POST" ? "POST" : "GET";
+        // A POST service reads its parameters from a JSON body (as its listing declares), a GET one from the query.
+        const params = hasKeys(intent.topic.params) ? { [method === "POST" ? "body" : "query"]: intent.topic.params } : {};
+        return { kind: "tool", toolName: "payForService", input: { url: best.url, method, ...params } };
       }
     }
     return text(summarise(last));

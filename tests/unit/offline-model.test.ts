@@ -37,6 +37,20 @@ describe("offline model", () => {
     });
   });
 
+  test("a POST service gets the request's parameters as its JSON body, not as a query", () => {
+    const compared: OfflineToolResult = {
+      toolName: "comparePrices",
+      input: { query: "translate" },
+      output: { services: [{ name: "PocketTranslate", url: "http://127.0.0.1:4105/translate", method: "POST", priceUsd: "0.02" }] },
+      isError: false,
+    };
+    expect(decide('Translate "hello friend" to es', [compared])).toEqual({
+      kind: "tool",
+      toolName: "payForService",
+      input: { url: "http://127.0.0.1:4105/translate", method: "POST", body: { text: "hello friend", to: "es" } },
+    });
+  });
+
   test("answers from a tool's result, saying it is the offline model, and does not pay twice", () => {
     const paid: OfflineToolResult = {
       toolName: "payForService",
