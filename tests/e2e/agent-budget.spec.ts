@@ -75,6 +75,7 @@ test("granted once, the budget pays three small answers without a prompt; a larg
   await card.getByTestId("agent-budget-revoke").click();
   await expect(card.getByTestId("agent-budget-notice")).toContainText("Revoked. 0.044 USDC went back to your wallet.", { timeout: 30_000 });
   expect(gasWallet.transactions).toBe(2);
+  expect(gasWallet.signRequests).toBe(4);
   expect(await balanceOf(session)).toBe(0n);
   expect(await balanceOf(gasWallet.address)).toBe(TEST_WALLET_USDC - spent - 20_000n);
   await expect(card.getByTestId("agent-budget-grant")).toBeVisible();
@@ -84,7 +85,7 @@ test("granted once, the budget pays three small answers without a prompt; a larg
   const next = (await ui.reply(8)).getByTestId("payment-card");
   await expect(next).toHaveAttribute("data-status", /awaiting-signature|submitted|confirmed|delivered/);
   await expect(next.getByTestId("payment-paid-from")).toHaveCount(0);
-  await expect.poll(() => gasWallet.signRequests).toBe(4);
+  await expect.poll(() => gasWallet.signRequests).toBe(5);
   await expect(ui.errors).toHaveCount(0);
 });
 
