@@ -76,7 +76,8 @@ export const agentBudgetSchema = z.strictObject({
   // Atomic USDC units, as signed: at most the 1,000,000 USD any amount here may be.
   maxAmount: z
     .string()
-    .regex(/^(0|[1-9]\d{0,12})$/, "must be a whole number of atomic USDC units, at most 1000000 USD")
+    // abort: the size check must not run on something that is not a whole number.
+    .regex(/^(0|[1-9]\d{0,12})$/, { message: "must be a whole number of atomic USDC units, at most 1000000 USD", abort: true })
     .refine((value) => BigInt(value) <= MAX_USD, "must be at most 1000000 USD"),
   validUntil: z.number().int().min(0).max(2 ** 40),
   networks: z.array(networkIdSchema).min(1).max(16),

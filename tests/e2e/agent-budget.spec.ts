@@ -4,6 +4,7 @@
 // address on chain; a payment above the threshold, or past what is left, asks the wallet; revoke
 // returns what is left to the wallet on chain.
 import { createPublicClient, erc20Abi, http, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { chatPage } from "./chat-page";
 import { sandboxInfo } from "./sandbox";
 import { expect, TEST_WALLET_USDC, test } from "./wallet";
@@ -39,6 +40,26 @@ test("granted once, the budget pays three small answers without a prompt; a larg
   expect(await balanceOf(session)).toBe(50_000n);
   expect(await balanceOf(gasWallet.address)).toBe(TEST_WALLET_USDC - 50_000n);
   await expect(card).toContainText("$0.05 granted · $0 used · $0.05 left");
+  // The key is in the page only, sealed: nothing in local storage is the key, and the sealing
+  // key in IndexedDB cannot be exported.
+  const storage = await page.evaluate(() => Object.values(localStorage).join("\n"));
+  expect(storage.toLowerCase()).toContain(session.toLowerCase());
+  for (const hex of storage.match(/0x[0-9a-fA-F]{64}(?![0-9a-fA-F])/g) ?? []) {
+    expect(privateKeyToAccount(hex as Hex).address).not.toBe(session);
+  }
+  const sealing = await page.evaluate(
+    () =>
+      new Promise<{ extractable: boolean; type: string }>((resolve, reject) => {
+        const open = indexedDB.open("x402-agent-budget");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction("keys").objectStore("keys").get("session-key-sealing");
+          get.onsuccess = () => resolve({ extractable: (get.result as CryptoKey).extractable, type: (get.result as CryptoKey).algorithm.name });
+          get.onerror = () => reject(get.error);
+        };
+      }),
+  );
+  expect(sealing).toEqual({ extractable: false, type: "AES-GCM" });
 
   const questions = ["What's the weather in Lisbon?", "Convert 10 USD to EUR", "What's the news about technology?"];
   for (const [index, question] of questions.entries()) {

@@ -174,3 +174,34 @@ describe("approval signatures", () => {
     expect(fieldsOf(error)).toContain("payment.signature");
   });
 });
+
+describe("the agent budget in a request", () => {
+  const grant = {
+    wallet: address,
+    session: privateKeyToAccount(generatePrivateKey()).address,
+    maxAmount: "50000",
+    validUntil: 1_900_000_000,
+    networks: ["eip155:84532"],
+    signature: `0x${"ab".repeat(65)}`,
+  };
+  const body = (agentBudget: unknown) => jsonRequest({ messages: [{ role: "user", content: "Hi" }], walletAddress: address, agentBudget });
+
+  test("a well-formed grant travels with the request as it was signed", async () => {
+    const parsed = await readChatRequest(body(grant));
+    expect(parsed.agentBudget).toEqual(grant);
+  });
+
+  test.each([
+    ["a fractional amount", { maxAmount: "0.05" }, "agentBudget.maxAmount"],
+    ["an amount above 1,000,000 USD", { maxAmount: "1000000000001" }, "agentBudget.maxAmount"],
+    ["no network", { networks: [] }, "agentBudget.networks"],
+    ["a network that is not CAIP-2", { networks: ["base"] }, "agentBudget.networks.0"],
+    ["a session that is not an address", { session: "0x1234" }, "agentBudget.session"],
+    ["no signature", { signature: "0x" }, "agentBudget.signature"],
+    ["an unknown field", { spendAll: true }, "agentBudget"],
+  ])("%s is a 400 naming the field", async (_, change, path) => {
+    const error = await refusal(body({ ...grant, ...change }));
+    expect(error.status).toBe(400);
+    expect(fieldsOf(error)).toContain(path);
+  });
+});

@@ -14,6 +14,7 @@ import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, textOf, type TestChat } from "@/tests/helpers/chat";
 import {
   finishOf as finish,
+  fortuneOracle,
   generousLimits,
   modelCallingPayForService,
   newPayer,
@@ -218,6 +219,38 @@ describe("paying from the agent budget", () => {
     const refused = await approve(chat, quoted, await sign(budget.wallet, quoted.status));
     expect(refused.status).toBe(400);
     expect((await errorOf(refused)).message).toBe("The signature is not your agent budget's signature of this payment. Nothing was paid.");
+  });
+});
+
+describe("paid means paid, from the agent budget", () => {
+  test("a service that settles and then answers 500: the chain is asked about the session key's authorization, and it is paid, not delivered", async () => {
+    const price = 2_000n;
+    const oracle = await sandbox.addService(fortuneOracle("budget-oracle", price), { listed: false });
+    const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: payingModel(oracle.url) });
+    try {
+      const budget = await newBudget({ maxAmount: 50_000n });
+      const quoted = await quoteWith(budget, "My fortune, please", { target });
+      expect(quoted.status.paidFrom).toBe("agent-budget");
+      const before = await balanceOf(budget.session.address);
+      sandbox.setServiceAfterSettlement(oracle.name, "fail");
+      let lines;
+      try {
+        lines = await collectLines(await approve(target, quoted, await sign(budget.session, quoted.status)));
+      } finally {
+        sandbox.setServiceAfterSettlement(oracle.name, undefined);
+      }
+      expect(payments(lines).map((status) => [status.status, status.reason?.code])).toEqual([
+        ["submitted", undefined],
+        ["confirmed", undefined],
+        ["failed", "not-delivered"],
+      ]);
+      const txHash = payments(lines)[1]?.txHash;
+      expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(await balanceOf(budget.session.address)).toBe(before - price);
+      expect(await findPayment(target.db, quoted.status.paymentId)).toMatchObject({ status: "settled", txHash });
+    } finally {
+      await target.close();
+    }
   });
 });
 

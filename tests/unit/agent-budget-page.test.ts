@@ -1,0 +1,70 @@
+// The page's own wall around the agent budget's key (lib/client/agent-budget.ts): the key signs a
+// quote only when it is a USDC transfer from the budget's address, on the budget's network and
+// token, within the person's threshold and the grant; and the stored budget is the connected
+// wallet's, usable until it is revoked or expires.
+import { describe, expect, test } from "vitest";
+import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import { isBudgetUsable, readStoredBudget, removeStoredBudget, sessionQuoteProblem, writeStoredBudget, type StoredAgentBudget } from "@/lib/client/agent-budget";
+import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
+
+const wallet = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+const session = "0x2D7614f1D1E1B1F6bD5CDd4e9c4cF0E1d9b93654";
+const usdc = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+const network: WalletNetwork = { id: "eip155:84532", chainId: 84532, name: "Base Sepolia", testnet: true, usdc: { address: usdc, decimals: 6, name: "USDC", version: "2" } };
+const budget: StoredAgentBudget = {
+  grant: { wallet, session, maxAmount: "50000", validUntil: 1_900_000_000, networks: [network.id], signature: `0x${"ab".repeat(65)}` },
+  network,
+  sealedKey: { iv: "aXY=", data: "ZGF0YQ==" },
+  grantedAt: "2026-11-23T12:00:00.000Z",
+  fundingTx: `0x${"12".repeat(32)}`,
+};
+
+const quote = (change: { from?: string; value?: string; chainId?: number; verifyingContract?: `0x${string}`; primaryType?: string } = {}): ApprovalTypedData => ({
+  domain: { name: "USDC", version: "2", chainId: change.chainId ?? 84532, verifyingContract: change.verifyingContract ?? usdc },
+  types: { TransferWithAuthorization: [{ name: "from", type: "address" }] },
+  primaryType: change.primaryType ?? "TransferWithAuthorization",
+  message: { from: change.from ?? session.toLowerCase(), to: wallet, value: change.value ?? "2000", validAfter: "0", validBefore: "1900000000", nonce: `0x${"00".repeat(32)}` },
+});
+
+describe("what the agent budget's key signs", () => {
+  test("a small transfer from its address on its network is signed", () => {
+    expect(sessionQuoteProblem(quote(), budget, 10_000n)).toBeUndefined();
+  });
+
+  test.each([
+    ["another payer", quote({ from: wallet }), "it is not for the agent budget's address"],
+    ["another chain", quote({ chainId: 8453 }), "it is not for USDC on Base Sepolia"],
+    ["another token", quote({ verifyingContract: "0x0000000000000000000000000000000000000bad" }), "it is not for USDC on Base Sepolia"],
+    ["more than the threshold", quote({ value: "10001" }), "it is above your confirmation threshold"],
+    ["something other than a transfer", quote({ primaryType: "Permit" }), "it is not a USDC transfer authorization"],
+  ])("%s is refused", (_, typedData, problem) => {
+    expect(sessionQuoteProblem(typedData, budget, 10_000n)).toBe(problem);
+  });
+
+  test("more than the whole grant is refused even under a higher threshold", () => {
+    expect(sessionQuoteProblem(quote({ value: "50001" }), budget, 1_000_000n)).toBe("it is more than the whole budget");
+  });
+});
+
+describe("the stored budget", () => {
+  const storage = () => {
+    const values = new Map<string, string>();
+    return { getItem: (key: string) => values.get(key) ?? null, setItem: (key: string, value: string) => void values.set(key, value), removeItem: (key: string) => void values.delete(key) };
+  };
+
+  test("is the connected wallet's, whatever the address's case, and gone once removed", () => {
+    const store = storage();
+    writeStoredBudget(budget, store);
+    expect(readStoredBudget(wallet.toLowerCase(), store)).toEqual(budget);
+    expect(readStoredBudget(session, store)).toBeUndefined();
+    removeStoredBudget(wallet, store);
+    expect(readStoredBudget(wallet, store)).toBeUndefined();
+  });
+
+  test("is usable until it is revoked or expires", () => {
+    expect(isBudgetUsable(budget, new Date("2026-11-23T12:00:00Z"))).toBe(true);
+    expect(isBudgetUsable({ ...budget, revokedAt: "2026-11-23T12:30:00Z" }, new Date("2026-11-23T12:00:00Z"))).toBe(false);
+    expect(isBudgetUsable(budget, new Date(1_900_000_000 * 1000))).toBe(false);
+    expect(isBudgetUsable(undefined)).toBe(false);
+  });
+});
