@@ -64,7 +64,8 @@ function ActiveBudget({ budget, threshold, left }: { budget: AgentBudgetState; t
   const used = left === undefined ? undefined : granted > left ? granted - left : 0n;
   const until = new Date(stored.grant.validUntil * 1000);
   const revoked = stored.revokedAt !== undefined;
-  const expired = !revoked && until.getTime() <= Date.now();
+  const unfunded = !revoked && stored.fundingTx === undefined;
+  const expired = !revoked && !unfunded && until.getTime() <= Date.now();
   return (
     <>
       <p
@@ -73,7 +74,7 @@ function ActiveBudget({ budget, threshold, left }: { budget: AgentBudgetState; t
         data-session={stored.grant.session}
         data-granted={formatUsd(granted)}
         data-left={left === undefined ? undefined : formatUsd(left)}
-        data-state={revoked ? "revoked" : expired ? "expired" : "active"}
+        data-state={revoked ? "revoked" : unfunded ? "unfunded" : expired ? "expired" : "active"}
       >
         <strong>${formatUsd(granted)}</strong> granted · {used === undefined ? "…" : `$${formatUsd(used)} used`} ·{" "}
         <strong>{left === undefined ? "…" : `$${formatUsd(left)} left`}</strong>
@@ -81,7 +82,11 @@ function ActiveBudget({ budget, threshold, left }: { budget: AgentBudgetState; t
       <p className={styles.muted}>
         {revoked
           ? "Revoked: the agent no longer pays from it. What is left is still at its address until it is withdrawn."
-          : expired
+          : unfunded
+            ? busy === "granting"
+              ? "Waiting for your wallet to send the USDC…"
+              : "The transfer to the budget did not finish, so the agent does not use it. Withdraw returns whatever arrived."
+            : expired
             ? `Expired ${formatLocalTime(until)}: every payment asks your wallet again. Revoke it to take back what is left.`
             : `Until ${formatLocalTime(until)}, payments up to $${threshold} are paid from it without asking. Larger ones, and any past the budget, ask your wallet.`}
       </p>

@@ -95,9 +95,21 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
       const { address: session, sealedKey } = await createSessionKey();
       const delegation: AgentBudgetDelegation = { wallet: address, session, maxAmount: amount.toString(), validUntil, networks: [network.id] };
       const signature = await actions.signDelegation(delegation);
-      // The chain's wall: the session address holds what is moved here, and nothing else.
-      const fundingTx = await actions.transferUsdc(network, session, amount);
-      save({ grant: { ...delegation, signature }, network, sealedKey, grantedAt: new Date().toISOString(), fundingTx }, address);
+      // Kept before any money moves, unused until the transfer is mined: whatever happens to this
+      // page from here on, the key to what reaches the session address is not lost.
+      const pending: StoredAgentBudget = { grant: { ...delegation, signature }, network, sealedKey, grantedAt: new Date().toISOString() };
+      save(pending, address);
+      let fundingTx: `0x${string}`;
+      try {
+        // The chain's wall: the session address holds what is moved here, and nothing else.
+        fundingTx = await actions.transferUsdc(network, session, amount);
+      } catch (cause) {
+        // Nothing arrived: the budget is dropped. Something did: it stays, to be withdrawn.
+        const arrived = await actions.usdcBalanceOf(network, session).catch(() => undefined);
+        if (arrived === 0n) save(undefined, address);
+        throw cause;
+      }
+      save({ ...pending, fundingTx }, address);
       setNotice({ kind: "granted", message: `Moved ${formatUsd(amount)} USDC to your agent budget.`, txHash: fundingTx, network });
     } catch (cause) {
       setError(`The budget was not granted: ${describe(cause)}`);

@@ -17,8 +17,11 @@ export type StoredAgentBudget = {
   sealedKey: SealedKey;
   /** ISO 8601. */
   grantedAt: string;
-  /** The grant transfer's transaction. */
-  fundingTx: Hex;
+  /**
+   * The grant transfer's transaction, once mined. Until then the budget is kept (its key may be
+   * receiving USDC) but not used: a page closed mid-transfer must not lose the key to that money.
+   */
+  fundingTx?: Hex;
   /** Set on revoke: never sent or used again; kept only until what is left is withdrawn. */
   revokedAt?: string;
 };
@@ -52,9 +55,14 @@ export function removeStoredBudget(wallet: string, storage: KeyValueStore = loca
   storage.removeItem(storageKey(wallet));
 }
 
-/** Whether requests may carry this budget and its key may sign: not revoked, not expired. */
+/** Whether requests may carry this budget and its key may sign: funded, not revoked, not expired. */
 export function isBudgetUsable(budget: StoredAgentBudget | undefined, now: Date = new Date()): budget is StoredAgentBudget {
-  return budget !== undefined && budget.revokedAt === undefined && budget.grant.validUntil * 1000 > now.getTime();
+  return (
+    budget !== undefined &&
+    budget.fundingTx !== undefined &&
+    budget.revokedAt === undefined &&
+    budget.grant.validUntil * 1000 > now.getTime()
+  );
 }
 
 /**

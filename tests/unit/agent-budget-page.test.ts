@@ -61,8 +61,10 @@ describe("the stored budget", () => {
     expect(readStoredBudget(wallet, store)).toBeUndefined();
   });
 
-  test("is usable until it is revoked or expires", () => {
+  test("is usable once its transfer is mined, until it is revoked or expires", () => {
     expect(isBudgetUsable(budget, new Date("2026-11-23T12:00:00Z"))).toBe(true);
+    const { fundingTx: _, ...unfunded } = budget;
+    expect(isBudgetUsable(unfunded, new Date("2026-11-23T12:00:00Z"))).toBe(false);
     expect(isBudgetUsable({ ...budget, revokedAt: "2026-11-23T12:30:00Z" }, new Date("2026-11-23T12:00:00Z"))).toBe(false);
     expect(isBudgetUsable(budget, new Date(1_900_000_000 * 1000))).toBe(false);
     expect(isBudgetUsable(undefined)).toBe(false);
