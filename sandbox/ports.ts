@@ -61,13 +61,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Where the system's ephemeral ports begin (Linux's default 32768): ports any outgoing
+ * connection or listen(0) may take at any moment. */
+const EPHEMERAL_START = 32_768;
+
 /**
  * A block of `count` consecutive free ports (services take consecutive ports). Picks a random
- * base in the high range and probes each port; retries on a collision.
+ * base below the ephemeral range, so that no connection opened meanwhile (by this process or a
+ * parallel test) takes a port between the probe and the listen; probes each port; retries on a
+ * collision.
  */
 export async function freePortBlock(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    const base = 20_000 + Math.floor(Math.random() * (EPHEMERAL_START - 20_000 - count));
     let allFree = true;
     for (let offset = 0; offset < count; offset++) {
       if (!(await isPortFree(base + offset))) {
