@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { fixedSecurityHeaders } from "./lib/security-headers";
+import { API_CONTENT_SECURITY_POLICY, API_ROUTES_SOURCE, fixedSecurityHeaders } from "./lib/security-headers";
 
 const nextConfig: NextConfig = {
   // PGlite loads its WebAssembly and data files from its own package folder at run time.
@@ -7,10 +7,14 @@ const nextConfig: NextConfig = {
   // connector, which a bundled copy need not keep intact.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "undici"],
   poweredByHeader: false,
-  // The headers that never change, on every response; the content security policy, which
-  // carries a per-request nonce and the running server's RPC endpoints, is set in proxy.ts.
+  // The headers that never change, on every response, and the API's fixed content security
+  // policy; the pages' policy, which carries a per-request nonce and the running server's RPC
+  // endpoints, is set in proxy.ts.
   async headers() {
-    return [{ source: "/:path*", headers: [...fixedSecurityHeaders] }];
+    return [
+      { source: "/:path*", headers: [...fixedSecurityHeaders] },
+      { source: API_ROUTES_SOURCE, headers: [{ key: "Content-Security-Policy", value: API_CONTENT_SECURITY_POLICY }] },
+    ];
   },
   // A self-contained server in .next/standalone (only the files it needs), for the Dockerfile,
   // which builds with NEXT_OUTPUT=standalone; `next start` (the demo, the tests) needs the usual output.

@@ -1,8 +1,10 @@
-// Runs before every page and route: gives each response its content security policy, with a
-// fresh script nonce that Next reads from the request's policy and puts on its own scripts, and
-// the chains' RPC endpoints the page reads from (the sandbox's loopback RPC when the app runs on
-// the sandbox), which are the running server's configuration, not the build machine's.
-// The headers that never change are set in next.config.ts, static files included.
+// Runs before every page: gives each response its content security policy, with a fresh script
+// nonce that Next reads from the request's policy and puts on its own scripts, and the chains'
+// RPC endpoints the page reads from (the sandbox's loopback RPC when the app runs on the
+// sandbox), which are the running server's configuration, not the build machine's.
+// The headers that never change are set in next.config.ts, static files included, and so is the
+// API's policy: a JSON or stream answer runs no scripts and needs no nonce, and the API's
+// requests skip this proxy's per-request work.
 import { NextResponse, type NextRequest } from "next/server";
 import { readDemoWallet } from "@/lib/chain/demo-wallet";
 import { browserRpcUrls, walletNetworks } from "@/lib/chain/wallet-networks";
@@ -42,6 +44,6 @@ export async function proxy(request: NextRequest): Promise<NextResponse> {
 }
 
 export const config = {
-  // Everything but Next's own static files, which next.config.ts's fixed headers cover.
-  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+  // Everything but the API and Next's own static files, which next.config.ts's fixed headers cover.
+  matcher: ["/((?!api/|api$|_next/static|_next/image|favicon.ico).*)"],
 };

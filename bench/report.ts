@@ -1,6 +1,7 @@
 // The bench's results: their shape (results.json), the marks of issue 9 as ratios from the same
 // run, and RESULTS.md.
 import type { EnsureBuildReturnType } from "@/sandbox/next-app";
+import { BEFORE, CAVEAT, CHANGES, HOLDS_BACK } from "./changes";
 import type { FirstByteResult, ThroughputResult } from "./chat-load";
 import type { FirstLoadJsResult } from "./first-load-js";
 import type { FirstTextLineResult } from "./first-text-line";
@@ -246,10 +247,31 @@ export function renderResults(results: BenchResults): string {
         mark.value,
         mark.ratio === undefined ? "" : times(mark.ratio),
         mark.pass ? "pass" : "**fail**",
-        mark.note ?? "",
+        [mark.pass ? undefined : HOLDS_BACK[mark.figure], mark.note].filter(Boolean).join("; "),
       ]),
     ),
   );
+  out.push("");
+  out.push("## What changed and what each change bought");
+  out.push("");
+  out.push(
+    "Each change was found and checked with `npm run bench:profile` (V8's profiler on the production server under the same load, samples mapped back to their sources); the evidence is the profile's, the marks below are this run's. Listed in `bench/changes.ts`.",
+  );
+  out.push("");
+  out.push(table(["change", "files", "what it bought (profile)"], CHANGES.map((change) => [change.change, change.files, change.bought])));
+  out.push("");
+  out.push(
+    table(
+      ["figure", "before the changes (run of 2026-11-23 12:03 UTC)", "this run"],
+      results.marks.map((mark) => [
+        `${mark.figure}${mark.database ? ` (${mark.database})` : ""}`,
+        BEFORE[mark.figure] ?? "",
+        `${mark.ratio === undefined || mark.figure.startsWith("chat page") || mark.figure.startsWith("a whole") ? mark.value : `${times(mark.ratio)} (${mark.value})`}${mark.pass ? "" : ", not reached"}`,
+      ]),
+    ),
+  );
+  out.push("");
+  out.push(CAVEAT);
   out.push("");
   out.push("## Chat route: throughput and server CPU per request");
   out.push("");

@@ -78,7 +78,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     chatModel = model;
     const db = await step(deps.database());
     // In the background: a sweep never holds up the person's request.
-    void sweepIfDue({ db, env, log });
+    void sweepIfDue({ db, env, log, ...(now ? { now } : {}) });
     // An approval is looked at before the cooldown: one of a live quote belongs to the message
     // that made the quote; any other counts as a message of its own.
     const checked = body.payment

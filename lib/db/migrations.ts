@@ -89,6 +89,8 @@ export const migrations: readonly Migration[] = [
 const MIGRATION_LOCK = 402_402;
 
 export async function migrate(db: Database): Promise<void> {
+  // Every start but the first after an upgrade: one read, without the lock or any DDL.
+  if (await isCurrent(db)) return;
   await db.transaction(async (tx) => {
     // Two processes starting at once against one Postgres must not both migrate.
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
@@ -108,4 +110,16 @@ export async function migrate(db: Database): Promise<void> {
       await tx.query("INSERT INTO schema_migrations (id, name) VALUES ($1, $2)", [migration.id, migration.name]);
     }
   });
+}
+
+/** Whether every migration is recorded as applied; false on a database that has none yet. */
+async function isCurrent(db: Database): Promise<boolean> {
+  let rows: Array<{ id: number }>;
+  try {
+    rows = await db.query<{ id: number }>("SELECT id FROM schema_migrations");
+  } catch {
+    return false;
+  }
+  const applied = new Set(rows.map((row) => row.id));
+  return migrations.every((migration) => applied.has(migration.id));
 }

@@ -300,6 +300,12 @@ export async function claimSweep(db: Queryable, { now = new Date(), every }: { n
   return rows.length > 0;
 }
 
+/** When the last sweep was claimed, by any process; undefined before the first. */
+export async function lastSweepAt(db: Queryable): Promise<Date | undefined> {
+  const [row] = await db.query<{ last_run_at: Date | string }>("SELECT last_run_at FROM ledger_sweeps WHERE id = 1");
+  return row ? new Date(row.last_run_at) : undefined;
+}
+
 export async function findPayment(db: Queryable, paymentId: string): Promise<PaymentRecord | undefined> {
   const [row] = await db.query<PaymentRow>(`SELECT ${columns} FROM payments WHERE payment_id = $1`, [paymentId]);
   return row ? toRecord(row) : undefined;

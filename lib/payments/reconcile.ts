@@ -13,7 +13,7 @@ import { explorerTxUrl, findNetwork, type NetworkConfig } from "@/lib/chain/netw
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import type { FinishReason, PaymentFailureCode, PaymentStatus } from "@/lib/protocol/lines";
-import { claimSweep, findPayment, markChecked, markFailed, markPending, markSettled, unfinishedPayments, type PaymentRecord } from "./ledger";
+import { claimSweep, findPayment, lastSweepAt, markChecked, markFailed, markPending, markSettled, unfinishedPayments, type PaymentRecord } from "./ledger";
 import { formatUsd } from "./money";
 import { paymentStatus, type PaymentFacts } from "./status";
 
@@ -298,9 +298,16 @@ export async function sweepUnfinishedPayments({
 }
 
 /**
+ * When the next sweep is due, per database, as this process last learned it from the database
+ * (its own claim, or another process's): until then a request does not ask the database again.
+ */
+const nextSweepDue = new WeakMap<Database, number>();
+
+/**
  * The sweep, if it is due: on the first use of a database and then at most every minute,
  * triggered by requests rather than a timer, so it also runs where processes are short-lived.
- * Never throws: a failed sweep is logged and tried again later.
+ * The database is asked at most once per due time, not on every request. Never throws: a
+ * failed sweep is logged and tried again later.
  */
 export async function sweepIfDue({
   db,
@@ -314,7 +321,14 @@ export async function sweepIfDue({
   log?: (message: string, details?: Record<string, unknown>) => void;
 }): Promise<SweepReport | undefined> {
   try {
-    if (!(await claimSweep(db, { now, every: SWEEP_EVERY_MS }))) return undefined;
+    if (now.getTime() < (nextSweepDue.get(db) ?? Number.NEGATIVE_INFINITY)) return undefined;
+    if (!(await claimSweep(db, { now, every: SWEEP_EVERY_MS }))) {
+      // Another process swept within the minute: due a minute after its claim.
+      const last = await lastSweepAt(db);
+      nextSweepDue.set(db, (last?.getTime() ?? now.getTime()) + SWEEP_EVERY_MS);
+      return undefined;
+    }
+    nextSweepDue.set(db, now.getTime() + SWEEP_EVERY_MS);
     const report = await sweepUnfinishedPayments({ db, env, now });
     if (report.settled + report.released > 0) log?.("reconciled unfinished payments", { ...report });
     return report;

@@ -1,7 +1,7 @@
 // getSpending and updatePreferences (SPEC section 8): the person's spending from the ledger,
 // and proposed settings sent to the browser as a `d:` line (the browser stores settings; a
 // raised limit waits for the person's confirmation there).
-import { tool } from "ai";
+import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import { explorerTxUrl, findNetwork } from "@/lib/chain/networks";
 import { networkIdSchema } from "@/lib/chat/request";
@@ -14,12 +14,31 @@ const usdInput = z
   .refine((value) => parseUsd(value) !== undefined, "a USD amount with at most 6 decimals")
   .describe("USD amount, e.g. 2 or \"2.50\"");
 
+// The inputs, wrapped once per process so that their JSON schema is made once (see discovery-tools.ts).
+const getSpendingInput = zodSchema(z.object({ period: z.enum(["day", "week", "month"]).optional() }));
+
+const updatePreferencesInput = zodSchema(
+  z.object({
+    defaultChain: networkIdSchema.optional(),
+    priority: z.enum(["cost", "speed"]).optional(),
+    confirmationThreshold: usdInput.optional(),
+    spendingLimits: z
+      .object({
+        daily: usdInput.optional(),
+        weekly: usdInput.optional(),
+        monthly: usdInput.optional(),
+        perPayment: usdInput.optional(),
+      })
+      .optional(),
+  }),
+);
+
 export function createAccountTools(context: ToolContext) {
   return {
     getSpending: tool({
       description:
         "The connected wallet's spending: spent and remaining against the daily, weekly and monthly limits, the per-payment limit, and recent payments with transaction links.",
-      inputSchema: z.object({ period: z.enum(["day", "week", "month"]).optional() }),
+      inputSchema: getSpendingInput,
       execute: async ({ period }) => {
         const wallet = context.walletAddress;
         if (!wallet) {
@@ -63,19 +82,7 @@ export function createAccountTools(context: ToolContext) {
     updatePreferences: tool({
       description:
         "Propose new settings to the person's browser: default chain, priority (cost or speed), confirmation threshold, spending limits. Lowering a limit applies at once; raising one needs the person's confirmation in the page.",
-      inputSchema: z.object({
-        defaultChain: networkIdSchema.optional(),
-        priority: z.enum(["cost", "speed"]).optional(),
-        confirmationThreshold: usdInput.optional(),
-        spendingLimits: z
-          .object({
-            daily: usdInput.optional(),
-            weekly: usdInput.optional(),
-            monthly: usdInput.optional(),
-            perPayment: usdInput.optional(),
-          })
-          .optional(),
-      }),
+      inputSchema: updatePreferencesInput,
       execute: async (input) => {
         const preferences: Record<string, string> = {};
         if (input.defaultChain) preferences.defaultChain = input.defaultChain;

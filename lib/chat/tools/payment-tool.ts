@@ -1,7 +1,7 @@
 // payForService, request A of the approval round trip (SPEC section 4): call the service, and
 // on HTTP 402 validate what it asks, run pre-flight, and quote the payment for the person's
 // wallet to sign. Nothing is paid here: paying needs the signature, which comes with request B.
-import { tool } from "ai";
+import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import type { ToolContext } from "@/lib/chat/agent";
 import {
@@ -19,7 +19,8 @@ import { cleanText } from "@/lib/x402/discovery";
 import { createQuote, readPaymentRequired } from "@/lib/x402/quote";
 import { callService, readServiceBody, serviceUrl, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
 
-const inputSchema = z.object({
+// Wrapped once per process so that its JSON schema is made once (see discovery-tools.ts).
+const inputSchema = zodSchema(z.object({
   url: z.url({ protocol: /^https?$/ }).describe("The service URL, as listed by discoverServices"),
   method: z.enum(["GET", "POST"]).optional(),
   query: z
@@ -27,7 +28,7 @@ const inputSchema = z.object({
     .optional()
     .describe("Query parameters the service takes, e.g. { city: 'Lisbon' }"),
   body: z.record(z.string(), z.unknown()).optional().describe("JSON body for POST services, at most 64 KB"),
-});
+}));
 
 export function createPaymentTool(context: ToolContext) {
   return tool({

@@ -18,6 +18,8 @@ import {
 } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import { parseUsd } from "@/lib/payments/money";
+import { sweepIfDue } from "@/lib/payments/reconcile";
+import { parseServerEnv } from "@/lib/env";
 import { openTestDatabase } from "@/tests/helpers/database";
 
 let db: Database;
@@ -161,5 +163,40 @@ describe("ledger", () => {
     expect(claims.filter(Boolean)).toHaveLength(1);
     expect(await claimSweep(db, { now: at(30), every: 60_000 })).toBe(false);
     expect(await claimSweep(db, { now: at(61), every: 60_000 })).toBe(true);
+  });
+
+  test("a process asks the database about the sweep once per due time, not on every request", async () => {
+    const start = new Date("2031-01-01T00:00:00Z");
+    const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
+    const env = parseServerEnv({});
+    await db.query("DELETE FROM ledger_sweeps");
+    // Two processes on one database: each its own view of it, counting what it asks about sweeps.
+    const processOn = () => {
+      const asked: string[] = [];
+      const view: Database = {
+        query: (sql, params) => {
+          if (sql.includes("ledger_sweeps")) asked.push(sql);
+          return db.query(sql, params);
+        },
+        transaction: (work) => db.transaction(work),
+        close: async () => undefined,
+      };
+      return { asked, sweep: (seconds: number) => sweepIfDue({ db: view, env, now: at(seconds) }) };
+    };
+    const first = processOn();
+    const second = processOn();
+
+    expect(await first.sweep(0)).toBeDefined();
+    for (const seconds of [1, 10, 59]) expect(await first.sweep(seconds)).toBeUndefined();
+    expect(first.asked).toHaveLength(1);
+
+    // The other process runs the next sweep; the first learns when it is next due, once.
+    expect(await second.sweep(61)).toBeDefined();
+    expect(await first.sweep(62)).toBeUndefined();
+    expect(first.asked).toHaveLength(3);
+    for (const seconds of [70, 120]) expect(await first.sweep(seconds)).toBeUndefined();
+    expect(first.asked).toHaveLength(3);
+    expect(await first.sweep(121)).toBeDefined();
+    expect(first.asked).toHaveLength(4);
   });
 });

@@ -493,7 +493,10 @@ describe("paid means paid, once the authorization has expired", () => {
 
   test("a pending payment never collected is released by the sweep a request triggers after its validBefore", async () => {
     const payer = await newPayer(sandbox);
-    const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: payingModel(flaky.url) });
+    // The handler's clock: the wall clock, moved on when the test pretends time has passed.
+    let later = 0;
+    const now = () => new Date(Date.now() + later);
+    const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: payingModel(flaky.url), now });
     const quoted = await requestQuote(target, payer, "My fortune, please", roomForOne);
     sandbox.setServiceFailing(flaky.name, true);
     let lines: StreamLine[];
@@ -512,7 +515,7 @@ describe("paid means paid, once the authorization has expired", () => {
     await testClient.mine({ blocks: 1 });
     // A sweep ran on this database's first use; pretend the minute since has passed.
     expect(await sweepIfDue({ db: target.db, env: target.env })).toBeUndefined();
-    await target.db.query("UPDATE ledger_sweeps SET last_run_at = last_run_at - interval '2 minutes'");
+    later = 2 * 60_000;
 
     // Any request triggers the sweep, in the background.
     await collectLines(await target.post({ messages: [{ role: "user", content: "Hello" }], walletAddress: payer.address, spendingLimits: roomForOne }));

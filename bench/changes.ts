@@ -1,0 +1,67 @@
+// What was changed for speed and what each change bought, and what holds back a mark not reached:
+// written by hand from the profiles (`npm run bench:profile`), kept here so that every run of the
+// bench renders them into RESULTS.md beside its fresh figures.
+
+export type Change = {
+  change: string;
+  files: string;
+  /** The profile's evidence: what it cost before, what it costs after. */
+  bought: string;
+};
+
+/** The bench run before any of the changes below (2026-11-23, 12:03 UTC, same kind of machine), mark by mark. */
+export const BEFORE: Record<string, string> = {
+  "chat throughput, zero-latency model": "0.91× (41 vs 45 req/s)",
+  "server CPU per chat request": "1.10× (26.3 vs 23.9 ms)",
+  "time to first byte": "3.36× (15.0 vs 4.47 ms)",
+  "first `0:` line after the model's first chunk": "4.94 ms, not batched",
+  "approval → `payment-complete` on the sandbox, model excluded": "1.49× (234 vs 157 ms)",
+  "a whole paid request with a fast fake model (A + B)": "307 ms",
+  "cold start to first 200": "2.52× (2213 vs 879 ms)",
+  "chat page First Load JS (gzip)": "184.6 kB",
+};
+
+export const CHANGES: Change[] = [
+  {
+    change: "The chat tools' input schemas are wrapped with `zodSchema()` once per process, so the JSON schema the model is sent is converted once, not for each of the five tools on every request.",
+    files: "lib/chat/tools/*.ts",
+    bought:
+      "zod's `toJSONSchema` (called from the SDK's `prepareTools`) was 4.3% of the chat route's samples under load, zod 2.6 ms/request of 29.5 profiled (8.8%); after: 0.04% and 0.1 ms/request.",
+  },
+  {
+    change: "API routes get a fixed content security policy that allows nothing (`default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`) from next.config.ts; the proxy, which builds the pages' per-request nonce policy, no longer runs for `/api`.",
+    files: "proxy.ts, next.config.ts, lib/security-headers.ts",
+    bought:
+      "Next's middleware adapter (two NextRequest objects, a copy of the request headers, `runMiddleware`) was 1.3% of the samples under load; after: none. Every API answer's policy is stricter than before on every directive.",
+  },
+  {
+    change: "The sweep of unfinished payments asks the database once per due time (remembered per process from its own or another process's claim), not with a write on every chat request.",
+    files: "lib/payments/reconcile.ts, lib/payments/ledger.ts, lib/chat/handler.ts",
+    bought:
+      "PGlite and its WebAssembly were 2.2 ms/request of 31.7 profiled (7%), all of it this claim; after: none on a \"hello\" within the minute. In-process handler timing: first chunk 2.6 → 1.4-1.8 ms.",
+  },
+  {
+    change: "The migration check of a current database is one read, without a lock, a transaction or DDL.",
+    files: "lib/db/migrations.ts",
+    bought:
+      "migrate() on an existing PGlite folder: 18-43 → 5-18 ms per start. The cold-start profile (spawn → first 200) shows where the rest goes: module loading about 0.8 s (Next's own, and its preloading of every entry, 240 ms), PGlite's start about 0.4-0.5 s. Tried and dropped, with no gain the measurements could show or a fault: opening the database from the start-up hook (its bundle has its own copy of the database module, so the route opened a second PGlite on the same folder), and `experimental.preloadEntriesOnStart: false` (cold starts within the noise either way).",
+  },
+];
+
+/** What a reader of one run's chat ratios should know. */
+export const CAVEAT =
+  "The chat route's ratios move a lot between runs on this shared 2-core machine (another worker's tests ran alongside): with the first two or three changes above in the build, quick interleaved runs of `npm run bench:profile -- --versus` within the same hour measured the product at 0.73-0.94× the default route's throughput and 1.09-1.36× its CPU per request, where the full run below measured 1.40× and 0.68×. Read the CPU mark's pass as marginal, and the round-by-round ratios in the throughput section as the better figure.";
+
+/** Why a mark can stay out of reach, from the profiles; shown beside a mark this run did not reach. */
+export const HOLDS_BACK: Record<string, string> = {
+  "chat throughput, zero-latency model":
+    "the AI SDK's `streamText` (its chain of web streams, with Node 22's promise hooks for AsyncLocalStorage on every promise) is most of both routes' work, and the product runs it with five tools and the agent loop; the product's own code is under 10% of its profile",
+  "server CPU per chat request":
+    "as for throughput: `streamText` with tools costs about what the whole default route costs; 0.7× would need the agent loop without `streamText`",
+  "time to first byte":
+    "Next sends the status line with the first body chunk, which is the model's first text: request validation, the secret check and `streamText`'s set-up come first; the bare route writes its lines at once",
+  "approval → `payment-complete` on the sandbox, model excluded":
+    "before the service call, the approval token and signature check, pre-flight (limit sums and the balance read on chain) and the reservation run one after the other; after it, the ledger write; not yet reworked",
+  "cold start to first 200":
+    "PGlite's start (Postgres in WebAssembly, about 0.4-0.5 s on this machine) and the chat route's larger bundle (viem, @x402/*, the AI SDK) against a bare route",
+};
