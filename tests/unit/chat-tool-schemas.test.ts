@@ -14,6 +14,7 @@ function context(): ToolContext {
     limits: { daily: 1n, weekly: 1n, monthly: 1n, perPayment: 1n },
     preferences: {},
     approval: undefined,
+    agentBudget: undefined,
     writer: { text() {}, payment() {}, data() {}, error() {}, closed: false },
     setOutcome() {},
     signal: new AbortController().signal,
