@@ -30,7 +30,7 @@ import { payerOf, verifyApproval, type ApprovalClaims } from "./approval-token";
 import { findPayment, markFailed, markSettled, reservePayment, type PaymentRecord } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { formatUsd } from "./money";
-import { describeBreach, runPreflight } from "./preflight";
+import { checkBalance, describeBreach } from "./preflight";
 import { askChain, describeVerdict, reconcilePayment, recordVerdict, waitForOutcome, type DeliveryProblem, type PaymentOutcome } from "./reconcile";
 import { paymentStatus, type PaymentFacts } from "./status";
 
@@ -162,21 +162,17 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   const { network } = facts;
   const budget = claims.agentBudget ? budgetOf(claims.agentBudget) : undefined;
 
-  const [preflight, latestBlock] = await beforeDeadline(
+  // Pre-flight again, as far as the chain goes: the balance now. The limits (and the agent
+  // budget's total) are checked by the reservation below, atomically with writing it.
+  const [balance, latestBlock] = await beforeDeadline(
     Promise.all([
-      runPreflight({ db, wallet: claims.wallet, ...(budget ? { budget } : {}), network, amount: facts.amount, limits: parameters.limits, now }),
+      checkBalance({ network, payer: payerOf(claims), fromBudget: budget !== undefined, amount: facts.amount }),
       // Where to look for the payment's on-chain events later; without it the search starts further back.
       getLatestBlockNumber({ network }).catch(() => undefined),
     ]),
     signal,
   );
-  if (!preflight.ok) {
-    // The same approval sent twice at once: the first one's reservation is what counted here.
-    const first = preflight.code === "limit-exceeded" ? await beforeDeadline(findPayment(db, claims.paymentId), signal) : undefined;
-    if (first) return { kind: "replay", claims, facts, record: first };
-    const code = preflight.code === "blockchain-error" ? "blockchain-error" : preflight.code;
-    throw new AppError(code, `${preflight.message} Nothing was paid.`);
-  }
+  if (!balance.ok) throw new AppError(balance.code, `${balance.message} Nothing was paid.`);
   const notSent = (code: "service-unavailable" | "payment-failed", message: string) => paymentStatus(facts, "failed", { reason: { code, message } });
   const reserving = reservePayment(db, {
     payment: {

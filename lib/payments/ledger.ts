@@ -114,13 +114,21 @@ export async function spendingByPeriod(
   db: Queryable,
   { wallet, limits, now = new Date() }: { wallet: string; limits: SpendingLimits; now?: Date },
 ): Promise<PeriodSpending[]> {
-  const result: PeriodSpending[] = [];
-  for (const period of Object.keys(periods) as Period[]) {
-    const spent = await spentSince(db, wallet, new Date(now.getTime() - periods[period]));
+  // One query for the three rolling periods: a reservation holds its wallet's lock while it runs.
+  const since = (period: Period) => new Date(now.getTime() - periods[period]).toISOString();
+  const [row] = await db.query<Record<Period, string>>(
+    `SELECT COALESCE(SUM(amount) FILTER (WHERE created_at > $2), 0)::text AS day,
+            COALESCE(SUM(amount) FILTER (WHERE created_at > $3), 0)::text AS week,
+            COALESCE(SUM(amount) FILTER (WHERE created_at > $4), 0)::text AS month
+     FROM payments
+     WHERE wallet = $1 AND status IN ('reserved', 'pending', 'settled') AND created_at > $4`,
+    [walletKey(wallet), since("day"), since("week"), since("month")],
+  );
+  return (Object.keys(periods) as Period[]).map((period) => {
+    const spent = BigInt(row?.[period] ?? "0");
     const limit = limits[periodLimit[period]];
-    result.push({ period, spent, limit, remaining: limit > spent ? limit - spent : 0n });
-  }
-  return result;
+    return { period, spent, limit, remaining: limit > spent ? limit - spent : 0n };
+  });
 }
 
 /** A limit a payment would pass: one of the person's, or the agent budget it would be paid from. */

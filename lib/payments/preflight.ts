@@ -34,8 +34,28 @@ export async function runPreflight(parameters: RunPreflightParameters): Promise<
     (budget ? await findBudgetBreach(parameters.db, { budget, amount }) : undefined);
   if (breach) return { ok: false, code: "limit-exceeded", message: describeBreach(breach), breach };
 
-  const payer = budget?.payer ?? wallet;
-  const holder = budget ? "Your agent budget" : "Your wallet";
+  const checked = await checkBalance({ network, payer: budget?.payer ?? wallet, fromBudget: budget !== undefined, amount });
+  if (!checked.ok) return checked;
+  const { balance } = checked;
+  const total = amount + PAYER_GAS_FEE;
+  const warnings: string[] = [];
+  // The original specification recommends a 20% buffer above the total.
+  if (balance * 10n < total * 12n) {
+    warnings.push(`Low balance: ${formatUsd(balance)} USDC covers this payment but leaves less than a 20% buffer.`);
+  }
+  return { ok: true, balance, warnings };
+}
+
+export type CheckBalanceParameters = { network: NetworkConfig; payer: `0x${string}`; fromBudget: boolean; amount: bigint };
+
+/**
+ * The balance half of pre-flight: the payer holds the price plus any gas it pays. At approval
+ * this is all pre-flight needs to add: the reservation checks the limits itself, atomically.
+ */
+export async function checkBalance({ network, payer, fromBudget, amount }: CheckBalanceParameters): Promise<
+  { ok: true; balance: bigint } | Extract<PreflightResult, { ok: false }>
+> {
+  const holder = fromBudget ? "Your agent budget" : "Your wallet";
   let balance: bigint;
   try {
     balance = await getUsdcBalance({ network, owner: payer });
@@ -50,12 +70,7 @@ export async function runPreflight(parameters: RunPreflightParameters): Promise<
       message: `${holder} holds ${formatUsd(balance)} USDC on ${network.name}, less than the ${formatUsd(total)} USDC this payment needs.`,
     };
   }
-  const warnings: string[] = [];
-  // The original specification recommends a 20% buffer above the total.
-  if (balance * 10n < total * 12n) {
-    warnings.push(`Low balance: ${formatUsd(balance)} USDC covers this payment but leaves less than a 20% buffer.`);
-  }
-  return { ok: true, balance, warnings };
+  return { ok: true, balance };
 }
 
 const limitNames: Record<LimitBreach["limit"], string> = {
