@@ -68,6 +68,8 @@ export function createAccountTools(context: ToolContext) {
               status: payment.status,
               network: payment.network,
               at: payment.createdAt.toISOString(),
+              // Paid by the wallet's agent budget, without a prompt.
+              ...(payment.payer ? { paidFrom: "agent budget" } : {}),
               ...(payment.txHash ? { txHash: payment.txHash } : {}),
               ...(payment.txHash && network ? { explorerUrl: explorerTxUrl(network, payment.txHash) } : {}),
             };
