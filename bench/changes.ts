@@ -56,7 +56,7 @@ export const CHANGES: Change[] = [
 
 /** What a reader of one run's chat ratios should know. */
 export const CAVEAT =
-  "The chat route's ratios move a lot between runs on this shared 2-core machine (another worker's tests ran alongside): with the first two or three changes above in the build, quick interleaved runs of `npm run bench:profile -- --versus` within the same hour measured the product at 0.73-0.94× the default route's throughput and 1.09-1.36× its CPU per request, where the full run below measured 1.40× and 0.68×. Read the CPU mark's pass as marginal, and the round-by-round ratios in the throughput section as the better figure.";
+  "The chat route's ratios move a lot between runs on this 2-core machine, where the load generator, the servers and the sandbox share the cores: full runs with the changes above measured the product at 1.40× the default route's throughput and 0.68× its CPU per request (with other tests running alongside), then 1.33× and 0.78×, then 0.89× and 1.09× (the run below, on an idle machine); quick interleaved runs of `npm run bench:profile -- --versus` measured 0.73-0.94× and 1.09-1.36×. Read the product as costing about what the AI SDK's default route costs per request, not clearly less: the marks of 1.5× and 0.7× are not reached.";
 
 /** Why a mark can stay out of reach, from the profiles; shown beside a mark this run did not reach. */
 export const HOLDS_BACK: Record<string, string> = {
