@@ -44,7 +44,8 @@ export type AgentBudgetState = {
   signQuote: ((typedData: ApprovalTypedData, threshold: bigint) => Promise<`0x${string}`>) | undefined;
 };
 
-export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions">, refreshKey: number): AgentBudgetState {
+/** `onMoved`: USDC moved between the wallet and the budget (a grant or a withdrawal): balances are read again. */
+export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions">, refreshKey: number, onMoved?: () => void): AgentBudgetState {
   const { address, actions } = wallet;
   const [stored, setStored] = useState<StoredAgentBudget | undefined>(undefined);
   const [left, setLeft] = useState<bigint | undefined>(undefined);
@@ -110,6 +111,7 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
         throw cause;
       }
       save({ ...pending, fundingTx }, address);
+      onMoved?.();
       setNotice({ kind: "granted", message: `Moved ${formatUsd(amount)} USDC to your agent budget.`, txHash: fundingTx, network });
     } catch (cause) {
       setError(`The budget was not granted: ${describe(cause)}`);
@@ -137,6 +139,7 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
       }
       save(undefined, address);
       setLeft(undefined);
+      onMoved?.();
     } catch (cause) {
       setError(`The budget is revoked, but what is left is still at its address: ${describe(cause)}`);
       setReadKey((key) => key + 1);

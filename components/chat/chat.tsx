@@ -58,7 +58,8 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   const [budgetOpen, setBudgetOpen] = useState(false);
 
   // The agent budget this browser holds for the connected wallet: small payments it pays itself.
-  const agentBudget = useAgentBudget(wallet, budgetKey);
+  const balancesMoved = useCallback(() => setBudgetKey((key) => key + 1), []);
+  const agentBudget = useAgentBudget(wallet, budgetKey, balancesMoved);
   const requestGrant = agentBudget.requestGrant;
 
   // Read at send time, so a request always carries the settings (and the budget) of that moment.

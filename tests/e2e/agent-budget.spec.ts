@@ -100,6 +100,8 @@ test("granted once, the budget pays three small answers without a prompt; a larg
   expect(await balanceOf(session)).toBe(0n);
   expect(await balanceOf(gasWallet.address)).toBe(TEST_WALLET_USDC - spent - 20_000n);
   await expect(card.getByTestId("agent-budget-grant")).toBeVisible();
+  // The page reads the wallet's balance again once the rest is back.
+  await expect(ui.budget.getByTestId("budget-balance")).toContainText("4.974 USDC");
 
   // Revoked means unused: the next small answer asks the wallet again.
   await ui.ask("What's the weather in Tokyo?");
