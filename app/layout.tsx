@@ -3,9 +3,21 @@ import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import "./globals.css";
 
+const description = "Find x402 services, compare their prices and pay them in USDC within your own limits, signed by your own wallet.";
+
+// The icons, the web manifest and the card a shared link shows live in public/.
 export const metadata: Metadata = {
   title: "x402 payment agent",
-  description: "Find x402 services, compare their prices and pay them in USDC within your own limits, signed by your own wallet.",
+  description,
+  icons: { icon: [{ url: "/icon.svg", type: "image/svg+xml" }, { url: "/icon-192.png", sizes: "192x192", type: "image/png" }], apple: "/icon-192.png" },
+  manifest: "/manifest.webmanifest",
+  openGraph: {
+    type: "website",
+    title: "x402 payment agent",
+    description,
+    images: [{ url: "/og-card.png", width: 1200, height: 630, alt: "x402 payment agent: pay x402 services in USDC within your limits" }],
+  },
+  twitter: { card: "summary_large_image", title: "x402 payment agent", description, images: ["/og-card.png"] },
 };
 
 export const viewport: Viewport = {

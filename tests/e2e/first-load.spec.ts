@@ -190,3 +190,30 @@ test("the chat page's first load is at most 250 KB of gzipped JavaScript", async
   }
   expect(bytes).toBeLessThanOrEqual(250 * 1024);
 });
+
+test("the page names its icon, web manifest and the card a shared link shows, and each is served", async ({ page, request }) => {
+  const missing: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() === 404) missing.push(new URL(response.url()).pathname);
+  });
+  await page.goto("/");
+  const head = page.locator("head");
+  const icon = await head.locator('link[rel="icon"][type="image/svg+xml"]').getAttribute("href");
+  const manifest = await head.locator('link[rel="manifest"]').getAttribute("href");
+  const card = await head.locator('meta[property="og:image"]').getAttribute("content");
+  await expect(head.locator('meta[name="twitter:card"]')).toHaveAttribute("content", "summary_large_image");
+  for (const [url, type] of [
+    [icon, "image/svg+xml"],
+    [manifest, "application/manifest+json"],
+    [card, "image/png"],
+  ] as const) {
+    expect(url).toBeTruthy();
+    const response = await request.get(new URL(url ?? "", page.url()).pathname);
+    expect(response.status(), String(url)).toBe(200);
+    expect(response.headers()["content-type"]).toContain(type);
+  }
+  const listed = (await (await request.get(new URL(manifest ?? "", page.url()).pathname)).json()) as { icons: Array<{ src: string }> };
+  for (const { src } of listed.icons) expect((await request.get(src)).status(), src).toBe(200);
+  await page.waitForLoadState("networkidle");
+  expect(missing).toEqual([]);
+});
