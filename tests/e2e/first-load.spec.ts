@@ -4,6 +4,7 @@
 // would, and use the chat meanwhile; and they weigh what the HTML names.
 import { gzipSync } from "node:zlib";
 import type { Page } from "@playwright/test";
+import { transferWithAuthorizationTypes } from "@/lib/chain/usdc-abi";
 import { encodeLine, type PaymentStatus } from "@/lib/protocol/lines";
 import { chatPage } from "./chat-page";
 import { sandboxInfo } from "./sandbox";
@@ -118,14 +119,7 @@ test("an approval clicked while the wallet is still loading waits for it, then s
       typedData: {
         domain: { name: "USDC", version: "2", chainId, verifyingContract: usdc.address },
         types: {
-          TransferWithAuthorization: [
-            { name: "from", type: "address" },
-            { name: "to", type: "address" },
-            { name: "value", type: "uint256" },
-            { name: "validAfter", type: "uint256" },
-            { name: "validBefore", type: "uint256" },
-            { name: "nonce", type: "bytes32" },
-          ],
+          TransferWithAuthorization: [...transferWithAuthorizationTypes.TransferWithAuthorization],
         },
         primaryType: "TransferWithAuthorization",
         message: {

@@ -3,7 +3,7 @@
 // mid-delivery; the same approval twice at once; a service asking for a year-long window; and
 // the sweep that finishes what a request could not. Real anvil, USDC and facilitator; the
 // chain is the judge of what moved.
-import { createPublicClient, createTestClient, createWalletClient, http, parseAbi, parseEther, parseSignature, type Hex } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, http, parseEther, parseSignature, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -11,6 +11,7 @@ import { createChatTools } from "@/lib/chat/tools";
 import { findPayment, reservePayment, spentSince, type PaymentRecord } from "@/lib/payments/ledger";
 import { sweepIfDue, sweepUnfinishedPayments } from "@/lib/payments/reconcile";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";
+import { transferWithAuthorizationTypes, usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import { MAX_AUTHORIZATION_SECONDS } from "@/lib/x402/quote";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/x402/typed-data";
 import { startSandbox, type Sandbox, type SandboxServiceInfo, type ServiceDefinition } from "@/sandbox";
@@ -41,10 +42,6 @@ const roomForOne = { ...generousLimits, daily: "0.006" };
 
 const oracle = (name: string, extra: Partial<ServiceDefinition> = {}) => fortuneOracle(name, PRICE, extra);
 
-const transferWithAuthorizationAbi = parseAbi([
-  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
-]);
-
 /** Uses a signed authorization directly on the token, as a service holding it could at any time. */
 async function collectOnChain(world: Sandbox, typedData: TypedDataForWallet, signature: Hex): Promise<Hex> {
   const collector = privateKeyToAccount(generatePrivateKey());
@@ -54,7 +51,7 @@ async function collectOnChain(world: Sandbox, typedData: TypedDataForWallet, sig
   const { r, s, v, yParity } = parseSignature(signature);
   const hash = await wallet.writeContract({
     address: world.info.usdc.address,
-    abi: transferWithAuthorizationAbi,
+    abi: usdcWalletAbi,
     functionName: "transferWithAuthorization",
     args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, Number(v ?? 27n + BigInt(yParity)), r, s],
   });
@@ -420,14 +417,7 @@ describe("paid means paid", () => {
       const typedData: TypedDataForWallet = {
         domain: { name: sandbox.info.usdc.name, version: sandbox.info.usdc.version, chainId: sandbox.info.chainId, verifyingContract: sandbox.info.usdc.address },
         types: {
-          TransferWithAuthorization: [
-            { name: "from", type: "address" },
-            { name: "to", type: "address" },
-            { name: "value", type: "uint256" },
-            { name: "validAfter", type: "uint256" },
-            { name: "validBefore", type: "uint256" },
-            { name: "nonce", type: "bytes32" },
-          ],
+          TransferWithAuthorization: [...transferWithAuthorizationTypes.TransferWithAuthorization],
         },
         primaryType: "TransferWithAuthorization",
         message: { from: payer.address, to: news.payTo, value: news.priceAtomic, validAfter: "0", validBefore: String(validBefore), nonce },
