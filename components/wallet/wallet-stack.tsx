@@ -9,7 +9,7 @@ import { ConnectButton, darkTheme, lightTheme, RainbowKitProvider } from "@rainb
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { createPortal } from "react-dom";
-import { useAccount, WagmiProvider } from "wagmi";
+import { useAccount, useConfig, WagmiProvider } from "wagmi";
 import { usePaymentWallet, useUsdcBalance } from "./use-payment-wallet";
 import { createWagmiConfig, type WalletSetup } from "./wagmi-config";
 import type { BalanceQuery, WalletReport } from "./wallet-context";
@@ -51,19 +51,31 @@ export function WalletStack({ setup, balanceQuery, connectTarget, onReport }: Wa
   );
 }
 
+/** The part of wagmi's persisted store that says whether its stored state has been restored. */
+type RestoredStore = { hasHydrated: () => boolean; onFinishHydration: (listener: () => void) => () => void };
+
 function WalletReporter({ query, onReport }: { query: BalanceQuery; onReport: (report: WalletReport) => void }) {
   const { address, chainId, connectorName, sign, actions } = usePaymentWallet();
   const { status } = useAccount();
   const value = useUsdcBalance(address, query.network, query.refreshKey);
   // wagmi reconnects a wallet used before from its own mount effect, which runs after this
-  // component's: the wallet is settled from the first render after that, once it is no longer
-  // (re)connecting. Settled stays settled: a person connecting later is not "loading".
-  const [mounted, setMounted] = useState(false);
+  // component's: it first restores its stored state (asynchronously), then starts reconnecting,
+  // which marks the status "reconnecting" (or "connecting") at once. So the wallet is settled
+  // once that restore has finished and the status is no longer (re)connecting; before the
+  // restore, "disconnected" only means "not known yet". Settled stays settled: a person
+  // connecting later is not "loading".
+  const config = useConfig();
+  const [restored, setRestored] = useState(false);
   const [settled, setSettled] = useState(false);
-  useEffect(() => setMounted(true), []);
   useEffect(() => {
-    if (mounted && status !== "connecting" && status !== "reconnecting") setSettled(true);
-  }, [mounted, status]);
+    // zustand's persist API on wagmi's store (its declared type does not resolve here).
+    const { persist } = config._internal.store as unknown as { persist: RestoredStore };
+    if (persist.hasHydrated()) setRestored(true);
+    return persist.onFinishHydration(() => setRestored(true));
+  }, [config]);
+  useEffect(() => {
+    if (restored && status !== "connecting" && status !== "reconnecting") setSettled(true);
+  }, [restored, status]);
 
   useEffect(() => {
     onReport({
