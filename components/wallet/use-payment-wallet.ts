@@ -20,12 +20,19 @@ export function usePaymentWallet(): PaymentWallet {
   const { signTypedDataAsync } = useSignTypedData();
   const connected = status === "connected" && address !== undefined;
 
+  // Wallets sign and send for their active chain only: the one a request needs is switched to first.
+  const onChain = useCallback(
+    async (target: number) => {
+      const current = connector ? await connector.getChainId() : chainId;
+      if (current !== target) await switchChainAsync({ chainId: target });
+    },
+    [chainId, connector, switchChainAsync],
+  );
+
   const sign = useCallback(
     async (typedData: ApprovalTypedData) => {
       if (!address) throw new Error("No wallet is connected");
-      const target = typedData.domain.chainId;
-      const current = connector ? await connector.getChainId() : chainId;
-      if (current !== target) await switchChainAsync({ chainId: target });
+      await onChain(typedData.domain.chainId);
       return signTypedDataAsync({
         account: address,
         domain: typedData.domain,
@@ -34,51 +41,31 @@ export function usePaymentWallet(): PaymentWallet {
         message: walletMessage(typedData),
       });
     },
-    [address, chainId, connector, signTypedDataAsync, switchChainAsync],
+    [address, onChain, signTypedDataAsync],
   );
 
   const config = useConfig();
   const actions = useMemo<WalletActions | undefined>(() => {
     if (!address) return undefined;
-    const onChain = async (network: WalletNetwork) => {
-      const current = connector ? await connector.getChainId() : chainId;
-      if (current !== network.chainId) await switchChainAsync({ chainId: network.chainId });
-    };
-    const mined = async (network: WalletNetwork, hash: `0x${string}`) => {
+    /** Sends a USDC call from the wallet on the network's chain, and waits until it is mined. */
+    const sendOn = async (network: WalletNetwork, send: () => Promise<`0x${string}`>) => {
+      await onChain(network.chainId);
+      const hash = await send();
       const receipt = await waitForTransactionReceipt(config, { hash, chainId: network.chainId });
       if (receipt.status !== "success") throw new Error(`The transaction ${hash} failed on chain.`);
       return hash;
     };
+    const usdc = (network: WalletNetwork) => ({ account: address, chainId: network.chainId, address: network.usdc.address, abi: usdcWalletAbi });
     return {
       signDelegation: (delegation) => signTypedDataAsync({ account: address, ...delegationTypedData(delegation) }),
-      transferUsdc: async (network, to, amount) => {
-        await onChain(network);
-        const hash = await writeContract(config, {
-          account: address,
-          chainId: network.chainId,
-          address: network.usdc.address,
-          abi: usdcWalletAbi,
-          functionName: "transfer",
-          args: [to, amount],
-        });
-        return mined(network, hash);
-      },
-      submitUsdcAuthorization: async (network, authorization) => {
-        await onChain(network);
-        const hash = await writeContract(config, {
-          account: address,
-          chainId: network.chainId,
-          address: network.usdc.address,
-          abi: usdcWalletAbi,
-          functionName: "transferWithAuthorization",
-          args: authorization,
-        });
-        return mined(network, hash);
-      },
+      transferUsdc: (network, to, amount) =>
+        sendOn(network, () => writeContract(config, { ...usdc(network), functionName: "transfer", args: [to, amount] })),
+      submitUsdcAuthorization: (network, authorization) =>
+        sendOn(network, () => writeContract(config, { ...usdc(network), functionName: "transferWithAuthorization", args: authorization })),
       usdcBalanceOf: (network, owner) =>
         readContract(config, { chainId: network.chainId, address: network.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [owner] }),
     };
-  }, [address, chainId, config, connector, signTypedDataAsync, switchChainAsync]);
+  }, [address, config, onChain, signTypedDataAsync]);
 
   return {
     address: connected ? address : undefined,
