@@ -22,8 +22,8 @@ import {
   type SentPayment,
 } from "@/lib/payments/approved-payment";
 import { sweepIfDue } from "@/lib/payments/reconcile";
-import type { JSONValue, ModelMessage } from "ai";
-import { runAgent, type ChatOutcome, type ToolFactory } from "./agent";
+import type { ModelMessage } from "ai";
+import { jsonValue, runAgent, type ChatOutcome, type ToolFactory } from "./agent";
 import { claimCooldown, cooldownKeys } from "./cooldown";
 import { defaultModelTier, selectChatModel, type ChatModel, type ModelTier } from "./models";
 import { readChatRequest } from "./request";
@@ -233,10 +233,6 @@ function paymentContinuation(sent: SentPayment, report: PaymentReport): ModelMes
       content: [{ type: "tool-result", toolCallId, toolName: "payForService", output: { type: "json", value: jsonValue(report.result) } }],
     },
   ];
-}
-
-function jsonValue(value: unknown): JSONValue {
-  return JSON.parse(JSON.stringify(value)) as JSONValue;
 }
 
 function describeStreamFailure(error: unknown, signals: { deadline: AbortSignal; client: AbortSignal }): StreamError {

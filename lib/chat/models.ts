@@ -2,7 +2,7 @@
 // current Gemini ids from configuration, or the offline model when no key is set. Tests inject
 // a mock model through `ChatModel` instead of calling `selectChatModel`.
 import { createGoogle } from "@ai-sdk/google";
-import type { LanguageModel } from "ai";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { ServerEnv } from "@/lib/env";
 import { createOfflineModel, OFFLINE_MODEL_ID } from "./offline-model";
 
@@ -11,7 +11,7 @@ export type ModelTier = (typeof modelTiers)[number];
 export const defaultModelTier: ModelTier = "vendor-2.0-flash-exp";
 
 export type ChatModel = {
-  model: LanguageModel;
+  model: LanguageModelV4;
   /** The id reported in the final `d:` line: the provider's model id, or `offline`. */
   id: string;
 };

@@ -68,6 +68,25 @@ describe("Gemini through @ai-sdk/google", () => {
     expect(first?.body.tools?.[0]?.functionDeclarations?.map((declaration) => declaration.name)).toEqual(["lookUp"]);
     expect(JSON.stringify(second?.body.contents)).toContain("functionResponse");
     expect(JSON.stringify(second?.body.contents)).toContain("temperatureC");
+    // The call goes back with Gemini's thought signature: thinking models refuse a function call without it.
+    const modelTurn = second?.body.contents?.find((content) => content.role === "model");
+    expect(modelTurn?.parts).toEqual([
+      { functionCall: expect.objectContaining({ name: "lookUp", args: { city: "Lisbon" } }), thoughtSignature: "fake-thought-signature" },
+    ]);
+    // Two model calls in all, and the usage of both is counted.
+    expect(gemini.requests.length - before).toBe(2);
+    expect(lines.at(-1)).toMatchObject({ data: { usage: { inputTokens: 40, outputTokens: 10 } } });
+  });
+
+  test("a passing outage (503) is tried once more, and the answer arrives", async () => {
+    gemini.script([{ status: 503, error: "overloaded" }, { text: ["Back again."] }]);
+    const before = gemini.requests.length;
+    const chat = await createTestChat({ env: geminiEnv() });
+    const lines = await collectLines(await chat.post(userSays("Hi")));
+    await chat.close();
+    expect(gemini.requests.length - before).toBe(2);
+    expect(textOf(lines)).toBe("Back again.");
+    expect(lines.filter((line) => line.type === "error")).toEqual([]);
   });
 
   test("a Gemini outage becomes a model-error line, not a broken stream", async () => {

@@ -177,6 +177,50 @@ describe("POST /api/chat stream", () => {
     expect(JSON.stringify(model.doStreamCalls[1]?.prompt)).toContain("temperatureC");
   });
 
+  test("a tool that fails, a call with bad input and a call to no such tool go back to the model as errors, and it still answers", async () => {
+    const tools: ToolFactory = () => ({
+      lookUp: tool({
+        description: "test tool",
+        inputSchema: z.object({ city: z.string() }),
+        execute: async () => {
+          throw new Error("the registry is down");
+        },
+      }),
+    });
+    const model = new MockLanguageModelV4({
+      doStream: [toolStep("lookUp", { city: "Lisbon" }), toolStep("lookUp", { city: 7 }), toolStep("noSuchTool", {}), textStep("Sorry, no weather today.")],
+    });
+    chat = await createTestChat({ model, tools });
+    const lines = await collectLines(await chat.post(userSays("Weather in Lisbon?")));
+
+    expect(textOf(lines)).toBe("Sorry, no weather today.");
+    expect(lines.filter((line) => line.type === "error")).toEqual([]);
+    expect(expectProperEnd(lines)).toMatchObject({ finishReason: "stop" });
+    const results = (call: number) =>
+      (model.doStreamCalls[call] as LanguageModelV4CallOptions).prompt.at(-1)?.content as Array<{ type: string; output?: { type: string; value: unknown } }>;
+    expect(results(1)).toEqual([expect.objectContaining({ type: "tool-result", output: { type: "error-text", value: "the registry is down" } })]);
+    expect(results(2)).toEqual([expect.objectContaining({ type: "tool-result", output: expect.objectContaining({ type: "error-text" }) })]);
+    expect(results(3)).toEqual([expect.objectContaining({ type: "tool-result", output: expect.objectContaining({ type: "error-text" }) })]);
+    expect(JSON.stringify(results(3))).toContain("noSuchTool");
+  });
+
+  test("a model that keeps calling tools is stopped after six steps, and the stream still ends properly", async () => {
+    let runs = 0;
+    const tools: ToolFactory = () => ({
+      again: tool({
+        description: "test tool",
+        inputSchema: z.object({}),
+        execute: async () => ({ run: ++runs }),
+      }),
+    });
+    const model = new MockLanguageModelV4({ doStream: async () => toolStep("again", {}) });
+    chat = await createTestChat({ model, tools });
+    const lines = await collectLines(await chat.post(userSays("Loop")));
+    expect(model.doStreamCalls).toHaveLength(6);
+    expect(runs).toBe(6);
+    expect(expectProperEnd(lines)).toMatchObject({ finishReason: "stop", usage: { inputTokens: 72, outputTokens: 42 } });
+  });
+
   test.each(finishReasons.filter((reason) => reason !== "stop"))("ends with finish reason %s when a tool reports it", async (reason: FinishReason) => {
     const tools: ToolFactory = ({ setOutcome }) => ({
       act: tool({
