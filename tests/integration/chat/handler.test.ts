@@ -182,7 +182,7 @@ describe("POST /api/chat stream", () => {
       lookUp: tool({
         description: "test tool",
         inputSchema: z.object({ city: z.string() }),
-        execute: async () => {
+        execute: async (): Promise<{ temperatureC: number }> => {
           throw new Error("the registry is down");
         },
       }),
