@@ -54,7 +54,10 @@ export type CheckedApproval =
   | { kind: "replay"; claims: ApprovalClaims; facts: PaymentFacts; record: PaymentRecord }
   | { kind: "expired"; claims: ApprovalClaims; facts: PaymentFacts }
   /** Signed by the quoted wallet, within its time, never sent: it may be paid. */
-  | { kind: "fresh"; claims: ApprovalClaims; facts: PaymentFacts; signature: Hex };
+  | { kind: "fresh"; claims: ApprovalClaims; facts: PaymentFacts; signature: Hex; chainReads: Promise<ChainReads> };
+
+/** What pre-flight reads from the chain before a payment is sent: the payer's balance now, and the block to search from later. */
+type ChainReads = [balance: Awaited<ReturnType<typeof checkBalance>>, latestBlock: bigint | undefined];
 
 export type FreshApproval = Extract<CheckedApproval, { kind: "fresh" }>;
 
@@ -109,19 +112,40 @@ export async function checkApproval({ db, env, approval, walletAddress, now = ne
     ...(claims.agentBudget ? { paidFrom: "agent-budget" as const } : {}),
   };
 
-  const existing = await findPayment(db, claims.paymentId);
-  if (existing) return { kind: "replay", claims, facts, record: existing };
-
+  // The ledger, the signature and the chain are asked side by side: on this path they are the
+  // slowest steps before the service call. The chain reads are only used if the approval turns
+  // out fresh; a copy of an earlier one, or a refused one, wastes two reads at most.
   const signature = approval.signature as Hex;
+  const chainReads = readChainBeforeSending(claims, facts);
+  const finding = findPayment(db, claims.paymentId);
+  // Handled below; marked so now, since a failure during the wait would otherwise count as unhandled.
+  finding.catch(() => undefined);
+  // The signature check is CPU work that holds the event loop for milliseconds: the reads
+  // leave for the chain and the database first, so that their answers wait for it, not the reverse.
+  await new Promise((resolve) => setImmediate(resolve));
   // A signature the account refuses is a refusal like a forged token; an RPC that does not
   // answer is not the person's fault and stays an error of its own (thrown).
-  const refusal =
+  const refusing = (async () =>
     (await signatureRefusal(claims, signature, network)) ??
     // A session key pays only under a grant the wallet signed, and only while it holds.
-    (claims.agentBudget ? await agentBudgetRefusal(claims.agentBudget, { wallet: claims.wallet, network, now }) : undefined);
-  if (refusal) return { kind: "refused", error: refusal };
+    (claims.agentBudget ? await agentBudgetRefusal(claims.agentBudget, { wallet: claims.wallet, network, now }) : undefined))();
+  // Settled first, so that a copy of an earlier approval is answered whatever its signature check says.
+  const [existing, refusal] = await Promise.all([finding, refusing.then((error) => ({ error }), (thrown: unknown) => ({ thrown }))]);
+  if (existing) return { kind: "replay", claims, facts, record: existing };
+  if ("thrown" in refusal) throw refusal.thrown;
+  if (refusal.error) return { kind: "refused", error: refusal.error };
   if (now.getTime() / 1000 > claims.expiresAt - EXPIRY_MARGIN_SECONDS) return { kind: "expired", claims, facts };
-  return { kind: "fresh", claims, facts, signature };
+  return { kind: "fresh", claims, facts, signature, chainReads };
+}
+
+/** The balance and the latest block, read at once; never rejects (a failed balance read is pre-flight's blockchain-error). */
+function readChainBeforeSending(claims: ApprovalClaims, facts: PaymentFacts): Promise<ChainReads> {
+  const { network, amount } = facts;
+  return Promise.all([
+    checkBalance({ network, payer: payerOf(claims), fromBudget: claims.agentBudget !== undefined, amount }),
+    // Where to look for the payment's on-chain events later; without it the search starts further back.
+    getLatestBlockNumber({ network }).catch(() => undefined),
+  ]);
 }
 
 /**
@@ -162,16 +186,10 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   const { network } = facts;
   const budget = claims.agentBudget ? budgetOf(claims.agentBudget) : undefined;
 
-  // Pre-flight again, as far as the chain goes: the balance now. The limits (and the agent
-  // budget's total) are checked by the reservation below, atomically with writing it.
-  const [balance, latestBlock] = await beforeDeadline(
-    Promise.all([
-      checkBalance({ network, payer: payerOf(claims), fromBudget: budget !== undefined, amount: facts.amount }),
-      // Where to look for the payment's on-chain events later; without it the search starts further back.
-      getLatestBlockNumber({ network }).catch(() => undefined),
-    ]),
-    signal,
-  );
+  // Pre-flight again, as far as the chain goes: the balance now (read while the approval was
+  // checked). The limits (and the agent budget's total) are checked by the reservation below,
+  // atomically with writing it.
+  const [balance, latestBlock] = await beforeDeadline(approval.chainReads, signal);
   if (!balance.ok) throw new AppError(balance.code, `${balance.message} Nothing was paid.`);
   const notSent = (code: "service-unavailable" | "payment-failed", message: string) => paymentStatus(facts, "failed", { reason: { code, message } });
   const reserving = reservePayment(db, {
