@@ -68,7 +68,7 @@ export const CHANGES: Change[] = [
 
 /** What a reader of one run's chat ratios should know. */
 export const CAVEAT =
-  "The chat route's ratios move between runs on this 2-core machine, where the load generator, the servers and the sandbox share the cores. With `streamText`, full runs measured the product at 0.89-1.40× the default route's throughput and 0.68-1.09× its CPU per request: about what the default route costs. Since the agent loop runs without it, quick interleaved runs measured 1.8-2.6× and 0.39-0.55×, and the full runs are below.";
+  "The chat route's ratios move between runs on this 2-core machine, where the load generator, the servers and the sandbox share the cores. With `streamText`, full runs measured the product at 0.89-1.40× the default route's throughput and 0.68-1.09× its CPU per request: about what the default route costs. Since the agent loop runs without it, quick interleaved runs measured 1.8-2.6× and 0.39-0.55×, and full runs 2.7× and 0.37×. Time to first byte sits at its mark's edge: three full runs measured 1.42×, 1.49× and 1.52× the bare route, a difference of about 2 ms.";
 
 /** Why a mark can stay out of reach, from the profiles; shown beside a mark this run did not reach. */
 export const HOLDS_BACK: Record<string, string> = {
