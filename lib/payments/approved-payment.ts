@@ -117,23 +117,26 @@ export async function checkApproval({ db, env, approval, walletAddress, now = ne
   // out fresh; a copy of an earlier one, or a refused one, wastes two reads at most.
   const signature = approval.signature as Hex;
   const chainReads = readChainBeforeSending(claims, facts);
-  const finding = findPayment(db, claims.paymentId);
-  // Handled below; marked so now, since a failure during the wait would otherwise count as unhandled.
-  finding.catch(() => undefined);
-  // The signature check is CPU work that holds the event loop for milliseconds: the reads
-  // leave for the chain and the database first, so that their answers wait for it, not the reverse.
-  await new Promise((resolve) => setImmediate(resolve));
-  // A signature the account refuses is a refusal like a forged token; an RPC that does not
-  // answer is not the person's fault and stays an error of its own (thrown).
-  const refusing = (async () =>
-    (await signatureRefusal(claims, signature, network)) ??
-    // A session key pays only under a grant the wallet signed, and only while it holds.
-    (claims.agentBudget ? await agentBudgetRefusal(claims.agentBudget, { wallet: claims.wallet, network, now }) : undefined))();
-  // Settled first, so that a copy of an earlier approval is answered whatever its signature check says.
-  const [existing, refusal] = await Promise.all([finding, refusing.then((error) => ({ error }), (thrown: unknown) => ({ thrown }))]);
-  if (existing) return { kind: "replay", claims, facts, record: existing };
-  if ("thrown" in refusal) throw refusal.thrown;
-  if (refusal.error) return { kind: "refused", error: refusal.error };
+  const [found, refused] = await Promise.allSettled([
+    findPayment(db, claims.paymentId),
+    (async () => {
+      // The signature check is CPU work that holds the event loop for milliseconds: the reads
+      // leave for the chain and the database first, so that their answers wait for it, not the reverse.
+      await new Promise((resolve) => setImmediate(resolve));
+      // A signature the account refuses is a refusal like a forged token; an RPC that does not
+      // answer is not the person's fault and stays an error of its own (thrown).
+      return (
+        (await signatureRefusal(claims, signature, network)) ??
+        // A session key pays only under a grant the wallet signed, and only while it holds.
+        (claims.agentBudget ? await agentBudgetRefusal(claims.agentBudget, { wallet: claims.wallet, network, now }) : undefined)
+      );
+    })(),
+  ]);
+  // The ledger first, so that a copy of an earlier approval is answered whatever its signature check says.
+  if (found.status === "rejected") throw found.reason;
+  if (found.value) return { kind: "replay", claims, facts, record: found.value };
+  if (refused.status === "rejected") throw refused.reason;
+  if (refused.value) return { kind: "refused", error: refused.value };
   if (now.getTime() / 1000 > claims.expiresAt - EXPIRY_MARGIN_SECONDS) return { kind: "expired", claims, facts };
   return { kind: "fresh", claims, facts, signature, chainReads };
 }
