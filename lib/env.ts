@@ -1,6 +1,7 @@
 // Server configuration (SPEC section 6), read from the environment once and validated with zod.
 // A bad value fails at first use with a message that names the variable.
 import { z } from "zod";
+import { EVM_ADDRESS_PATTERN } from "@/lib/address";
 import { isAddressOrRange } from "@/lib/net/address-policy";
 
 const usdAmount = z
@@ -173,7 +174,7 @@ export function parseServerEnv(source: Record<string, string | undefined>): Serv
   const usdcAddresses = perChain(
     "USDC_ADDRESS_",
     cleaned,
-    z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an address, 0x and 40 hex digits"),
+    z.string().regex(EVM_ADDRESS_PATTERN, "an address, 0x and 40 hex digits"),
   ) as Record<number, `0x${string}`>;
   const modelProvider = env.MODEL_PROVIDER ?? (env.GOOGLE_GENERATIVE_AI_API_KEY ? "google" : "offline");
   if (modelProvider === "google" && !env.GOOGLE_GENERATIVE_AI_API_KEY) {

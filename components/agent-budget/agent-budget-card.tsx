@@ -12,7 +12,7 @@ import { formatLocalTime, shortHex } from "@/components/payment/payment-display"
 import { explorerTxUrl } from "@/lib/chain/networks";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { safeLink } from "@/lib/client/safe-link";
-import { formatUsd, parseUsd } from "@/lib/payments/money";
+import { formatUsd, parseUsd } from "@/lib/money";
 import panel from "@/components/budget/budget-panel.module.css";
 import own from "./agent-budget.module.css";
 import type { AgentBudgetState } from "./use-agent-budget";

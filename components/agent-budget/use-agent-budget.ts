@@ -17,8 +17,8 @@ import {
   type StoredAgentBudget,
 } from "@/lib/client/agent-budget";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
-import type { AgentBudgetDelegation, AgentBudgetGrant } from "@/lib/payments/delegation";
-import { formatUsd } from "@/lib/payments/money";
+import type { AgentBudgetDelegation, AgentBudgetGrant } from "@/lib/chain/delegation";
+import { formatUsd } from "@/lib/money";
 
 const loadKeys = () => import("@/lib/client/agent-budget-keys");
 

@@ -2,7 +2,7 @@
 // checked with zod before the page uses it, and each period's meter (spent, limit, what is left)
 // computed in bigint micro-dollars. Pure, so it is unit-tested without a browser.
 import { z } from "zod";
-import { formatUsd, parseUsd } from "@/lib/payments/money";
+import { formatUsd, parseUsd } from "@/lib/money";
 
 export const budgetPeriods = ["day", "week", "month"] as const;
 export type BudgetPeriod = (typeof budgetPeriods)[number];

@@ -17,7 +17,7 @@ import { useWallet, useWalletBalance } from "@/components/wallet/wallet-context"
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { toRequestExtras } from "@/lib/client/settings";
 import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
-import { formatUnits, parseUsd } from "@/lib/payments/money";
+import { formatUnits, parseUsd } from "@/lib/money";
 import type { FinishMetadata, PaymentStatus, StreamMetadata } from "@/lib/protocol/lines";
 import { latestPayments, type ChatEntry } from "./chat-entries";
 import { Composer } from "./composer";

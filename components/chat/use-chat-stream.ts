@@ -3,6 +3,7 @@
 // arrives. The whole message array goes with every request (the server keeps no conversation);
 // the stream is decoded by the shared codec in lib/protocol, never by a second parser here.
 import { useCallback, useRef, useState } from "react";
+import { sameAddress } from "@/lib/address";
 import { readChatError, type ChatRequestError } from "@/lib/client/chat-error";
 import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import {
@@ -233,7 +234,7 @@ export function useChatStream({
       if (!approval || !typedData || !messages) return refuse("invalid-quote", "This quote cannot be signed: it is incomplete.");
       // The approval token binds the wallet the quote was made for; another account cannot use it.
       const payer = typedData.message.from;
-      if (!fromBudget && payer && payer.toLowerCase() !== walletAddress.toLowerCase()) {
+      if (!fromBudget && payer && !sameAddress(payer, walletAddress)) {
         return refuse(
           "wallet-changed",
           `This quote was made for the wallet ${payer.slice(0, 6)}…${payer.slice(-4)}. Switch back to it to approve, or ask again with this wallet.`,

@@ -10,8 +10,8 @@ import { readContract, waitForTransactionReceipt, writeContract } from "wagmi/ac
 import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
-import { delegationTypedData } from "@/lib/payments/delegation";
-import { formatUnits } from "@/lib/payments/money";
+import { delegationTypedData } from "@/lib/chain/delegation";
+import { formatUnits } from "@/lib/money";
 import type { PaymentWallet, WalletActions } from "./wallet-context";
 
 export function usePaymentWallet(): PaymentWallet {

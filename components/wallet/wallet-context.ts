@@ -8,7 +8,7 @@ import { createContext, useContext, useEffect } from "react";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import type { WithdrawalAuthorization } from "@/lib/client/agent-budget-keys";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
-import type { AgentBudgetDelegation } from "@/lib/payments/delegation";
+import type { AgentBudgetDelegation } from "@/lib/chain/delegation";
 
 /** loading: the wallet libraries are on their way, or wagmi is still reconnecting a wallet used
  * before; ready: who is connected (if anyone) is known; failed: the libraries could not load. */

@@ -6,9 +6,10 @@
 // wallet signs.
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { EVM_ADDRESS_PATTERN } from "@/lib/address";
 import type { ServerEnv } from "@/lib/env";
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((value) => value as `0x${string}`);
+const address = z.string().regex(EVM_ADDRESS_PATTERN).transform((value) => value as `0x${string}`);
 
 const sandboxInfoSchema = z.object({
   chainId: z.literal(31337),

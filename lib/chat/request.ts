@@ -1,10 +1,10 @@
 // The body of `POST /api/chat` (SPEC section 2): read within a size limit, parsed as JSON,
 // validated with one zod schema, and checked for pasted secrets, before any other work.
-import { getAddress } from "viem";
 import { z } from "zod";
+import { evmAddressSchema } from "@/lib/address";
 import { AppError } from "@/lib/errors";
 import { MAX_APPROVAL_TOKEN_CHARS } from "@/lib/payments/approval-token";
-import { parseUsd } from "@/lib/payments/money";
+import { parseUsd } from "@/lib/money";
 import { firstSecret, scanForSecrets } from "./secrets";
 import { defaultModelTier, modelTiers } from "./models";
 
@@ -24,18 +24,6 @@ const usdAmount = z
     }
     return micros;
   });
-
-/** `0x` + 40 hex digits; a mixed-case address must carry a valid EIP-55 checksum. */
-export const walletAddressSchema = z
-  .string()
-  // abort: the checksum check must not run on something that is not an address at all.
-  .regex(/^0x[0-9a-fA-F]{40}$/, { message: "must be 0x followed by 40 hex digits", abort: true })
-  .refine((value) => {
-    const digits = value.slice(2);
-    const singleCase = digits === digits.toLowerCase() || digits === digits.toUpperCase();
-    return singleCase || getAddress(value) === value;
-  }, "has a wrong EIP-55 checksum")
-  .transform((value) => getAddress(value));
 
 export const networkIdSchema = z.string().regex(/^eip155:\d{1,12}$/, "must be a CAIP-2 network id such as eip155:8453");
 
@@ -66,13 +54,13 @@ export const paymentApprovalSchema = z.strictObject({
 });
 
 /**
- * The agent budget the page holds (lib/payments/delegation.ts): the wallet's signed delegation
+ * The agent budget the page holds (lib/chain/delegation.ts): the wallet's signed delegation
  * to a session key in the browser. It travels with every request, like the limits; the server
  * keeps no grant, and checks the wallet's signature whenever it would use one.
  */
 export const agentBudgetSchema = z.strictObject({
-  wallet: walletAddressSchema,
-  session: walletAddressSchema,
+  wallet: evmAddressSchema,
+  session: evmAddressSchema,
   // Atomic USDC units, as signed: at most the 1,000,000 USD any amount here may be.
   maxAmount: z
     .string()
@@ -91,7 +79,7 @@ export const agentBudgetSchema = z.strictObject({
 export const chatRequestSchema = z
   .strictObject({
     messages: z.array(messageSchema).min(1).max(100),
-    walletAddress: walletAddressSchema.optional(),
+    walletAddress: evmAddressSchema.optional(),
     spendingLimits: spendingLimitsSchema.optional(),
     preferences: preferencesSchema.optional(),
     model: z.enum(modelTiers).default(defaultModelTier),

@@ -1,9 +1,10 @@
-// The agent budget as the page keeps it (lib/payments/delegation.ts): the wallet's signed
+// The agent budget as the page keeps it (lib/chain/delegation.ts): the wallet's signed
 // delegation to a session key made in this browser, the network whose USDC was moved to it, and
 // the key itself, sealed (lib/client/agent-budget-keys.ts). Kept in local storage per wallet.
 // Light on purpose: the chat reads it on every request; the key's code loads only when used.
+import { sameAddress } from "@/lib/address";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
-import type { AgentBudgetGrant } from "@/lib/payments/delegation";
+import type { AgentBudgetGrant } from "@/lib/chain/delegation";
 import type { ApprovalTypedData } from "./wallet-signer";
 
 type Hex = `0x${string}`;
@@ -83,4 +84,3 @@ export function sessionQuoteProblem(typedData: ApprovalTypedData, budget: Stored
   return undefined;
 }
 
-const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();

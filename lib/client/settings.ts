@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { chatRequestSchema } from "@/lib/chat/request";
 import type { ModelTier } from "@/lib/chat/models";
-import { formatUsd, parseUsd } from "@/lib/payments/money";
+import { formatUsd, parseUsd } from "@/lib/money";
 
 export const limitKeys = ["daily", "weekly", "monthly", "perPayment"] as const;
 export type LimitKey = (typeof limitKeys)[number];

@@ -2,7 +2,7 @@
 // the wire) into the shape EIP-712 signers take, uint fields as bigint. The wallet itself signs
 // through wagmi (components/wallet/use-payment-wallet.ts).
 
-import { typedDataMessage } from "@/lib/x402/typed-data";
+import { typedDataMessage } from "@/lib/chain/typed-data";
 
 export type Hex = `0x${string}`;
 

@@ -1,4 +1,4 @@
-// The server's side of the agent budget (lib/payments/delegation.ts): at quote time, whether a
+// The server's side of the agent budget (lib/chain/delegation.ts): at quote time, whether a
 // payment may be paid by the budget's session key without a prompt; at approval time, whether
 // the grant that quote was made under still holds. A grant is used only when the wallet signed
 // it, it is for this wallet and network, it has not expired, the payment is at or below the
@@ -11,9 +11,9 @@ import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/ch
 import type { NetworkConfig } from "@/lib/chain/networks";
 import type { Queryable } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { delegationOf, delegationTypedData, type AgentBudgetGrant } from "./delegation";
+import { delegationOf, delegationTypedData, type AgentBudgetGrant } from "@/lib/chain/delegation";
 import { findBudgetBreach, type BudgetCap } from "./ledger";
-import { formatUsd } from "./money";
+import { formatUsd } from "@/lib/money";
 import { describeBreach } from "./preflight";
 
 /** A grant a payment is paid from: its cap as the ledger holds it to, and the grant itself. */

@@ -14,7 +14,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { TypedDataForWallet } from "@/lib/x402/quote";
-import type { AgentBudgetGrant } from "./delegation";
+import type { AgentBudgetGrant } from "@/lib/chain/delegation";
 
 export type ServiceRequest = {
   name: string;

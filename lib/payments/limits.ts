@@ -1,7 +1,7 @@
 // The person's spending limits for one request: what the client sent, with the server's
 // configured default for every field it left out. Amounts in micro-dollars.
 import type { ServerEnv } from "@/lib/env";
-import { parseUsd } from "./money";
+import { parseUsd } from "@/lib/money";
 
 export type SpendingLimits = { daily: bigint; weekly: bigint; monthly: bigint; perPayment: bigint };
 

@@ -6,7 +6,7 @@ import type { NetworkConfig } from "@/lib/chain/networks";
 import type { Queryable } from "@/lib/db";
 import { findBudgetBreach, findLimitBreach, type BudgetCap, type LimitBreach } from "./ledger";
 import type { SpendingLimits } from "./limits";
-import { formatUsd } from "./money";
+import { formatUsd } from "@/lib/money";
 
 /** In x402's exact scheme on EVM the facilitator submits the transfer and pays its gas. */
 export const PAYER_GAS_FEE = 0n;

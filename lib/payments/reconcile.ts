@@ -14,7 +14,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import type { FinishReason, PaymentFailureCode, PaymentStatus } from "@/lib/protocol/lines";
 import { claimSweep, findPayment, lastSweepAt, markChecked, markFailed, markPending, markSettled, unfinishedPayments, type PaymentRecord } from "./ledger";
-import { formatUsd } from "./money";
+import { formatUsd } from "@/lib/money";
 import { paymentStatus, type PaymentFacts } from "./status";
 
 /** The longest one reconciliation may wait on the chain before calling the answer unknown. */

@@ -6,7 +6,7 @@ import { chainIdOf, explorerTxUrl, findNetwork } from "@/lib/chain/networks";
 import type { Queryable } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { periods, settledPayments, settledSince, type Period } from "./ledger";
-import { formatUsd } from "./money";
+import { formatUsd } from "@/lib/money";
 
 export const MAX_RECENT_PAYMENTS = 20;
 

@@ -2,7 +2,7 @@
 // rate limit, validate the query, build the report, answer. Every answer, error or not, is
 // JSON that no cache keeps.
 import { z } from "zod";
-import { walletAddressSchema } from "@/lib/chat/request";
+import { evmAddressSchema } from "@/lib/address";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
@@ -16,7 +16,7 @@ export const spendingQuerySchema = z.object({
     .min(1, "is required")
     .max(1, "must be given once")
     .transform((values) => values[0] ?? "")
-    .pipe(walletAddressSchema),
+    .pipe(evmAddressSchema),
 });
 
 export type SpendingQuery = z.infer<typeof spendingQuerySchema>;

@@ -2,7 +2,7 @@
 // status of one payment shows the same fee breakdown: service fee, gas fee, total, USD.
 import type { NetworkConfig } from "@/lib/chain/networks";
 import type { PaymentFailureCode, PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
-import { formatUnits, formatUsd } from "./money";
+import { formatUnits, formatUsd } from "@/lib/money";
 import { PAYER_GAS_FEE } from "./preflight";
 
 export type PaymentFacts = {

@@ -10,7 +10,7 @@ import type { NetworkId } from "@/lib/chain/networks";
 import type { ServerEnv } from "@/lib/env";
 import { readBoundedBody } from "@/lib/net/bounded-body";
 import { fetchConfigured } from "@/lib/net/guarded-fetch";
-import { formatUsd } from "@/lib/payments/money";
+import { formatUsd } from "@/lib/money";
 import { checkRequirement } from "./requirements";
 
 export const DISCOVERY_CACHE_MS = 30_000;

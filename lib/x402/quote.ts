@@ -11,9 +11,9 @@ import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 import { getAddress, type Hex } from "viem";
 import type { NetworkConfig } from "@/lib/chain/networks";
 import { checkRequirement, type PayableRequirement, type RequirementsEnv } from "./requirements";
-import type { TypedDataForWallet } from "./typed-data";
+import type { TypedDataForWallet } from "@/lib/chain/typed-data";
 
-export type { TypedDataForWallet } from "./typed-data";
+export type { TypedDataForWallet } from "@/lib/chain/typed-data";
 
 /** Stands in for the signature until the wallet's arrives: 65 zero bytes. */
 export const UNSIGNED = `0x${"00".repeat(65)}` as Hex;

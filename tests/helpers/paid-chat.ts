@@ -7,7 +7,7 @@ import { createPublicClient, erc20Abi, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protocol/lines";
-import { typedDataMessage, type TypedDataForWallet } from "@/lib/x402/typed-data";
+import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import type { Sandbox, ServiceDefinition } from "@/sandbox";
 import { collectLines, type TestChat } from "./chat";
 

@@ -8,7 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { isFinishLine, type StreamLine } from "@/lib/protocol/lines";
-import { formatUsd } from "@/lib/payments/money";
+import { formatUsd } from "@/lib/money";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { ensureBuild, productBuild, SANDBOX_PUBLIC_ENV, startNext, stopGroup, waitForApp } from "@/sandbox/next-app";
 import { freePort, SANDBOX_HOST } from "@/sandbox/ports";

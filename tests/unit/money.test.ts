@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { formatUnits, formatUsd, parseUsd } from "@/lib/payments/money";
+import { formatUnits, formatUsd, parseUsd } from "@/lib/money";
 
 describe("money", () => {
   test("parses decimal strings and JSON numbers into exact micro-dollars", () => {

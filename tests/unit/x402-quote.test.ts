@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { authorizationOf, createQuote, MAX_AUTHORIZATION_SECONDS, readPaymentRequired, withSignature, type PaymentQuote } from "@/lib/x402/quote";
-import { typedDataMessage } from "@/lib/x402/typed-data";
+import { typedDataMessage } from "@/lib/chain/typed-data";
 
 const wallet = privateKeyToAccount(generatePrivateKey());
 const payTo = "0x1111111111111111111111111111111111111111";

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { explorerTxUrl, findNetwork } from "@/lib/chain/networks";
 import { networkIdSchema } from "@/lib/chat/request";
 import { recentPayments, spendingByPeriod, type Period } from "@/lib/payments/ledger";
-import { formatUsd, parseUsd } from "@/lib/payments/money";
+import { formatUsd, parseUsd } from "@/lib/money";
 import type { ToolContext } from "../agent";
 
 const usdInput = z

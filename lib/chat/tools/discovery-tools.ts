@@ -2,7 +2,7 @@
 // to read. Listing text is passed on as data, marked as such.
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
-import { parseUsd } from "@/lib/payments/money";
+import { parseUsd } from "@/lib/money";
 import { filterServices, listServices, rankServices, type ServiceListing } from "@/lib/x402/discovery";
 import type { ToolContext } from "../agent";
 

@@ -11,7 +11,7 @@ import {
   newPaymentId,
   type ApprovalClaims,
 } from "@/lib/payments/approval-token";
-import { formatUsd } from "@/lib/payments/money";
+import { formatUsd } from "@/lib/money";
 import { chooseAgentBudget, type AgentBudgetUse } from "@/lib/payments/agent-budget";
 import { runPreflight, type PreflightResult } from "@/lib/payments/preflight";
 import { paymentStatus, type PaymentFacts } from "@/lib/payments/status";

@@ -6,9 +6,9 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
-import { delegationTypedData, type AgentBudgetDelegation, type AgentBudgetGrant } from "@/lib/payments/delegation";
+import { delegationTypedData, type AgentBudgetDelegation, type AgentBudgetGrant } from "@/lib/chain/delegation";
 import { findPayment } from "@/lib/payments/ledger";
-import { formatUsd } from "@/lib/payments/money";
+import { formatUsd } from "@/lib/money";
 import { getSpendingReport } from "@/lib/payments/spending-report";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, textOf, type TestChat } from "@/tests/helpers/chat";

@@ -17,7 +17,7 @@ import {
   type NewPayment,
 } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
-import { parseUsd } from "@/lib/payments/money";
+import { parseUsd } from "@/lib/money";
 import { sweepIfDue } from "@/lib/payments/reconcile";
 import { parseServerEnv } from "@/lib/env";
 import { openTestDatabase } from "@/tests/helpers/database";

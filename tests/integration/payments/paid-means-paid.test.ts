@@ -13,7 +13,7 @@ import { sweepIfDue, sweepUnfinishedPayments } from "@/lib/payments/reconcile";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";
 import { transferWithAuthorizationTypes, usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import { MAX_AUTHORIZATION_SECONDS } from "@/lib/x402/quote";
-import { typedDataMessage, type TypedDataForWallet } from "@/lib/x402/typed-data";
+import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { startSandbox, type Sandbox, type SandboxServiceInfo, type ServiceDefinition } from "@/sandbox";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import { startStallingRpc } from "@/tests/helpers/stalling-rpc";

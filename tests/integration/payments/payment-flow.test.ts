@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { clearDiscoveryCache } from "@/lib/x402/discovery";
 import { findPayment } from "@/lib/payments/ledger";
-import { formatUsd } from "@/lib/payments/money";
+import { formatUsd } from "@/lib/money";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, textOf, type TestChat } from "@/tests/helpers/chat";
 import {

@@ -14,7 +14,7 @@ import { eip6492FactoriesOf, findNetwork } from "@/lib/chain/networks";
 import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/chain/signature";
 import { createChatTools } from "@/lib/chat/tools";
 import { findPayment } from "@/lib/payments/ledger";
-import { formatUsd } from "@/lib/payments/money";
+import { formatUsd } from "@/lib/money";
 import { CREATE2_FACTORY, smartAccount, smartAccountSigner, startSandbox, type Sandbox, type SmartAccount } from "@/sandbox";
 import { freePort } from "@/sandbox/ports";
 import { collectLines, createTestChat, textOf, type TestChat } from "@/tests/helpers/chat";

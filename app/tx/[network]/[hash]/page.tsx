@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { getTransactionSummary } from "@/lib/chain/transaction";
 import { findNetwork } from "@/lib/chain/networks";
 import { serverEnv } from "@/lib/env";
-import { formatUnits } from "@/lib/payments/money";
+import { formatUnits } from "@/lib/money";
 
 export default async function TransactionPage({ params }: { params: Promise<{ network: string; hash: string }> }) {
   const { network: rawNetwork, hash } = await params;
