@@ -1,7 +1,7 @@
 // Addresses, as every part of the product reads and compares them: the one pattern of an EVM
 // address, the one schema that checks a person's EVM address (EIP-55 when mixed case), and the
-// one equality. An EVM address is case-insensitive hex; any other family's (a Solana address is
-// base58) is compared exactly as written. Free of server imports: the page uses it too.
+// one equality. Hex is case-insensitive; any other family's (a Solana address is base58) is
+// compared exactly as written. Free of server imports: the page uses it too.
 import { getAddress } from "viem";
 import { z } from "zod";
 
@@ -12,15 +12,18 @@ export function isEvmAddress(value: unknown): value is `0x${string}` {
   return typeof value === "string" && EVM_ADDRESS_PATTERN.test(value);
 }
 
-/** Whether two addresses name the same account: EVM hex in any case, anything else as written. */
-export function sameAddress(a: string, b: string): boolean {
-  if (isEvmAddress(a) && isEvmAddress(b)) return a.toLowerCase() === b.toLowerCase();
-  return a === b;
+/**
+ * The one form an address, a nonce or a transaction id is stored and compared under: `0x` hex in
+ * lowercase (its case means nothing, or only a checksum), anything else as written (base58's case
+ * is part of the value).
+ */
+export function caseKey(value: string): string {
+  return /^0x[0-9a-fA-F]*$/.test(value) ? value.toLowerCase() : value;
 }
 
-/** The form an address is stored and counted under: lowercase for EVM hex, as written otherwise. */
-export function addressKey(address: string): string {
-  return isEvmAddress(address) ? address.toLowerCase() : address;
+/** Whether two addresses name the same account. */
+export function sameAddress(a: string, b: string): boolean {
+  return caseKey(a) === caseKey(b);
 }
 
 /** A person's EVM address: `0x` + 40 hex digits; a mixed-case one must carry a valid EIP-55 checksum. Checksummed on the way in. */

@@ -11,17 +11,10 @@ import { safeLink } from "@/lib/client/safe-link";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
 import { formatCountdown, formatLocalTime, localizeIsoTimes, shortHex } from "./payment-display";
 import { explainFailure } from "./payment-failure";
-import { paymentSteps, stepIndex, type PaymentStep } from "./payment-progress";
+import { paymentSteps, stepIndex, stepLabels, type PaymentStep } from "./payment-progress";
 import styles from "./payment-card.module.css";
 
-const statusLabels: Record<PaymentStatusName, string> = {
-  checking: "Checking",
-  "awaiting-signature": "Waiting for your approval",
-  submitted: "Submitted",
-  confirmed: "Confirmed on chain",
-  delivered: "Delivered",
-  failed: "Failed",
-};
+const statusLabels: Record<PaymentStatusName, string> = { ...stepLabels, failed: "Failed" };
 
 type Tone = "progress" | "attention" | "success" | "failure";
 const statusTones: Record<PaymentStatusName, Tone> = {

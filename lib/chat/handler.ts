@@ -13,19 +13,16 @@ import { knownTxHashes } from "@/lib/payments/ledger";
 import { resolveLimits } from "@/lib/payments/limits";
 import { chatStreamHeaders, type FinishMetadata, type StreamError } from "@/lib/protocol/lines";
 import { createLineStream } from "@/lib/protocol/writer";
-import {
-  checkApproval,
-  countsAsMessage,
-  reportApprovedPayment,
-  sendApprovedPayment,
-  type PaymentReport,
-  type SentPayment,
-} from "@/lib/payments/approved-payment";
+import { checkApproval, countsAsMessage } from "@/lib/payments/approval";
+import { followPayment, sendApprovedPayment, type SentPayment } from "@/lib/payments/delivery";
+import type { AgentReport } from "@/lib/payments/payment";
 import { sweepIfDue } from "@/lib/payments/reconcile";
+import type { ServiceCall } from "@/lib/x402/service-call";
 import type { ModelMessage } from "ai";
 import { jsonValue, runAgent, type ChatOutcome, type ToolFactory } from "./agent";
 import { claimCooldown, cooldownKeys } from "./cooldown";
 import { defaultModelTier, selectChatModel, type ChatModel, type ModelTier } from "./models";
+import { toPaymentStatus } from "./payment-lines";
 import { readChatRequest } from "./request";
 
 export type ChatDependencies = {
@@ -81,8 +78,17 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     void sweepIfDue({ db, env, log, ...(now ? { now } : {}) });
     // An approval is looked at before the cooldown: one of a live quote belongs to the message
     // that made the quote; any other counts as a message of its own.
-    const checked = body.payment
-      ? await step(checkApproval({ db, env, approval: body.payment, walletAddress: body.walletAddress, ...(now ? { now } : {}) }))
+    const { payment } = body;
+    const checked = payment
+      ? await step(
+          checkApproval({
+            db,
+            env,
+            approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signature },
+            wallet: body.walletAddress,
+            ...(now ? { now } : {}),
+          }),
+        )
       : undefined;
     if (!checked || countsAsMessage(checked, now)) {
       await step(
@@ -130,19 +136,20 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
         let continuation: ModelMessage[] | undefined;
         if (sent) {
           // Sandbox transaction links are relative: the app's own /tx page, on whatever host served the page.
-          const report = await reportApprovedPayment(sent, { db, writer, signal: deadline });
-          outcome = { finishReason: report.finishReason, ...report.metadata };
-          if (report.outcomeUnknown) {
-            writer.error({ code: "timeout", message: report.result.summary });
+          const paid = await followPayment(sent, { db, signal: deadline, onUpdate: (update) => writer.payment(toPaymentStatus(update)) });
+          const { paymentId, network, txHash, explorerUrl } = paid;
+          outcome = { finishReason: paid.end ?? "stop", paymentId, network, ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
+          if (paid.outcomeUnknown) {
+            writer.error({ code: "timeout", message: paid.report.summary });
             return finishWith();
           }
           // Only a payment sent now has something new for the model: a copy of an earlier
           // approval, or an expired one, is answered from its outcome alone.
           if (sent.kind !== "sent") {
-            writer.text(report.result.summary);
+            writer.text(paid.report.summary);
             return finishWith();
           }
-          continuation = paymentContinuation(sent, report);
+          continuation = paymentContinuation(sent.facts.paymentId, sent.claims.service, paid.report);
         }
         const { usage } = await runAgent({
           chatModel: model,
@@ -213,9 +220,9 @@ function deadlineResponse(modelId: string, approving: boolean): Response {
 }
 
 /** The approved payment as the model's payForService call and its result, for it to answer from. */
-function paymentContinuation(sent: SentPayment, report: PaymentReport): ModelMessage[] {
-  const toolCallId = `approved-${sent.claims.paymentId}`;
-  const { url, method, query, body } = sent.claims.service;
+function paymentContinuation(paymentId: string, service: ServiceCall, report: AgentReport): ModelMessage[] {
+  const toolCallId = `approved-${paymentId}`;
+  const { url, method, query, body } = service;
   return [
     {
       role: "assistant",
@@ -230,7 +237,7 @@ function paymentContinuation(sent: SentPayment, report: PaymentReport): ModelMes
     },
     {
       role: "tool",
-      content: [{ type: "tool-result", toolCallId, toolName: "payForService", output: { type: "json", value: jsonValue(report.result) } }],
+      content: [{ type: "tool-result", toolCallId, toolName: "payForService", output: { type: "json", value: jsonValue(report) } }],
     },
   ];
 }

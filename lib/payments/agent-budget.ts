@@ -1,29 +1,29 @@
-// The server's side of the agent budget (lib/chain/delegation.ts): at quote time, whether a
-// payment may be paid by the budget's session key without a prompt; at approval time, whether
-// the grant that quote was made under still holds. A grant is used only when the wallet signed
-// it, it is for this wallet and network, it has not expired, the payment is at or below the
-// person's confirmation threshold, and what is left of it covers the payment. Anything else
-// falls back to the wallet's own prompt, with a note saying why when the person would wonder.
-// The budget's total is enforced again at reservation (lib/payments/ledger.ts), and the chain
+// The server's side of the agent budget (SPEC section 9): at quote time, whether a payment may be
+// paid by the budget's session key without a prompt; at approval time, whether the grant that
+// quote was made under still holds. A grant is used only when the wallet signed it (its rail
+// checks the signature), it is for this wallet and network, it has not expired, the payment is
+// at or below the person's confirmation threshold, and what is left of it covers the payment.
+// Anything else falls back to the wallet's own prompt, with a note saying why when the person
+// would wonder. The budget's total is enforced again at reservation (./ledger.ts), and the chain
 // enforces it last: the session address holds only what the person moved there.
-import { isAddressEqual } from "viem";
-import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/chain/signature";
-import type { NetworkConfig } from "@/lib/chain/networks";
+import { sameAddress } from "@/lib/address";
 import type { Queryable } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { delegationOf, delegationTypedData, type AgentBudgetGrant } from "@/lib/chain/delegation";
-import { findBudgetBreach, type BudgetCap } from "./ledger";
 import { formatUsd } from "@/lib/money";
+import { findBudgetBreach, type BudgetCap } from "./ledger";
+import type { PaymentNetwork } from "./payment";
 import { describeBreach } from "./preflight";
+import { ChainUnavailableError, type BudgetGrant, type PaymentRail } from "./rails/rail";
 
 /** A grant a payment is paid from: its cap as the ledger holds it to, and the grant itself. */
-export type AgentBudgetUse = { budget: BudgetCap & { payer: `0x${string}` }; grant: AgentBudgetGrant };
+export type AgentBudgetUse = { budget: BudgetCap; grant: BudgetGrant };
 
 export type ChooseAgentBudgetParameters = {
   db: Queryable;
-  grant: AgentBudgetGrant | undefined;
-  wallet: `0x${string}`;
-  network: NetworkConfig;
+  grant: BudgetGrant | undefined;
+  wallet: string;
+  rail: PaymentRail;
+  network: PaymentNetwork;
   amount: bigint;
   /** The person's confirmation threshold: above it, a payment always asks. */
   threshold: bigint;
@@ -36,6 +36,7 @@ export async function chooseAgentBudget({
   db,
   grant,
   wallet,
+  rail,
   network,
   amount,
   threshold,
@@ -51,10 +52,7 @@ export async function chooseAgentBudget({
     };
   }
   const budget = budgetOf(grant);
-  const [signature, breach] = await Promise.all([
-    delegationRefusal(grant, network),
-    findBudgetBreach(db, { budget, amount }),
-  ]);
+  const [signature, breach] = await Promise.all([grantSignatureProblem(grant, rail, network), findBudgetBreach(db, { budget, amount })]);
   if (signature) return { use: false, note: `${signature} This payment needs your wallet's approval.` };
   if (breach) return { use: false, note: `${describeBreach(breach)} This payment needs your wallet's approval; grant a new agent budget to go on without prompts.` };
   return { use: true, budget, grant };
@@ -63,12 +61,12 @@ export async function chooseAgentBudget({
 /**
  * At approval time: the grant a session-key quote was made under must still hold (it may have
  * expired since) and be the wallet's signature, checked again rather than taken from the quote.
- * A refusal is a `bad-request`; an RPC that cannot check a smart wallet's signature is a
+ * A refusal is a `bad-request`; a chain that cannot check a smart wallet's signature is a
  * `blockchain-error`. Either way nothing is reserved or paid.
  */
 export async function agentBudgetRefusal(
-  grant: AgentBudgetGrant,
-  { wallet, network, now = new Date() }: { wallet: `0x${string}`; network: NetworkConfig; now?: Date },
+  grant: BudgetGrant,
+  { wallet, rail, network, now = new Date() }: { wallet: string; rail: PaymentRail; network: PaymentNetwork; now?: Date },
 ): Promise<AppError | undefined> {
   const refuse = (message: string) =>
     new AppError("bad-request", `${message} Nothing was paid.`, {
@@ -76,40 +74,35 @@ export async function agentBudgetRefusal(
     });
   const problem = grantProblem(grant, { wallet, network, now });
   if (problem) return refuse(problem);
-  const signature = await delegationRefusal(grant, network, { throwIfUnavailable: true });
+  const signature = await grantSignatureProblem(grant, rail, network, { throwIfUnavailable: true });
   return signature ? refuse(signature) : undefined;
 }
 
 /** The budget's cap as the ledger checks it. */
-export function budgetOf(grant: AgentBudgetGrant): AgentBudgetUse["budget"] {
+export function budgetOf(grant: BudgetGrant): BudgetCap {
   return { payer: grant.session, maxAmount: BigInt(grant.maxAmount) };
 }
 
 /** What is wrong with a grant for this payment that needs no chain to know, if anything. */
-function grantProblem(grant: AgentBudgetGrant, { wallet, network, now }: { wallet: `0x${string}`; network: NetworkConfig; now: Date }): string | undefined {
-  if (!isAddressEqual(grant.wallet, wallet)) return "The agent budget this page sent belongs to another wallet.";
-  if (isAddressEqual(grant.session, wallet)) return "The agent budget's session address is the wallet itself.";
+function grantProblem(grant: BudgetGrant, { wallet, network, now }: { wallet: string; network: PaymentNetwork; now: Date }): string | undefined {
+  if (!sameAddress(grant.wallet, wallet)) return "The agent budget this page sent belongs to another wallet.";
+  if (sameAddress(grant.session, wallet)) return "The agent budget's session address is the wallet itself.";
   if (grant.validUntil * 1000 <= now.getTime()) return `Your agent budget expired at ${new Date(grant.validUntil * 1000).toISOString()}.`;
   if (!grant.networks.includes(network.id)) return `Your agent budget does not cover ${network.name}.`;
   return undefined;
 }
 
-/** Why the wallet's signature of the delegation does not hold, if it does not. */
-async function delegationRefusal(
-  grant: AgentBudgetGrant,
-  network: NetworkConfig,
+/** Why the wallet's signature of the grant does not hold, if it does not. */
+async function grantSignatureProblem(
+  grant: BudgetGrant,
+  rail: PaymentRail,
+  network: PaymentNetwork,
   { throwIfUnavailable = false }: { throwIfUnavailable?: boolean } = {},
 ): Promise<string | undefined> {
   try {
-    const verdict = await verifyPaymentSignature({
-      network,
-      address: grant.wallet,
-      typedData: delegationTypedData(delegationOf(grant)),
-      signature: grant.signature,
-    });
-    return verdict.valid ? undefined : "The agent budget this page sent is not signed by your wallet.";
+    return (await rail.verifyGrant(grant, network)) ? undefined : "The agent budget this page sent is not signed by your wallet.";
   } catch (error) {
-    if (!(error instanceof SignatureCheckUnavailableError)) throw error;
+    if (!(error instanceof ChainUnavailableError)) throw error;
     if (throwIfUnavailable) {
       throw new AppError("blockchain-error", `Could not check your agent budget's signature on ${network.name}: its RPC did not answer. Nothing was paid; please try again.`, { cause: error });
     }

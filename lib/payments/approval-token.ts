@@ -13,53 +13,45 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import type { TypedDataForWallet } from "@/lib/x402/quote";
-import type { AgentBudgetGrant } from "@/lib/chain/delegation";
-
-export type ServiceRequest = {
-  name: string;
-  url: string;
-  method: "GET" | "POST";
-  query?: Record<string, string> | undefined;
-  body?: unknown;
-};
+import type { ServiceCall } from "@/lib/x402/service-call";
+import type { BudgetGrant } from "./rails/rail";
 
 export type ApprovalClaims = {
   v: 1;
   paymentId: string;
-  wallet: `0x${string}`;
-  service: ServiceRequest;
+  /** The wallet whose limits and ledger the payment counts against. */
+  wallet: string;
+  service: ServiceCall & { name: string };
+  /** CAIP-2. */
   network: string;
-  asset: `0x${string}`;
-  payTo: `0x${string}`;
-  /** Atomic USDC units, as a decimal string. */
+  asset: string;
+  payTo: string;
+  /** Atomic units of the asset, as a decimal string. */
   amount: string;
-  nonce: `0x${string}`;
+  /** The authorization's one-time id on chain (its rail's PreparedPayment.nonce). */
+  nonce: string;
   /** Unix seconds: the signed authorization's validBefore. */
   expiresAt: number;
-  typedData: TypedDataForWallet;
+  /** What the wallet signs, in its rail's form. */
+  toSign: unknown;
   payload: PaymentPayload;
   /**
    * Paid from the wallet's agent budget: the grant (checked again at approval), whose session
    * key signs the transfer as its `from`. Absent: the wallet itself signs.
    */
-  agentBudget?: AgentBudgetGrant;
+  agentBudget?: BudgetGrant;
 };
 
 /** The address that signs a quote's transfer: the wallet, or its agent budget's session key. */
-export function payerOf(claims: Pick<ApprovalClaims, "wallet" | "agentBudget">): `0x${string}` {
+export function payerOf(claims: Pick<ApprovalClaims, "wallet" | "agentBudget">): string {
   return claims.agentBudget?.session ?? claims.wallet;
 }
 
-/** The largest JSON body, in UTF-8 bytes, that a service call may carry (and a quote bind). */
-export const MAX_SERVICE_BODY_BYTES = 64 * 1024;
-/** The longest service URL, query included. */
-export const MAX_SERVICE_URL_CHARS = 8 * 1024;
 /**
- * The longest approval token: the largest body and URL, base64url-encoded (4/3), with room
- * for the rest of the claims (typed data, the x402 payload, names). A service whose 402 would
- * make a token longer than this is refused at quote time rather than given a token that
- * request B could not carry.
+ * The longest approval token: the largest body and URL a service call may carry
+ * (lib/x402/service-call.ts), base64url-encoded (4/3), with room for the rest of the claims
+ * (typed data, the x402 payload, names). A service whose 402 would make a token longer than
+ * this is refused at quote time rather than given a token that request B could not carry.
  */
 export const MAX_APPROVAL_TOKEN_CHARS = 128 * 1024;
 

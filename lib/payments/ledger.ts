@@ -7,8 +7,10 @@
 //
 // Amounts are atomic USDC units (6 decimals), which are also micro-dollars: USDC is counted 1:1
 // with USD for limits.
+import { caseKey } from "@/lib/address";
 import type { Database, Queryable } from "@/lib/db";
 import type { SpendingLimits } from "./limits";
+import { paymentStages, paymentUpdate, type PaymentFacts, type PaymentStage, type PaymentUpdate } from "./payment";
 
 export const periods = {
   day: 24 * 60 * 60 * 1000,
@@ -95,11 +97,15 @@ function toRecord(row: PaymentRow): PaymentRecord {
   };
 }
 
-// Wallets are stored lowercase so that checksummed and plain forms are one wallet.
-const walletKey = (wallet: string) => wallet.toLowerCase();
+// Wallets (and hex values) are stored in one case, so that checksummed and plain forms are one wallet.
+const walletKey = caseKey;
 
-/** What a wallet has spent, reserved or left pending since `since`. Failed payments count for nothing. */
-export async function spentSince(db: Queryable, wallet: string, since: Date): Promise<bigint> {
+/**
+ * What counts against a wallet's limits since `since`: settled payments, and those reserved or
+ * pending, which may still move money. Failed payments count for nothing. (What the wallet has
+ * settled alone, what the chain shows, is `settledSince`.)
+ */
+export async function countedSince(db: Queryable, wallet: string, since: Date): Promise<bigint> {
   const [row] = await db.query<{ spent: string }>(
     `SELECT COALESCE(SUM(amount), 0)::text AS spent FROM payments
      WHERE wallet = $1 AND status IN ('reserved', 'pending', 'settled') AND created_at > $2`,
@@ -108,12 +114,13 @@ export async function spentSince(db: Queryable, wallet: string, since: Date): Pr
   return BigInt(row?.spent ?? "0");
 }
 
-export type PeriodSpending = { period: Period; spent: bigint; limit: bigint; remaining: bigint };
+/** One rolling period against its limit: what counts against it (settled, pending, reserved), and what is left. */
+export type PeriodCount = { period: Period; counted: bigint; limit: bigint; remaining: bigint };
 
-export async function spendingByPeriod(
+export async function countedByPeriod(
   db: Queryable,
   { wallet, limits, now = new Date() }: { wallet: string; limits: SpendingLimits; now?: Date },
-): Promise<PeriodSpending[]> {
+): Promise<PeriodCount[]> {
   // One query for the three rolling periods: a reservation holds its wallet's lock while it runs.
   const since = (period: Period) => new Date(now.getTime() - periods[period]).toISOString();
   const [row] = await db.query<Record<Period, string>>(
@@ -125,9 +132,9 @@ export async function spendingByPeriod(
     [walletKey(wallet), since("day"), since("week"), since("month")],
   );
   return (Object.keys(periods) as Period[]).map((period) => {
-    const spent = BigInt(row?.[period] ?? "0");
+    const counted = BigInt(row?.[period] ?? "0");
     const limit = limits[periodLimit[period]];
-    return { period, spent, limit, remaining: limit > spent ? limit - spent : 0n };
+    return { period, counted, limit, remaining: limit > counted ? limit - counted : 0n };
   });
 }
 
@@ -159,8 +166,8 @@ export async function findLimitBreach(
   { wallet, amount, limits, now = new Date() }: { wallet: string; amount: bigint; limits: SpendingLimits; now?: Date },
 ): Promise<LimitBreach | undefined> {
   if (amount > limits.perPayment) return { limit: "perPayment", limitAmount: limits.perPayment, spent: 0n, amount };
-  for (const { period, spent, limit } of await spendingByPeriod(db, { wallet, limits, now })) {
-    if (spent + amount > limit) return { limit: periodLimit[period], limitAmount: limit, spent, amount };
+  for (const { period, counted, limit } of await countedByPeriod(db, { wallet, limits, now })) {
+    if (counted + amount > limit) return { limit: periodLimit[period], limitAmount: limit, spent: counted, amount };
   }
   return undefined;
 }
@@ -206,10 +213,10 @@ export async function reservePayment(
         payment.paymentId,
         walletKey(payment.wallet),
         payment.network,
-        payment.asset.toLowerCase(),
-        payment.payTo.toLowerCase(),
+        caseKey(payment.asset),
+        caseKey(payment.payTo),
         payment.amount.toString(),
-        payment.nonce.toLowerCase(),
+        caseKey(payment.nonce),
         payment.serviceName,
         payment.serviceUrl,
         now.toISOString(),
@@ -347,7 +354,7 @@ export async function settledSince(db: Queryable, wallet: string, since: Date): 
   return BigInt(row?.spent ?? "0");
 }
 
-/** Which of these transaction hashes (any wallet's) the ledger holds, as `0x` + lowercase. */
+/** Which of these hex transaction ids (any wallet's) the ledger holds, lowercase: the secret scan asks about hex values only. */
 export async function knownTxHashes(db: Queryable, hashes: readonly string[]): Promise<Set<string>> {
   const wanted = [...new Set(hashes.map((hash) => hash.toLowerCase()))];
   if (wanted.length === 0) return new Set();
@@ -360,4 +367,46 @@ export async function knownTxHashes(db: Queryable, hashes: readonly string[]): P
 
 export async function isKnownTxHash(db: Queryable, hash: string): Promise<boolean> {
   return (await knownTxHashes(db, [hash])).has(hash.toLowerCase());
+}
+
+/**
+ * A payment's last update as the ledger keeps it (its `outcome`), to tell it again when the same
+ * approval comes back: the parts that are not the payment's facts, under the names rows have
+ * always held them.
+ */
+export type RecordedUpdate = {
+  status: PaymentStage;
+  reason?: PaymentUpdate["reason"];
+  txHash?: string;
+  explorerUrl?: string;
+  collectableUntil?: string;
+};
+
+export function recordedForm(update: PaymentUpdate | undefined): RecordedUpdate | undefined {
+  if (!update) return undefined;
+  return {
+    status: update.stage,
+    ...(update.reason ? { reason: update.reason } : {}),
+    ...(update.txHash ? { txHash: update.txHash } : {}),
+    ...(update.explorerUrl ? { explorerUrl: update.explorerUrl } : {}),
+    ...(update.collectableUntil ? { collectableUntil: update.collectableUntil.toISOString() } : {}),
+  };
+}
+
+/** The recorded last update of a payment, told again with its facts; undefined when none was recorded. */
+export function recordedUpdate(facts: PaymentFacts, outcome: unknown): PaymentUpdate | undefined {
+  if (typeof outcome !== "object" || outcome === null) return undefined;
+  const { status, reason, txHash, explorerUrl, collectableUntil } = outcome as Record<string, unknown>;
+  if (!paymentStages.includes(status as PaymentStage)) return undefined;
+  const until = typeof collectableUntil === "string" ? new Date(collectableUntil) : undefined;
+  const readReason =
+    typeof reason === "object" && reason !== null && typeof (reason as { message?: unknown }).message === "string"
+      ? (reason as NonNullable<PaymentUpdate["reason"]>)
+      : undefined;
+  return paymentUpdate(facts, status as PaymentStage, {
+    ...(readReason ? { reason: readReason } : {}),
+    ...(typeof txHash === "string" ? { txHash } : {}),
+    ...(typeof explorerUrl === "string" ? { explorerUrl } : {}),
+    ...(until && !Number.isNaN(until.getTime()) ? { collectableUntil: until } : {}),
+  });
 }

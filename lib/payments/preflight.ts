@@ -1,15 +1,12 @@
 // Pre-flight (SPEC section 3, status `checking`): before a wallet is asked to sign, and again
 // before a signed payment is sent, the balance must cover the price plus any gas the payer
 // pays, and no daily, weekly, monthly or per-payment limit may be passed.
-import { getUsdcBalance } from "@/lib/chain/clients";
-import type { NetworkConfig } from "@/lib/chain/networks";
 import type { Queryable } from "@/lib/db";
+import { formatUsd } from "@/lib/money";
 import { findBudgetBreach, findLimitBreach, type BudgetCap, type LimitBreach } from "./ledger";
 import type { SpendingLimits } from "./limits";
-import { formatUsd } from "@/lib/money";
-
-/** In x402's exact scheme on EVM the facilitator submits the transfer and pays its gas. */
-export const PAYER_GAS_FEE = 0n;
+import { totalOf, type PaymentNetwork } from "./payment";
+import type { PaymentRail } from "./rails/rail";
 
 export type PreflightResult =
   | { ok: true; balance: bigint; warnings: string[] }
@@ -18,26 +15,27 @@ export type PreflightResult =
 export type RunPreflightParameters = {
   db: Queryable;
   /** Whose limits the payment counts against. */
-  wallet: `0x${string}`;
+  wallet: string;
   /** Paid from the wallet's agent budget: its session address pays, within the budget's total. */
-  budget?: BudgetCap & { payer: `0x${string}` };
-  network: NetworkConfig;
+  budget?: BudgetCap;
+  rail: PaymentRail;
+  network: PaymentNetwork;
   amount: bigint;
   limits: SpendingLimits;
   now?: Date;
 };
 
 export async function runPreflight(parameters: RunPreflightParameters): Promise<PreflightResult> {
-  const { wallet, budget, network, amount, limits } = parameters;
+  const { wallet, budget, rail, network, amount, limits } = parameters;
   const breach =
     (await findLimitBreach(parameters.db, { wallet, amount, limits, ...(parameters.now ? { now: parameters.now } : {}) })) ??
     (budget ? await findBudgetBreach(parameters.db, { budget, amount }) : undefined);
   if (breach) return { ok: false, code: "limit-exceeded", message: describeBreach(breach), breach };
 
-  const checked = await checkBalance({ network, payer: budget?.payer ?? wallet, fromBudget: budget !== undefined, amount });
+  const checked = await checkBalance({ rail, network, payer: budget?.payer ?? wallet, fromBudget: budget !== undefined, amount });
   if (!checked.ok) return checked;
   const { balance } = checked;
-  const total = amount + PAYER_GAS_FEE;
+  const total = totalOf({ amount, network });
   const warnings: string[] = [];
   // The original specification recommends a 20% buffer above the total.
   if (balance * 10n < total * 12n) {
@@ -46,23 +44,23 @@ export async function runPreflight(parameters: RunPreflightParameters): Promise<
   return { ok: true, balance, warnings };
 }
 
-export type CheckBalanceParameters = { network: NetworkConfig; payer: `0x${string}`; fromBudget: boolean; amount: bigint };
+export type CheckBalanceParameters = { rail: PaymentRail; network: PaymentNetwork; payer: string; fromBudget: boolean; amount: bigint };
 
 /**
  * The balance half of pre-flight: the payer holds the price plus any gas it pays. At approval
  * this is all pre-flight needs to add: the reservation checks the limits itself, atomically.
  */
-export async function checkBalance({ network, payer, fromBudget, amount }: CheckBalanceParameters): Promise<
+export async function checkBalance({ rail, network, payer, fromBudget, amount }: CheckBalanceParameters): Promise<
   { ok: true; balance: bigint } | Extract<PreflightResult, { ok: false }>
 > {
   const holder = fromBudget ? "Your agent budget" : "Your wallet";
   let balance: bigint;
   try {
-    balance = await getUsdcBalance({ network, owner: payer });
+    balance = await rail.balance(network, payer);
   } catch {
     return { ok: false, code: "blockchain-error", message: `Could not read your USDC balance on ${network.name}. Please try again.` };
   }
-  const total = amount + PAYER_GAS_FEE;
+  const total = totalOf({ amount, network });
   if (balance < total) {
     return {
       ok: false,

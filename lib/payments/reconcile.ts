@@ -3,19 +3,27 @@
 // places that need it: the request whose service answered badly or not at all, a repeated
 // approval that meets a payment that is not final, and the sweep of unfinished payments.
 //
-// The token's `authorizationState(from, nonce)` at the latest block decides: used means paid
-// (settled, with the transaction of its `AuthorizationUsed` event); unused at a block at or
-// past validBefore means nothing can move any more (released); unused before that means the
-// service could still collect it (pending, still counted against the limits).
-import { getAddress, type Hex } from "viem";
-import { getAuthorizationState } from "@/lib/chain/authorization";
-import { explorerTxUrl, findNetwork, type NetworkConfig } from "@/lib/chain/networks";
+// The payment's rail asks the chain (on EVM, the token's `authorizationState(from, nonce)` at the
+// latest block): used means paid (settled, with the transaction that used it); unused once the
+// chain's clock is past validBefore means nothing can move any more (released); unused before
+// that means the service could still collect it (pending, still counted against the limits).
 import type { Database } from "@/lib/db";
-import type { ServerEnv } from "@/lib/env";
-import type { FinishReason, PaymentFailureCode, PaymentStatus } from "@/lib/protocol/lines";
-import { claimSweep, findPayment, lastSweepAt, markChecked, markFailed, markPending, markSettled, unfinishedPayments, type PaymentRecord } from "./ledger";
 import { formatUsd } from "@/lib/money";
-import { paymentStatus, type PaymentFacts } from "./status";
+import {
+  claimSweep,
+  findPayment,
+  lastSweepAt,
+  markChecked,
+  markFailed,
+  markPending,
+  markSettled,
+  recordedForm,
+  unfinishedPayments,
+  type PaymentRecord,
+} from "./ledger";
+import { paymentUpdate, type PaymentEnd, type PaymentFacts, type PaymentFailureCode, type PaymentOutcome } from "./payment";
+import { paymentRails, type RailEnv } from "./rails";
+import type { PaymentRail } from "./rails/rail";
 
 /** The longest one reconciliation may wait on the chain before calling the answer unknown. */
 const CHAIN_TIMEOUT_MS = 12_000;
@@ -30,7 +38,7 @@ const SWEEP_BATCH = 25;
 
 export type ChainVerdict =
   /** The authorization was used: the money moved. */
-  | { kind: "used"; txHash: Hex | undefined }
+  | { kind: "used"; txHash: string | undefined }
   /** Unused and past its validBefore, or cancelled by the payer: nothing moved, nothing can. */
   | { kind: "released"; why: "expired" | "canceled" }
   /** Not used yet: the service could still collect it until `until`. */
@@ -42,18 +50,7 @@ export type ChainVerdict =
  * Why the service's answer did not settle the question, in the person's words; its code and
  * finish reason stand when the chain shows that nothing moved.
  */
-export type DeliveryProblem = { message: string; code?: PaymentFailureCode; finishReason?: FinishReason };
-
-/** How one approved payment ended, as the stream and the model are told. */
-export type PaymentOutcome = {
-  /** The `p:` lines that tell it, in order. */
-  statuses: PaymentStatus[];
-  finishReason: FinishReason;
-  txHash: string | undefined;
-  explorerUrl: string | undefined;
-  /** What the model is told, as the result of its payForService call. */
-  result: Record<string, unknown> & { status: string; summary: string };
-};
+export type DeliveryProblem = { message: string; code?: PaymentFailureCode; end?: PaymentEnd };
 
 export type ReconciledOutcome = PaymentOutcome & { verdict: ChainVerdict };
 
@@ -61,7 +58,7 @@ export type ReconciledOutcome = PaymentOutcome & { verdict: ChainVerdict };
 export type ReconcileCaller = "request" | "replay" | "sweep";
 
 /** Asks the chain about one payment, within a bounded time; never throws. */
-export async function askChain(record: PaymentRecord, network: NetworkConfig): Promise<ChainVerdict> {
+export async function askChain(record: PaymentRecord, { rail, network }: Pick<PaymentFacts, "network"> & { rail: PaymentRail }): Promise<ChainVerdict> {
   const until = record.validBefore ?? undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
@@ -69,13 +66,13 @@ export async function askChain(record: PaymentRecord, network: NetworkConfig): P
   });
   try {
     const state = await Promise.race([
-      getAuthorizationState({
+      rail.paymentState({
         network,
         // The chain knows the authorization by its signer: the agent budget's session key, if it paid.
-        authorizer: getAddress(record.payer ?? record.wallet),
-        nonce: record.nonce as Hex,
-        validBefore: until ? Math.floor(until.getTime() / 1000) : undefined,
-        fromBlock: record.fromBlock ?? undefined,
+        payer: record.payer ?? record.wallet,
+        nonce: record.nonce,
+        validBefore: until,
+        from: record.fromBlock ?? undefined,
       }),
       timeout,
     ]);
@@ -100,12 +97,12 @@ export async function reconcilePayment(parameters: {
   db: Database;
   record: PaymentRecord;
   facts: PaymentFacts;
+  rail: PaymentRail;
   caller: ReconcileCaller;
   problem?: DeliveryProblem;
-  appOrigin?: string;
   now?: Date;
 }): Promise<ReconciledOutcome> {
-  const verdict = await askChain(parameters.record, parameters.facts.network);
+  const verdict = await askChain(parameters.record, { rail: parameters.rail, network: parameters.facts.network });
   return recordVerdict({ ...parameters, verdict });
 }
 
@@ -114,15 +111,15 @@ export async function recordVerdict(parameters: {
   db: Database;
   record: PaymentRecord;
   facts: PaymentFacts;
+  rail: PaymentRail;
   caller: ReconcileCaller;
   verdict: ChainVerdict;
   problem?: DeliveryProblem;
-  appOrigin?: string;
   now?: Date;
 }): Promise<ReconciledOutcome> {
-  const { db, record, facts, caller, verdict } = parameters;
-  const outcome = describeVerdict(verdict, facts, parameters);
-  const final = outcome.statuses.at(-1);
+  const { db, record, facts, rail, caller, verdict } = parameters;
+  const outcome = describeVerdict(verdict, facts, rail, parameters);
+  const final = recordedForm(outcome.updates.at(-1));
   const now = parameters.now ?? new Date();
   const requestIsOver = caller !== "replay" || !isInFlight(record, now);
   switch (verdict.kind) {
@@ -150,31 +147,27 @@ export function isInFlight(record: PaymentRecord, now: Date): boolean {
   return record.status === "reserved" && now.getTime() - record.createdAt.getTime() < STALE_RESERVATION_MS;
 }
 
-export function describeVerdict(
-  verdict: ChainVerdict,
-  facts: PaymentFacts,
-  { problem, appOrigin }: { problem?: DeliveryProblem; appOrigin?: string },
-): ReconciledOutcome {
+export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, rail: PaymentRail, { problem }: { problem?: DeliveryProblem }): ReconciledOutcome {
   const because = problem ? `${problem.message} ` : "";
   const amount = `$${formatUsd(facts.amount)}`;
   const service = facts.service.name;
   switch (verdict.kind) {
     case "used": {
       const txHash = verdict.txHash;
-      const explorerUrl = txHash ? explorerTxUrl(facts.network, txHash, appOrigin) : undefined;
+      const explorerUrl = txHash ? rail.explorerTxUrl(facts.network, txHash) : undefined;
       const link = { ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
       const paid = txHash ? `${amount} USDC was paid on chain (transaction ${txHash})` : `The chain shows the ${amount} USDC payment was made`;
       const message = `${because}${paid}, but ${service} did not deliver its data. The payment counts against your limits.`;
       return {
         verdict,
-        statuses: [
-          paymentStatus(facts, "confirmed", link),
-          paymentStatus(facts, "failed", { ...link, reason: { code: "not-delivered", message } }),
+        updates: [
+          paymentUpdate(facts, "confirmed", link),
+          paymentUpdate(facts, "failed", { ...link, reason: { code: "not-delivered", message } }),
         ],
-        finishReason: "payment-failed",
+        end: "payment-failed",
         txHash,
         explorerUrl,
-        result: { status: "not-delivered", service, paidUsd: formatUsd(facts.amount), ...link, summary: `${message} Tell the person plainly that they paid and got nothing for it; they may contact the service.` },
+        report: { status: "not-delivered", service, paidUsd: formatUsd(facts.amount), ...link, summary: `${message} Tell the person plainly that they paid and got nothing for it; they may contact the service.` },
       };
     }
     case "released": {
@@ -186,11 +179,11 @@ export function describeVerdict(
       const message = `${because}${why} Nothing was charged.`;
       return {
         verdict,
-        statuses: [paymentStatus(facts, "failed", { reason: { code, message } })],
-        finishReason: problem?.finishReason ?? "payment-failed",
+        updates: [paymentUpdate(facts, "failed", { reason: { code, message } })],
+        end: problem?.end ?? "payment-failed",
         txHash: undefined,
         explorerUrl: undefined,
-        result: { status: "failed", reason: code, summary: message },
+        report: { status: "failed", reason: code, summary: message },
       };
     }
     case "collectable":
@@ -204,22 +197,16 @@ export function describeVerdict(
       const message =
         `${because}${checked} ${service} could still collect it${when}. ` +
         `Until then the ${amount} stays reserved against your limits; if it is not collected by then, it is released.`;
-      const collectableUntil = until?.toISOString();
       return {
         verdict,
-        statuses: [
-          paymentStatus(facts, "failed", {
-            reason: { code: "payment-pending", message },
-            ...(collectableUntil ? { collectableUntil } : {}),
-          }),
-        ],
-        finishReason: problem?.finishReason ?? "payment-failed",
+        updates: [paymentUpdate(facts, "failed", { reason: { code: "payment-pending", message }, ...(until ? { collectableUntil: until } : {}) })],
+        end: problem?.end ?? "payment-failed",
         txHash: undefined,
         explorerUrl: undefined,
-        result: {
+        report: {
           status: "payment-pending",
           service,
-          ...(collectableUntil ? { collectableUntil } : {}),
+          ...(until ? { collectableUntil: until.toISOString() } : {}),
           summary: `${message} Do not tell the person they were not charged: the money may still move.`,
         },
       };
@@ -232,14 +219,14 @@ function readableTime(date: Date): string {
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-/** The facts a payment status line needs, from a ledger record. */
-export function factsOf(record: PaymentRecord, network: NetworkConfig): PaymentFacts {
+/** A payment's facts, from its ledger record. */
+export function factsOf(record: PaymentRecord, { rail, network }: { rail: PaymentRail; network: PaymentFacts["network"] }): PaymentFacts {
   return {
     paymentId: record.paymentId,
     service: { name: record.serviceName, url: record.serviceUrl },
     network,
     amount: record.amount,
-    payTo: getAddress(record.payTo),
+    payTo: rail.formatAddress(record.payTo) ?? record.payTo,
   };
 }
 
@@ -274,22 +261,23 @@ export async function sweepUnfinishedPayments({
   limit = SWEEP_BATCH,
 }: {
   db: Database;
-  env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+  env: RailEnv;
   now?: Date;
   limit?: number;
 }): Promise<SweepReport> {
   const report: SweepReport = { checked: 0, settled: 0, released: 0, pending: 0, skipped: 0 };
   const records = await unfinishedPayments(db, { reservedBefore: new Date(now.getTime() - STALE_RESERVATION_MS), limit });
+  const rails = paymentRails(env);
   for (const record of records) {
-    const network = findNetwork(record.network, env);
-    if (!network?.rpcUrl) {
+    const found = rails.find(record.network);
+    if (!found?.network.readable) {
       // No RPC for its chain here: it stays counted until one is configured.
       await markChecked(db, { paymentId: record.paymentId, now });
       report.skipped += 1;
       continue;
     }
     report.checked += 1;
-    const { verdict } = await reconcilePayment({ db, record, facts: factsOf(record, network), caller: "sweep", now });
+    const { verdict } = await reconcilePayment({ db, record, facts: factsOf(record, found), rail: found.rail, caller: "sweep", now });
     if (verdict.kind === "used") report.settled += 1;
     else if (verdict.kind === "released") report.released += 1;
     else report.pending += 1;
@@ -316,7 +304,7 @@ export async function sweepIfDue({
   log,
 }: {
   db: Database;
-  env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+  env: RailEnv;
   now?: Date;
   log?: (message: string, details?: Record<string, unknown>) => void;
 }): Promise<SweepReport | undefined> {

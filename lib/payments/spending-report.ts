@@ -2,11 +2,12 @@
 // payments only (what the wallet's transfers on chain already make public), summed over the
 // rolling day, week and month, and the latest ones with their transaction links. Limits stay in
 // the browser; the page computes what is left.
-import { chainIdOf, explorerTxUrl, findNetwork } from "@/lib/chain/networks";
 import type { Queryable } from "@/lib/db";
-import type { ServerEnv } from "@/lib/env";
-import { periods, settledPayments, settledSince, type Period } from "./ledger";
 import { formatUsd } from "@/lib/money";
+import { periods, recentPayments, settledPayments, settledSince, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus } from "./ledger";
+import type { SpendingLimits } from "./limits";
+import { paymentRails, type RailEnv } from "./rails";
+import { ownTransactionPage } from "./rails/rail";
 
 export const MAX_RECENT_PAYMENTS = 20;
 
@@ -28,7 +29,7 @@ export type SpendingReport = {
 
 export type GetSpendingReportParameters = {
   db: Queryable;
-  env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+  env: RailEnv;
   /** A validated address; the report names it as given. */
   wallet: string;
   now?: Date;
@@ -69,10 +70,63 @@ export async function getSpendingReport({
   return { wallet, periods: windows, recent };
 }
 
-function transactionLink(networkId: string, txHash: string, env: GetSpendingReportParameters["env"]): string {
-  const network = findNetwork(networkId, env);
-  if (network) return explorerTxUrl(network, txHash);
-  // A network whose USDC this server does not know (the sandbox chain when its token address is
-  // not configured) has no explorer: the app's own transaction page serves it.
-  return explorerTxUrl({ id: `eip155:${chainIdOf(networkId) ?? 0}`, explorer: undefined }, txHash);
+/** A link to a payment's transaction: its rail's explorer, or the app's own page for a network this server does not know. */
+export function transactionLink(networkId: string, txHash: string, env: RailEnv): string {
+  const found = paymentRails(env).find(networkId);
+  return found ? found.rail.explorerTxUrl(found.network, txHash) : ownTransactionPage(networkId, txHash);
+}
+
+/** A wallet's payments against its limits, as the agent tells the person (SPEC section 8, getSpending). */
+export type LimitUse = {
+  /**
+   * Per rolling period: what counts against the limit (settled, pending and reserved payments:
+   * money that moved or still may), the limit, and what is left.
+   */
+  periods: PeriodCount[];
+  /** The latest payments in any state, newest first. */
+  recent: Array<{
+    paymentId: string;
+    service: string;
+    amount: bigint;
+    status: PaymentRecordStatus;
+    network: string;
+    at: Date;
+    paidFrom?: "agent-budget";
+    txHash?: string;
+    explorerUrl?: string;
+  }>;
+};
+
+export async function getLimitUse({
+  db,
+  env,
+  wallet,
+  limits,
+  recentLimit = 10,
+}: {
+  db: Queryable;
+  env: RailEnv;
+  wallet: string;
+  limits: SpendingLimits;
+  recentLimit?: number;
+}): Promise<LimitUse> {
+  const [counted, recent] = await Promise.all([countedByPeriod(db, { wallet, limits }), recentPayments(db, wallet, recentLimit)]);
+  const rails = paymentRails(env);
+  return {
+    periods: counted,
+    recent: recent.map((payment) => {
+      const found = payment.txHash ? rails.find(payment.network) : undefined;
+      return {
+        paymentId: payment.paymentId,
+        service: payment.serviceName,
+        amount: payment.amount,
+        status: payment.status,
+        network: payment.network,
+        at: payment.createdAt,
+        ...(payment.payer ? { paidFrom: "agent-budget" as const } : {}),
+        ...(payment.txHash ? { txHash: payment.txHash } : {}),
+        ...(payment.txHash && found ? { explorerUrl: found.rail.explorerTxUrl(found.network, payment.txHash) } : {}),
+      };
+    }),
+  };
 }

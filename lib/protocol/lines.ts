@@ -1,41 +1,15 @@
 // The chat stream's line format (SPEC section 3): one encoder and one decoder, shared by the
-// route, the browser, the tests and the benchmarks. Each line is `<prefix>:<JSON>\n`.
+// route, the browser, the tests and the benchmarks. Each line is `<prefix>:<JSON>\n`. Its payment
+// vocabulary (stages, failure codes, how a payment ends) is the payment core's own.
+import { paymentEnds, paymentFailureCodes, paymentStages, type PaymentFailureCode, type PaymentStage } from "@/lib/payments/payment";
 
-export const finishReasons = [
-  "stop",
-  "payment-complete",
-  "payment-failed",
-  "limit-exceeded",
-  "insufficient-balance",
-  "service-unavailable",
-] as const;
+/** The stream's finish reasons: `stop`, or how the request's payment ended. */
+export const finishReasons = ["stop", ...paymentEnds] as const;
 export type FinishReason = (typeof finishReasons)[number];
 
-export const paymentStatuses = [
-  "checking",
-  "awaiting-signature",
-  "submitted",
-  "confirmed",
-  "delivered",
-  "failed",
-] as const;
-export type PaymentStatusName = (typeof paymentStatuses)[number];
-
-export const paymentFailureCodes = [
-  "limit-exceeded",
-  "insufficient-balance",
-  "service-unavailable",
-  "payment-failed",
-  "rejected",
-  "expired",
-  "insufficient-gas",
-  "network-congestion",
-  // Paid means paid (SPEC section 3): money moved but no data came back, with the txHash...
-  "not-delivered",
-  // ...or the service holds a signed authorization it has not collected yet (collectableUntil).
-  "payment-pending",
-] as const;
-export type PaymentFailureCode = (typeof paymentFailureCodes)[number];
+export const paymentStatuses = paymentStages;
+export type PaymentStatusName = PaymentStage;
+export { paymentFailureCodes, type PaymentFailureCode };
 
 /** Amounts are decimal strings; money never travels as a float. */
 export type PaymentAmount = {

@@ -14,14 +14,38 @@ const CALL_TIMEOUT_MS = 15_000;
  */
 export const PAID_CALL_TIMEOUT_MS = 30_000;
 /** The most of a service's answer that is read; the rest is never downloaded. */
-export const MAX_SERVICE_BODY_BYTES = 64 * 1024;
+export const MAX_ANSWER_BYTES = 64 * 1024;
+/**
+ * The largest JSON body, in UTF-8 bytes, that a call may send, and the longest URL, query
+ * included. A quote carries its call in its approval token (lib/payments/approval-token.ts),
+ * so the call is bounded to what that token can hold.
+ */
+export const MAX_CALL_BODY_BYTES = 64 * 1024;
+export const MAX_CALL_URL_CHARS = 8 * 1024;
 
+/** One request to a service, as it is sent, quoted and paid. */
 export type ServiceCall = {
   url: string;
   method: "GET" | "POST";
   query?: Record<string, string> | undefined;
   body?: unknown;
 };
+
+/** Why a call is too large to send, in the person's words, if it is. */
+export function callSizeProblem(call: ServiceCall): string | undefined {
+  const host = new URL(call.url).host;
+  const urlChars = serviceUrl(call).length;
+  if (urlChars > MAX_CALL_URL_CHARS) {
+    return `The address for ${host}, query included, is ${urlChars} characters; a service can be called with at most ${MAX_CALL_URL_CHARS}.`;
+  }
+  if (call.method !== "POST") return undefined;
+  // Measured as sent: the JSON in UTF-8.
+  const bytes = Buffer.byteLength(JSON.stringify(call.body ?? {}), "utf8");
+  if (bytes > MAX_CALL_BODY_BYTES) {
+    return `The request body for ${host} is ${bytes} bytes; a service can be sent at most ${MAX_CALL_BODY_BYTES} bytes (64 KB).`;
+  }
+  return undefined;
+}
 
 export class ServiceUnreachableError extends Error {
   override readonly name = "ServiceUnreachableError";
@@ -108,7 +132,7 @@ export async function callService(
  */
 export async function readServiceBody(
   response: Response,
-  { maxBytes = MAX_SERVICE_BODY_BYTES }: { maxBytes?: number } = {},
+  { maxBytes = MAX_ANSWER_BYTES }: { maxBytes?: number } = {},
 ): Promise<unknown> {
   const body = await readBoundedBody(response, { maxBytes });
   if (body.cut) {

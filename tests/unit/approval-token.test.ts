@@ -9,35 +9,34 @@ import { parseServerEnv } from "@/lib/env";
 import {
   issueApproval,
   MAX_APPROVAL_TOKEN_CHARS,
-  MAX_SERVICE_BODY_BYTES,
-  MAX_SERVICE_URL_CHARS,
   newPaymentId,
   signApproval,
   verifyApproval,
   type ApprovalClaims,
 } from "@/lib/payments/approval-token";
-import { createQuote } from "@/lib/x402/quote";
+import { createQuote } from "@/lib/payments/quote";
+import { MAX_CALL_BODY_BYTES, MAX_CALL_URL_CHARS } from "@/lib/x402/service-call";
 
 const env = parseServerEnv({ X402_NETWORKS: "eip155:84532", PAYMENT_TOKEN_SECRET: "a-test-secret-of-at-least-32-characters" });
 const wallet = privateKeyToAccount(generatePrivateKey()).address;
 const baseSepoliaUsdc = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
-/** A JSON body exactly MAX_SERVICE_BODY_BYTES long in UTF-8, with characters JSON escapes and multi-byte ones. */
+/** A JSON body exactly MAX_CALL_BODY_BYTES long in UTF-8, with characters JSON escapes and multi-byte ones. */
 function largestBody(): { text: string } {
   const unit = "line\n\"quoted\" Grüße ☕ ";
   // Escaped in the JSON, a unit takes its JSON string's bytes less the two quotes.
   const unitBytes = Buffer.byteLength(JSON.stringify(unit)) - 2;
-  let text = unit.repeat(Math.floor((MAX_SERVICE_BODY_BYTES - Buffer.byteLength(JSON.stringify({ text: "" }))) / unitBytes));
+  let text = unit.repeat(Math.floor((MAX_CALL_BODY_BYTES - Buffer.byteLength(JSON.stringify({ text: "" }))) / unitBytes));
   const size = () => Buffer.byteLength(JSON.stringify({ text }));
-  text += "x".repeat(MAX_SERVICE_BODY_BYTES - size());
-  expect(size()).toBe(MAX_SERVICE_BODY_BYTES);
+  text += "x".repeat(MAX_CALL_BODY_BYTES - size());
+  expect(size()).toBe(MAX_CALL_BODY_BYTES);
   return { text };
 }
 
 async function largestClaims({ description = 11_000 }: { description?: number } = {}): Promise<ApprovalClaims> {
   const base = "https://translate.example/v1/long";
-  const url = `${base}?q=${"a".repeat(MAX_SERVICE_URL_CHARS - base.length - 3)}`;
-  expect(url.length).toBe(MAX_SERVICE_URL_CHARS);
+  const url = `${base}?q=${"a".repeat(MAX_CALL_URL_CHARS - base.length - 3)}`;
+  expect(url.length).toBe(MAX_CALL_URL_CHARS);
   // A v2 service's 402 as long as a response header gets (16 KiB), echoed in the payload.
   const paymentRequired: PaymentRequired = {
     x402Version: 2,
@@ -59,7 +58,7 @@ async function largestClaims({ description = 11_000 }: { description?: number } 
     amount: quote.amount.toString(),
     nonce: quote.nonce,
     expiresAt: quote.validBefore,
-    typedData: quote.typedData,
+    toSign: quote.toSign,
     payload: quote.unsignedPayload,
   };
 }

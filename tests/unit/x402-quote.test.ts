@@ -6,8 +6,11 @@ import { verifyTypedData } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
-import { authorizationOf, createQuote, MAX_AUTHORIZATION_SECONDS, readPaymentRequired, withSignature, type PaymentQuote } from "@/lib/x402/quote";
-import { typedDataMessage } from "@/lib/chain/typed-data";
+import { createQuote, type PaymentQuote } from "@/lib/payments/quote";
+import { authorizationOf, withSignature } from "@/lib/payments/rails/evm/prepare";
+import { MAX_AUTHORIZATION_SECONDS } from "@/lib/payments/rails/rail";
+import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
+import { readPaymentRequired } from "@/lib/x402/payment-required";
 
 const wallet = privateKeyToAccount(generatePrivateKey());
 const payTo = "0x1111111111111111111111111111111111111111";
@@ -53,12 +56,16 @@ async function quoteOf(required: PaymentRequired, options: { perPayment?: bigint
   });
 }
 
+/** What the wallet signs for a quote on EVM: EIP-712 typed data. */
+const typedDataOf = (quote: PaymentQuote) => quote.toSign as TypedDataForWallet;
+
 async function signQuote(quote: PaymentQuote) {
+  const typedData = typedDataOf(quote);
   return wallet.signTypedData({
-    domain: quote.typedData.domain,
-    types: quote.typedData.types,
-    primaryType: quote.typedData.primaryType,
-    message: typedDataMessage(quote.typedData),
+    domain: typedData.domain,
+    types: typedData.types,
+    primaryType: typedData.primaryType,
+    message: typedDataMessage(typedData),
   });
 }
 
@@ -78,8 +85,8 @@ describe("x402 quotes", () => {
     expect(quote.x402Version).toBe(1);
     expect(quote.amount).toBe(10_000n);
     expect(quote.network.id).toBe("eip155:84532");
-    expect(quote.typedData.domain).toEqual({ name: "USDC", version: "2", chainId: 84532, verifyingContract: baseSepoliaUsdc });
-    expect(quote.typedData.message).toMatchObject({ from: wallet.address, to: payTo, value: "10000" });
+    expect(typedDataOf(quote).domain).toEqual({ name: "USDC", version: "2", chainId: 84532, verifyingContract: baseSepoliaUsdc });
+    expect(typedDataOf(quote).message).toMatchObject({ from: wallet.address, to: payTo, value: "10000" });
 
     const signature = await signQuote(quote);
     const payload = withSignature(quote.unsignedPayload, signature);
@@ -92,10 +99,10 @@ describe("x402 quotes", () => {
     expect(
       await verifyTypedData({
         address: wallet.address,
-        domain: quote.typedData.domain,
-        types: quote.typedData.types,
-        primaryType: quote.typedData.primaryType,
-        message: typedDataMessage(quote.typedData),
+        domain: typedDataOf(quote).domain,
+        types: typedDataOf(quote).types,
+        primaryType: typedDataOf(quote).primaryType,
+        message: typedDataMessage(typedDataOf(quote)),
         signature,
       }),
     ).toBe(true);
@@ -157,7 +164,7 @@ describe("x402 quotes", () => {
       if ("code" in quote) throw new Error(quote.message);
       const after = Math.floor(Date.now() / 1000);
       // What the wallet signs, what the payload carries and what the quote says all agree.
-      const signed = Number(quote.typedData.message.validBefore);
+      const signed = Number(typedDataOf(quote).message.validBefore);
       expect(signed).toBe(quote.validBefore);
       expect(Number(authorizationOf(quote.unsignedPayload).validBefore)).toBe(signed);
       expect(signed).toBeGreaterThanOrEqual(before + MAX_AUTHORIZATION_SECONDS);

@@ -3,9 +3,9 @@
 // raised limit waits for the person's confirmation there).
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
-import { explorerTxUrl, findNetwork } from "@/lib/chain/networks";
 import { networkIdSchema } from "@/lib/chat/request";
-import { recentPayments, spendingByPeriod, type Period } from "@/lib/payments/ledger";
+import type { Period } from "@/lib/payments/ledger";
+import { getLimitUse } from "@/lib/payments/spending-report";
 import { formatUsd, parseUsd } from "@/lib/money";
 import type { ToolContext } from "../agent";
 
@@ -44,13 +44,12 @@ export function createAccountTools(context: ToolContext) {
         if (!wallet) {
           return { connected: false, summary: "No wallet is connected, so there is no spending to show. Connect a wallet first." };
         }
-        const spending = (await spendingByPeriod(context.db, { wallet, limits: context.limits })).filter(
-          (entry) => !period || entry.period === period,
-        );
-        const recent = await recentPayments(context.db, wallet, 10);
+        const use = await getLimitUse({ db: context.db, env: context.env, wallet, limits: context.limits });
+        const spending = use.periods.filter((entry) => !period || entry.period === period);
         const periods = spending.map((entry) => ({
           period: entry.period,
-          spentUsd: formatUsd(entry.spent),
+          // Counted against the limit: settled, and reserved or pending (money that may still move).
+          spentUsd: formatUsd(entry.counted),
           limitUsd: formatUsd(entry.limit),
           remainingUsd: formatUsd(entry.remaining),
         }));
@@ -60,23 +59,21 @@ export function createAccountTools(context: ToolContext) {
           wallet,
           periods,
           perPaymentLimitUsd: formatUsd(context.limits.perPayment),
-          recentPayments: recent.map((payment) => {
-            const network = findNetwork(payment.network, context.env);
-            return {
-              service: payment.serviceName,
-              amountUsd: formatUsd(payment.amount),
-              status: payment.status,
-              network: payment.network,
-              at: payment.createdAt.toISOString(),
-              // Paid by the wallet's agent budget, without a prompt.
-              ...(payment.payer ? { paidFrom: "agent budget" } : {}),
-              ...(payment.txHash ? { txHash: payment.txHash } : {}),
-              ...(payment.txHash && network ? { explorerUrl: explorerTxUrl(network, payment.txHash) } : {}),
-            };
-          }),
+          recentPayments: use.recent.map((payment) => ({
+            service: payment.service,
+            amountUsd: formatUsd(payment.amount),
+            status: payment.status,
+            network: payment.network,
+            at: payment.at.toISOString(),
+            // Paid by the wallet's agent budget, without a prompt.
+            ...(payment.paidFrom ? { paidFrom: "agent budget" } : {}),
+            ...(payment.txHash ? { txHash: payment.txHash } : {}),
+            ...(payment.explorerUrl ? { explorerUrl: payment.explorerUrl } : {}),
+          })),
           summary: spending
-            .map((entry) => `Last ${names[entry.period]}: spent $${formatUsd(entry.spent)} of $${formatUsd(entry.limit)}, $${formatUsd(entry.remaining)} left.`)
+            .map((entry) => `Last ${names[entry.period]}: spent $${formatUsd(entry.counted)} of $${formatUsd(entry.limit)}, $${formatUsd(entry.remaining)} left.`)
             .concat(`Per-payment limit: $${formatUsd(context.limits.perPayment)}.`)
+            .concat(use.periods.some((entry) => entry.counted > 0n) ? ["Spent counts settled payments and any still reserved or pending, which may yet move money."] : [])
             .join(" "),
         };
       },

@@ -1,7 +1,7 @@
 // Calling a service through lib/x402/service-call: a refused address never connects (so nothing
 // can be paid), and a service's answer is read only up to the cap, the cut said in the result.
 import { afterEach, describe, expect, test } from "vitest";
-import { callService, MAX_SERVICE_BODY_BYTES, readServiceBody, ServiceUnreachableError } from "@/lib/x402/service-call";
+import { callService, MAX_ANSWER_BYTES, readServiceBody, ServiceUnreachableError } from "@/lib/x402/service-call";
 import { startLoopbackServer, streamsHugeBody, type LoopbackServer } from "./loopback-server";
 
 const servers: LoopbackServer[] = [];
@@ -53,7 +53,7 @@ describe("readServiceBody", () => {
     expect(body.cut).toMatchInlineSnapshot(
       `"The service's answer was longer than 64 KB: only its first 64 KB were read, the rest was cut off and not downloaded."`,
     );
-    expect(body.partial).toHaveLength(MAX_SERVICE_BODY_BYTES);
+    expect(body.partial).toHaveLength(MAX_ANSWER_BYTES);
     // The connection was dropped long before the service could send it all.
     const sentBytes = await sent;
     expect(sentBytes).toBeLessThan(total / 5);

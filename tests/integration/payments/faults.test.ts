@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { RPC_TIMEOUT_MS } from "@/lib/chain/clients";
 import { createChatTools } from "@/lib/chat/tools";
-import { findPayment, spentSince } from "@/lib/payments/ledger";
+import { findPayment, countedSince } from "@/lib/payments/ledger";
 import { sweepUnfinishedPayments } from "@/lib/payments/reconcile";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";
@@ -92,7 +92,7 @@ describe("faults around a payment", () => {
 
   async function expectNothingHappened(target: TestChat, quote: Quoted, payer: `0x${string}`, before: bigint) {
     expect(await findPayment(target.db, quote.status.paymentId)).toBeUndefined();
-    expect(await spentSince(target.db, payer, new Date(0))).toBe(0n);
+    expect(await countedSince(target.db, payer, new Date(0))).toBe(0n);
     expect(await balanceOf(payer)).toBe(before);
   }
 
@@ -115,7 +115,7 @@ describe("faults around a payment", () => {
       expect(failed.reason?.message).toMatch(/Could not read your USDC balance/);
       expect(failed.approval).toBeUndefined();
       expect(finishOf(lines)?.finishReason).toBe("payment-failed");
-      expect(await spentSince(target.db, payer.address, new Date(0))).toBe(0n);
+      expect(await countedSince(target.db, payer.address, new Date(0))).toBe(0n);
       await target.close();
     });
 
@@ -181,7 +181,7 @@ describe("faults around a payment", () => {
     expect(finishOf(lines)).toMatchObject({ finishReason: "payment-failed", txHash });
     expect(await balanceOf(payer.address)).toBe(before - PRICE);
     expect(await findPayment(target.db, quote.status.paymentId)).toMatchObject({ status: "settled", txHash });
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(PRICE);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(PRICE);
     await target.close();
   });
 
@@ -233,7 +233,7 @@ describe("faults around a payment", () => {
     expect(await balanceOf(payer.address)).toBe(before - PRICE);
     // Not recorded, but still counted: the reservation holds the amount.
     expect(await findPayment(target.db, quote.status.paymentId)).toMatchObject({ status: "reserved", txHash: null });
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(PRICE);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(PRICE);
     await target.db.query("DROP TRIGGER refuse_settlement ON payments");
     return { payer, target, quote, signature, before, txHash };
   }
@@ -244,7 +244,7 @@ describe("faults around a payment", () => {
     const later = new Date(Date.now() + 5 * 60_000);
     expect(await sweepUnfinishedPayments({ db: target.db, env: target.env, now: later })).toMatchObject({ settled: 1 });
     expect(await findPayment(target.db, quote.status.paymentId)).toMatchObject({ status: "settled", txHash });
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(PRICE);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(PRICE);
     await target.close();
   });
 
@@ -283,9 +283,9 @@ describe("faults around a payment", () => {
     expect(await balanceOf(payer.address)).toBe(before);
     // Kept while the signed authorization can still be used.
     expect(await findPayment(target.db, quote.status.paymentId)).toMatchObject({ status: "pending", txHash: null });
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(PRICE);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(PRICE);
     expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ pending: 1, released: 0 });
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(PRICE);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(PRICE);
 
     // Released once the chain is past its validBefore, unused.
     const testClient = createTestClient({ mode: "anvil", transport: http(sandbox.info.rpcUrl) });
@@ -293,7 +293,7 @@ describe("faults around a payment", () => {
     await testClient.mine({ blocks: 1 });
     expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ released: 1 });
     expect(await findPayment(target.db, quote.status.paymentId)).toMatchObject({ status: "failed", failureCode: "expired", txHash: null });
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(0n);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(0n);
     expect(await balanceOf(payer.address)).toBe(before);
     await target.close();
   });

@@ -12,7 +12,7 @@ import {
   markPending,
   markSettled,
   reservePayment,
-  spendingByPeriod,
+  countedByPeriod,
   unfinishedPayments,
   type NewPayment,
 } from "@/lib/payments/ledger";
@@ -59,8 +59,8 @@ describe("ledger", () => {
     const refused = results.filter((result) => result.kind === "limit-exceeded");
     expect(refused).toHaveLength(7);
     expect(refused[0]?.kind === "limit-exceeded" && refused[0].breach.limit).toBe("daily");
-    const [day] = await spendingByPeriod(db, { wallet, limits });
-    expect(day).toEqual({ period: "day", spent: usdc("0.03"), limit: usdc("0.03"), remaining: 0n });
+    const [day] = await countedByPeriod(db, { wallet, limits });
+    expect(day).toEqual({ period: "day", counted: usdc("0.03"), limit: usdc("0.03"), remaining: 0n });
   });
 
   test("the same payment id or nonce never reserves twice and returns the first record", async () => {
@@ -71,8 +71,8 @@ describe("ledger", () => {
     expect(again.kind).toBe("existing");
     const sameNonce = await reservePayment(db, { payment: { ...payment(wallet, usdc("0.01")), nonce: first.nonce }, limits });
     expect(sameNonce.kind === "existing" && sameNonce.record.paymentId).toBe(first.paymentId);
-    const [day] = await spendingByPeriod(db, { wallet: wallet.toUpperCase().replace("0X", "0x"), limits });
-    expect(day?.spent).toBe(usdc("0.01"));
+    const [day] = await countedByPeriod(db, { wallet: wallet.toUpperCase().replace("0X", "0x"), limits });
+    expect(day?.counted).toBe(usdc("0.01"));
   });
 
   test("a failed payment releases its reservation; a settled one keeps counting", async () => {
@@ -85,8 +85,8 @@ describe("ledger", () => {
     await markFailed(db, { paymentId: a.paymentId, failureCode: "payment-failed", outcome: { status: "failed" } });
     await markSettled(db, { paymentId: b.paymentId, txHash: "0xabc", outcome: { status: "delivered" } });
     expect(await findLimitBreach(db, { wallet, amount: usdc("0.02"), limits })).toBeUndefined();
-    const [day] = await spendingByPeriod(db, { wallet, limits });
-    expect(day?.spent).toBe(usdc("0.01"));
+    const [day] = await countedByPeriod(db, { wallet, limits });
+    expect(day?.counted).toBe(usdc("0.01"));
   });
 
   test("periods roll: yesterday's spending counts for the week but not the day", async () => {
@@ -94,8 +94,8 @@ describe("ledger", () => {
     const now = new Date();
     const yesterday = new Date(now.getTime() - 25 * 60 * 60 * 1000);
     await reservePayment(db, { payment: payment(wallet, usdc("0.02")), limits, now: yesterday });
-    const spending = await spendingByPeriod(db, { wallet, limits, now });
-    expect(spending.map((entry) => [entry.period, entry.spent])).toEqual([
+    const spending = await countedByPeriod(db, { wallet, limits, now });
+    expect(spending.map((entry) => [entry.period, entry.counted])).toEqual([
       ["day", 0n],
       ["week", usdc("0.02")],
       ["month", usdc("0.02")],

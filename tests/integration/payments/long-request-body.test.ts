@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/chat/request";
 import { createChatTools } from "@/lib/chat/tools";
 import { findPayment } from "@/lib/payments/ledger";
-import { MAX_SERVICE_BODY_BYTES, MAX_SERVICE_URL_CHARS } from "@/lib/payments/approval-token";
+import { MAX_CALL_BODY_BYTES, MAX_CALL_URL_CHARS } from "@/lib/x402/service-call";
 import { startSandbox, type Sandbox, type SandboxServiceInfo } from "@/sandbox";
 import { listen, readBody, type RunningServer } from "@/sandbox/http";
 import { collectLines, createTestChat, textOf, type TestChat } from "@/tests/helpers/chat";
@@ -133,7 +133,7 @@ describe("long request bodies", () => {
   });
 
   test("a body over 64 KB is refused at quote time: an error the model relays, nothing sent to the service, nothing quoted", async () => {
-    const body = bodyOfBytes(MAX_SERVICE_BODY_BYTES + 1);
+    const body = bodyOfBytes(MAX_CALL_BODY_BYTES + 1);
     nextCall = { url: frontUrl(), method: "POST", body };
     const payer = await newPayer(sandbox);
     const calls = frontRequests;
@@ -143,7 +143,7 @@ describe("long request bodies", () => {
     expect(lines.filter((line) => line.type === "error").map((line) => line.type === "error" && line.error)).toEqual([
       {
         code: "payload-too-large",
-        message: `The request body for ${new URL(front.url).host} is ${MAX_SERVICE_BODY_BYTES + 1} bytes; a service can be sent at most ${MAX_SERVICE_BODY_BYTES} bytes (64 KB). Nothing was sent or paid.`,
+        message: `The request body for ${new URL(front.url).host} is ${MAX_CALL_BODY_BYTES + 1} bytes; a service can be sent at most ${MAX_CALL_BODY_BYTES} bytes (64 KB). Nothing was sent or paid.`,
       },
     ]);
     expect(paymentsOf(lines)).toEqual([]);
@@ -153,7 +153,7 @@ describe("long request bodies", () => {
   });
 
   test("an address over 8 KB, query included, is refused the same way", async () => {
-    const query = { text: "w".repeat(MAX_SERVICE_URL_CHARS) };
+    const query = { text: "w".repeat(MAX_CALL_URL_CHARS) };
     nextCall = { url: frontUrl(), method: "POST", query, body: { text: "short" } };
     const calls = frontRequests;
     const lines = await collectLines(
@@ -171,7 +171,7 @@ describe("long request bodies", () => {
   });
 
   test("a body of exactly 64 KB is still quoted", async () => {
-    nextCall = { url: frontUrl(), method: "POST", body: bodyOfBytes(MAX_SERVICE_BODY_BYTES) };
+    nextCall = { url: frontUrl(), method: "POST", body: bodyOfBytes(MAX_CALL_BODY_BYTES) };
     const calls = frontRequests;
     const quoted = await requestQuote(chat, await newPayer(sandbox), "Summarise this long text");
     expect(quoted.status).toMatchObject({ status: "awaiting-signature", amount: { total: service.price } });

@@ -8,11 +8,11 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
-import { findPayment, reservePayment, spentSince, type PaymentRecord } from "@/lib/payments/ledger";
+import { findPayment, reservePayment, countedSince, type PaymentRecord } from "@/lib/payments/ledger";
 import { sweepIfDue, sweepUnfinishedPayments } from "@/lib/payments/reconcile";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";
 import { transferWithAuthorizationTypes, usdcWalletAbi } from "@/lib/chain/usdc-abi";
-import { MAX_AUTHORIZATION_SECONDS } from "@/lib/x402/quote";
+import { MAX_AUTHORIZATION_SECONDS } from "@/lib/payments/rails/rail";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { startSandbox, type Sandbox, type SandboxServiceInfo, type ServiceDefinition } from "@/sandbox";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
@@ -327,7 +327,7 @@ describe("paid means paid", () => {
     expect(response.status).toBe(503);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("service-unavailable");
     expect((await findPayment(target.db, quoted.status.paymentId))?.status).toBe("failed");
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(0n);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(0n);
     await target.close();
   });
 
@@ -463,7 +463,7 @@ describe("paid means paid", () => {
     expect(await findPayment(target.db, "pay_died_after_paying")).toMatchObject({ status: "settled", txHash });
     expect(await findPayment(target.db, "pay_died_unused")).toMatchObject({ status: "failed", failureCode: "expired" });
     expect((await findPayment(target.db, "pay_in_flight"))?.status).toBe("reserved");
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(BigInt(news.priceAtomic) + 1n);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(BigInt(news.priceAtomic) + 1n);
     await target.close();
   });
 });
@@ -498,7 +498,7 @@ describe("paid means paid, once the authorization has expired", () => {
     expect(paymentsOf(lines).at(-1)?.reason?.code).toBe("payment-pending");
     const validBefore = Number(typedDataOf(quoted.status).message.validBefore);
     // Before it expires, the amount stays counted.
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(PRICE);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(PRICE);
 
     const testClient = createTestClient({ mode: "anvil", transport: http(sandbox.info.rpcUrl) });
     await testClient.increaseTime({ seconds: validBefore - Math.floor(Date.now() / 1000) + 60 });
@@ -515,7 +515,7 @@ describe("paid means paid, once the authorization has expired", () => {
     );
     expect(record).toMatchObject({ status: "failed", failureCode: "expired", txHash: null });
     expect((record?.outcome as PaymentStatus).reason?.message).toMatch(/Nothing was charged/);
-    expect(await spentSince(target.db, payer.address, new Date(0))).toBe(0n);
+    expect(await countedSince(target.db, payer.address, new Date(0))).toBe(0n);
     // The same approval again now says what the chain says: nothing moved, nothing can.
     const again = await collectLines(await sendApproval(target, quoted, await signQuote(payer, quoted.status)));
     expect(steps(again)).toEqual([["failed", "expired"]]);

@@ -8,7 +8,9 @@ import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { clearDiscoveryCache, filterServices, listServices } from "@/lib/x402/discovery";
-import { createQuote, readPaymentRequired } from "@/lib/x402/quote";
+import { createQuote } from "@/lib/payments/quote";
+import type { TypedDataForWallet } from "@/lib/chain/typed-data";
+import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { listen, requestUrl, sendJson, type RunningServer } from "@/sandbox/http";
 
 const baseSepoliaUsdc = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
@@ -156,7 +158,7 @@ describe("discovery and quotes follow one rule", () => {
     }
     const v1 = await quoteOfService(url("/v1/weather"));
     if ("code" in v1) throw new Error(v1.message);
-    expect([v1.network.id, v1.amount, v1.typedData.domain]).toEqual([
+    expect([v1.network.id, v1.amount, (v1.toSign as TypedDataForWallet).domain]).toEqual([
       "eip155:84532",
       20_000n,
       { name: "USDC", version: "2", chainId: 84532, verifyingContract: baseSepoliaUsdc },

@@ -1,0 +1,35 @@
+// The chat's words for the payment core: each payment update as a `p:` line (SPEC section 3),
+// its amounts as decimal strings, and how a payment ends as the stream's finish reason. The
+// one place the chat's wire format meets the core; it holds no payment rule.
+import { formatUnits, formatUsd } from "@/lib/money";
+import { totalOf, type PaymentUpdate } from "@/lib/payments/payment";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+
+export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, reason, collectableUntil, warnings }: PaymentUpdate): PaymentStatus {
+  const { asset } = facts.network;
+  const total = totalOf(facts);
+  return {
+    paymentId: facts.paymentId,
+    status: stage,
+    service: facts.service,
+    network: facts.network.id,
+    chain: facts.network.name,
+    asset: { symbol: asset.symbol, address: asset.address, decimals: asset.decimals },
+    amount: {
+      serviceFee: formatUnits(facts.amount, asset.decimals),
+      gasFee: formatUnits(facts.network.payerFee, asset.decimals),
+      total: formatUnits(total, asset.decimals),
+      currency: "USDC",
+      // USDC is counted 1:1 with the dollar.
+      usd: formatUsd(total),
+    },
+    payTo: facts.payTo,
+    ...(facts.paidFrom ? { paidFrom: facts.paidFrom } : {}),
+    ...(warnings && warnings.length > 0 ? { warnings } : {}),
+    ...(approval ? { approval: { typedData: approval.toSign, token: approval.token, expiresAt: approval.expiresAt.toISOString() } } : {}),
+    ...(txHash ? { txHash } : {}),
+    ...(explorerUrl ? { explorerUrl } : {}),
+    ...(reason ? { reason } : {}),
+    ...(collectableUntil ? { collectableUntil: collectableUntil.toISOString() } : {}),
+  };
+}

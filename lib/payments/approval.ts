@@ -1,0 +1,163 @@
+// Request B of the approval round trip (SPEC section 4), first half: what an approval is. From
+// the token, the ledger and the wallet's answer alone, before anything is reserved: refused, a
+// copy of one sent before, expired, or fresh. A door decides from it whether the request counts
+// against its cooldown (`countsAsMessage`) and answers all but a fresh one without its agent;
+// a fresh one goes on to ./delivery.ts to be paid.
+import type { Database } from "@/lib/db";
+import type { ServerEnv } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { sameAddress } from "@/lib/address";
+import { agentBudgetRefusal } from "./agent-budget";
+import { payerOf, verifyApproval, type ApprovalClaims } from "./approval-token";
+import { findPayment, type PaymentRecord } from "./ledger";
+import type { PaymentFacts } from "./payment";
+import { checkBalance } from "./preflight";
+import { paymentRails } from "./rails";
+import { ChainUnavailableError, type PaymentRail } from "./rails/rail";
+
+// The facilitator refuses an authorization that expires within 6 s.
+const EXPIRY_MARGIN_SECONDS = 6;
+
+/** The approval as a door receives it: the quote's id and token, and the wallet's answer (a signature, or a signed transaction). */
+export type ApprovalInput = { paymentId: string; token: string; signed: string };
+
+/** A payment as request B knows it: what was quoted, its facts, and its rail. */
+export type ApprovedPayment = { claims: ApprovalClaims; facts: PaymentFacts; rail: PaymentRail };
+
+/**
+ * What an approval is, found before anything is reserved or sent and without the agent: the
+ * door decides from it whether the request counts against its cooldown (`countsAsMessage`).
+ */
+export type CheckedApproval =
+  /** Not an approval this server made for this wallet, or not its wallet's signature: a 400. */
+  | { kind: "refused"; error: AppError }
+  /** Sent before: answered with what happened then, never paid again. */
+  | ({ kind: "replay"; record: PaymentRecord } & ApprovedPayment)
+  | ({ kind: "expired" } & ApprovedPayment)
+  /** Signed by the quoted payer, within its time, never sent: it may be paid. */
+  | ({ kind: "fresh"; signed: string; chainReads: Promise<ChainReads> } & ApprovedPayment);
+
+export type FreshApproval = Extract<CheckedApproval, { kind: "fresh" }>;
+
+/** What pre-flight reads from the chain before a payment is sent: the payer's balance now, and the point to search from later. */
+export type ChainReads = [balance: Awaited<ReturnType<typeof checkBalance>>, checkpoint: bigint | undefined];
+
+export type CheckApprovalParameters = {
+  db: Database;
+  env: ServerEnv;
+  approval: ApprovalInput;
+  /** The wallet the request names, if it names one: it must be the quoted one. */
+  wallet: string | undefined;
+  now?: Date;
+};
+
+export async function checkApproval({ db, env, approval, wallet, now = new Date() }: CheckApprovalParameters): Promise<CheckedApproval> {
+  let claims: ApprovalClaims;
+  try {
+    claims = verifyApproval(approval.token, approval.paymentId, env);
+  } catch (error) {
+    if (error instanceof AppError) return { kind: "refused", error };
+    throw error;
+  }
+  if (wallet && !sameAddress(wallet, claims.wallet)) {
+    return {
+      kind: "refused",
+      error: new AppError("bad-request", "This approval was quoted for another wallet.", {
+        details: { fields: [{ path: "walletAddress", message: "does not match the approved payment" }] },
+      }),
+    };
+  }
+  const found = paymentRails(env).find(claims.network);
+  if (!found) return { kind: "refused", error: new AppError("bad-request", "This approval is for a network that is not enabled here.") };
+  const { rail, network } = found;
+  const facts: PaymentFacts = {
+    paymentId: claims.paymentId,
+    service: { name: claims.service.name, url: claims.service.url },
+    network,
+    amount: BigInt(claims.amount),
+    payTo: claims.payTo,
+    ...(claims.agentBudget ? { paidFrom: "agent-budget" as const } : {}),
+  };
+  const payment: ApprovedPayment = { claims, facts, rail };
+
+  // The ledger, the signature and the chain are asked side by side: on this path they are the
+  // slowest steps before the service call. The chain reads are only used if the approval turns
+  // out fresh; a copy of an earlier one, or a refused one, wastes two reads at most.
+  const chainReads = readChainBeforeSending(payment);
+  const [recorded, refused] = await Promise.allSettled([
+    findPayment(db, claims.paymentId),
+    (async () => {
+      // The signature check is CPU work that holds the event loop for milliseconds: the reads
+      // leave for the chain and the database first, so that their answers wait for it, not the reverse.
+      await new Promise((resolve) => setImmediate(resolve));
+      // A signature the account refuses is a refusal like a forged token; a chain that does not
+      // answer is not the person's fault and stays an error of its own (thrown).
+      return (
+        (await signatureRefusal(payment, approval.signed)) ??
+        // A session key pays only under a grant the wallet signed, and only while it holds.
+        (claims.agentBudget ? await agentBudgetRefusal(claims.agentBudget, { wallet: claims.wallet, rail, network, now }) : undefined)
+      );
+    })(),
+  ]);
+  // The ledger first, so that a copy of an earlier approval is answered whatever its signature check says.
+  if (recorded.status === "rejected") throw recorded.reason;
+  if (recorded.value) return { kind: "replay", ...payment, record: recorded.value };
+  if (refused.status === "rejected") throw refused.reason;
+  if (refused.value) return { kind: "refused", error: refused.value };
+  if (now.getTime() / 1000 > claims.expiresAt - EXPIRY_MARGIN_SECONDS) return { kind: "expired", ...payment };
+  return { kind: "fresh", ...payment, signed: approval.signed, chainReads };
+}
+
+/**
+ * Whether an approval request counts against the person's cooldown as a message of its own.
+ * Within its quote's life an approval belongs to the message that made the quote (which
+ * claimed the cooldown): it is never held up, and a second copy of it neither. Anything else
+ * (a token this server did not make, a signature that does not match, a quote past its
+ * time, a copy of a long finished payment) is counted like a new message, so a flood of them
+ * meets the same 429 as a flood of messages.
+ */
+export function countsAsMessage(checked: CheckedApproval, now: Date = new Date()): boolean {
+  if (checked.kind === "fresh") return false;
+  if (checked.kind === "replay") return now.getTime() / 1000 > checked.claims.expiresAt;
+  return true;
+}
+
+/** The balance and a checkpoint, read at once; never rejects (a failed balance read is pre-flight's blockchain-error). */
+function readChainBeforeSending({ claims, facts, rail }: ApprovedPayment): Promise<ChainReads> {
+  const { network, amount } = facts;
+  return Promise.all([
+    checkBalance({ rail, network, payer: payerOf(claims), fromBudget: claims.agentBudget !== undefined, amount }),
+    // Where to look for the payment on chain later; without it the search starts further back.
+    rail.checkpoint(network).catch(() => undefined),
+  ]);
+}
+
+/**
+ * The wallet's answer, checked by the payment's rail as the chain will check it: a refusal is a
+ * `bad-request` naming the signature and saying which check refused it; a chain that does not
+ * answer is a `blockchain-error`. Either way nothing is reserved or paid.
+ */
+async function signatureRefusal({ claims, facts, rail }: ApprovedPayment, signed: string): Promise<AppError | undefined> {
+  const refuse = (message: string, field: string): AppError =>
+    new AppError("bad-request", `${message} Nothing was paid.`, {
+      details: { fields: [{ path: "payment.signature", message: field }] },
+    });
+  let verdict: Awaited<ReturnType<PaymentRail["verify"]>>;
+  try {
+    verdict = await rail.verify({
+      network: facts.network,
+      payer: payerOf(claims),
+      amount: facts.amount,
+      prepared: { nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, unsignedPayload: claims.payload },
+      signed,
+    });
+  } catch (error) {
+    if (!(error instanceof ChainUnavailableError)) throw error;
+    throw new AppError("blockchain-error", `Could not check the payment's signature on ${facts.network.name}: its RPC did not answer. Nothing was paid; please try again.`, { cause: error });
+  }
+  if (verdict.valid) return undefined;
+  if (verdict.why) return refuse(verdict.why.message, verdict.why.field);
+  return claims.agentBudget
+    ? refuse("The signature is not your agent budget's signature of this payment.", "does not match the agent budget's session key and the quoted payment")
+    : refuse("The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment");
+}

@@ -1,0 +1,98 @@
+// What one payment is and what a person is told about it, in the payment core's own words: the
+// stages of its life (SPEC section 3), how it can fail, how it can end, and the update a door
+// (the chat's `p:` lines, an MCP tool result) turns into its own wire format. No door, no chain
+// family: a network is its CAIP-2 id, its name and its token; an address is a string its rail
+// reads. Free of imports, so the page and the stream's decoder share the vocabulary.
+
+/** A payment's stages, in the order of its flow; `failed` ends it anywhere. */
+export const paymentStages = ["checking", "awaiting-signature", "submitted", "confirmed", "delivered", "failed"] as const;
+export type PaymentStage = (typeof paymentStages)[number];
+
+export const paymentFailureCodes = [
+  "limit-exceeded",
+  "insufficient-balance",
+  "service-unavailable",
+  "payment-failed",
+  "rejected",
+  "expired",
+  "insufficient-gas",
+  "network-congestion",
+  // Paid means paid (SPEC section 3): money moved but no data came back, with the transaction...
+  "not-delivered",
+  // ...or the service holds a signed authorization it has not collected yet (collectableUntil).
+  "payment-pending",
+] as const;
+export type PaymentFailureCode = (typeof paymentFailureCodes)[number];
+
+/** How a payment ends the person's request: paid and delivered, or why not. */
+export const paymentEnds = ["payment-complete", "payment-failed", "limit-exceeded", "insufficient-balance", "service-unavailable"] as const;
+export type PaymentEnd = (typeof paymentEnds)[number];
+
+/** A network a payment can be made on, as the core sees it; its rail knows the rest. */
+export type PaymentNetwork = {
+  /** CAIP-2: `<namespace>:<reference>`. */
+  id: string;
+  name: string;
+  testnet: boolean;
+  /** The token payments are made in: USDC, counted 1:1 with the dollar. */
+  asset: { symbol: "USDC"; address: string; decimals: number };
+  /** What the payer pays in fees on top of the price, in the asset's atomic units (0 where the facilitator pays). */
+  payerFee: bigint;
+  /** Whether this server can ask the chain about it (an RPC is configured). */
+  readable: boolean;
+};
+
+/** What stays the same through one payment's life, shown with every update. */
+export type PaymentFacts = {
+  paymentId: string;
+  service: { name: string; url: string };
+  network: PaymentNetwork;
+  /** The price, in the asset's atomic units. */
+  amount: bigint;
+  payTo: string;
+  /** Paid by the wallet's agent budget (its session key) rather than the wallet's own prompt. */
+  paidFrom?: "agent-budget";
+};
+
+/** What the wallet is asked to sign, and the token that carries the quote to the approval. */
+export type PaymentApproval = {
+  /** The rail's form: EIP-712 typed data on EVM. */
+  toSign: unknown;
+  token: string;
+  expiresAt: Date;
+};
+
+/** One step of a payment, as the person is told it. */
+export type PaymentUpdate = {
+  facts: PaymentFacts;
+  stage: PaymentStage;
+  approval?: PaymentApproval;
+  txHash?: string;
+  explorerUrl?: string;
+  reason?: { code: PaymentFailureCode; message: string };
+  /** With `payment-pending`: until when the service could still collect the signed payment. */
+  collectableUntil?: Date;
+  warnings?: string[];
+};
+
+export function paymentUpdate(facts: PaymentFacts, stage: PaymentStage, extra: Omit<PaymentUpdate, "facts" | "stage"> = {}): PaymentUpdate {
+  return { facts, stage, ...extra };
+}
+
+/** What the agent is told about a payment: a summary it can relay, and the details behind it. */
+export type AgentReport = Record<string, unknown> & { status: string; summary: string };
+
+/** How one payment ended, as the person and the agent are told. */
+export type PaymentOutcome = {
+  /** The updates that tell it, in order. */
+  updates: PaymentUpdate[];
+  end: PaymentEnd;
+  txHash: string | undefined;
+  explorerUrl: string | undefined;
+  report: AgentReport;
+};
+
+/** The price plus what the payer pays in fees. */
+export function totalOf(facts: Pick<PaymentFacts, "amount" | "network">): bigint {
+  return facts.amount + facts.network.payerFee;
+}

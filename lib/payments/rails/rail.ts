@@ -1,0 +1,119 @@
+// The rail seam: what differs per chain family, behind one interface keyed by the CAIP-2
+// namespace (EVM's, Solana's), in the spirit of the x402 packages' SchemeNetworkClient. The
+// payment core asks a rail which requirements it can pay, what the payer's wallet signs, whether
+// what came back is that wallet's signature, what the payer holds, whether a payment happened on
+// chain, and how to link and write addresses; it never looks inside a chain family itself.
+// A new rail is one folder beside `evm/` and one line in ./index.ts.
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import type { PaymentNetwork } from "../payment";
+
+/**
+ * How long a signed authorization stays collectable (SPEC section 4, item 5): at most 10
+ * minutes after the quote, whatever `maxTimeoutSeconds` the service asks for. A longer window
+ * would only let a service collect long after the person was told how the payment ended.
+ */
+export const MAX_AUTHORIZATION_SECONDS = 600;
+
+/** A requirement a rail can pay, with its fields read and normalized. */
+export type PayableRequirement = {
+  requirements: PaymentRequirements;
+  network: PaymentNetwork;
+  /** Atomic units of the network's asset. */
+  amount: bigint;
+  asset: string;
+  payTo: string;
+};
+
+export type RequirementVerdict = ({ payable: true } & PayableRequirement) | { payable: false; reason: string };
+
+/** A payment ready for the payer's wallet: what it signs, and the x402 payload its signature completes. */
+export type PreparedPayment = {
+  /** The authorization's one-time id on chain (EIP-3009: its nonce): how the chain is asked about it later. */
+  nonce: string;
+  /** Unix seconds: the authorization is collectable until then, never longer. */
+  validBefore: number;
+  /** What the wallet signs, in the rail's form (EIP-712 typed data on EVM). */
+  toSign: unknown;
+  /** The x402 payload with a stand-in where the signature goes. */
+  unsignedPayload: PaymentPayload;
+};
+
+/** What the payment core knows of a prepared payment when the wallet's answer comes back. */
+export type SignedPayment = {
+  network: PaymentNetwork;
+  /** The address that signs: the wallet, or its agent budget's session key. */
+  payer: string;
+  amount: bigint;
+  prepared: PreparedPayment;
+  /** The wallet's answer: a signature (EVM) or a signed transaction. */
+  signed: string;
+};
+
+export type ApprovalVerdict =
+  | { valid: true }
+  /** Not this payer's signature of this payment; `why`, when the rail knows more (a smart account's own refusal), says it. */
+  | { valid: false; why?: { message: string; field: string } };
+
+/** What the chain says about a payment's authorization. */
+export type ChainPaymentState =
+  /** Used: the money moved. The transaction is missing only if it could not be found. */
+  | { state: "used"; txHash: string | undefined }
+  /** Cancelled by the payer before use: nothing moved and nothing can. */
+  | { state: "canceled" }
+  /** Not used yet; `expired` once the chain's own clock is past its validBefore. */
+  | { state: "unused"; expired: boolean };
+
+/** The wallet's signed grant to an agent budget's session key (SPEC section 9), as the core holds it. */
+export type BudgetGrant = {
+  wallet: string;
+  session: string;
+  /** Atomic units, as a decimal string. */
+  maxAmount: string;
+  /** Unix seconds. */
+  validUntil: number;
+  networks: string[];
+  signature: string;
+};
+
+/** The chain could not be asked (no RPC configured, no answer, or no answer in time). */
+export class ChainUnavailableError extends Error {
+  override readonly name = "ChainUnavailableError";
+}
+
+export interface PaymentRail {
+  /** The CAIP-2 namespace this rail pays in. */
+  readonly namespace: string;
+  /** An enabled network of this rail by CAIP-2 id, or undefined. */
+  network(id: string): PaymentNetwork | undefined;
+  /** Whether this rail can pay the requirement, and if not, why (in words an agent can relay). */
+  check(requirements: PaymentRequirements, x402Version: number | undefined): RequirementVerdict;
+  /** Builds what the payer's wallet signs, through the x402 packages' own client for the scheme. */
+  prepare(parameters: { paymentRequired: PaymentRequired; requirement: PayableRequirement; payer: string }): Promise<PreparedPayment>;
+  /** Whether the wallet's answer is the payer's approval of exactly this payment. Throws ChainUnavailableError when the chain must be asked and cannot be. */
+  verify(payment: SignedPayment): Promise<ApprovalVerdict>;
+  /** The x402 payload completed with the wallet's answer. */
+  complete(prepared: PreparedPayment, signed: string): PaymentPayload;
+  /** The payer's balance of the network's asset, in atomic units. */
+  balance(network: PaymentNetwork, owner: string): Promise<bigint>;
+  /** A point in the chain at or before now, from where a payment's trace is looked for later. */
+  checkpoint(network: PaymentNetwork): Promise<bigint>;
+  /** Whether the payment's authorization was used on chain, and where. */
+  paymentState(parameters: {
+    network: PaymentNetwork;
+    payer: string;
+    nonce: string;
+    validBefore: Date | undefined;
+    from: bigint | undefined;
+  }): Promise<ChainPaymentState>;
+  /** Whether the wallet signed this grant to its agent budget's session key. Throws ChainUnavailableError when the chain cannot be asked. */
+  verifyGrant(grant: BudgetGrant, network: PaymentNetwork): Promise<boolean>;
+  /** An address in this family's display form (EIP-55 on EVM), or undefined when it is not one. */
+  formatAddress(address: string): string | undefined;
+  /** A link to a transaction: the network's explorer, or the app's own page where it has none. */
+  explorerTxUrl(network: PaymentNetwork, txHash: string, appOrigin?: string): string;
+}
+
+/** The app's own transaction page, for networks without a public explorer (the sandbox). */
+export function ownTransactionPage(networkId: string, txHash: string, appOrigin?: string): string {
+  return `${appOrigin ?? ""}/tx/${networkId}/${txHash}`;
+}
