@@ -20,14 +20,14 @@ import {
 import { startRegistry, type Registry } from "./registry";
 import { sandboxServices } from "./services/catalog";
 import type { ServiceDefinition } from "./services/definition";
-import { startService, type AfterSettlement, type RunningService } from "./services/x402-service";
+import { startService, type AfterSettlement, type ClaimedSettlement, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
 import { assertFactoryDeployed, CREATE2_FACTORY, deploySmartAccount, SMART_ACCOUNT_CONTRACT, smartAccount, type SmartAccount } from "./smart-account";
 
 export type { SandboxInfo, SandboxServiceInfo } from "./info";
 export type { ServiceDefinition } from "./services/definition";
-export { FAIL_QUERY_FLAG, type AfterSettlement } from "./services/x402-service";
+export { FAIL_QUERY_FLAG, type AfterSettlement, type ClaimedSettlement } from "./services/x402-service";
 export { usdcAbi } from "./usdc";
 export { HOSTILE_PAYEE } from "./services/hostile";
 export {
@@ -70,6 +70,8 @@ export type Sandbox = {
   setServiceFailing(name: string, failing: boolean): void;
   /** Paid requests settle on chain, then the service answers 500, never answers, or breaks off. */
   setServiceAfterSettlement(name: string, mode: AfterSettlement | undefined): void;
+  /** Paid requests are not settled, and the service claims they were, with this transaction. */
+  setServiceClaimedSettlement(name: string, claim: ClaimedSettlement | undefined): void;
   /** Closes a service's port: connections to it are refused from then on. */
   stopService(name: string): Promise<void>;
   /** Mints sandbox USDC (atomic units) and/or sends ETH (wei) from the funder. */
@@ -225,6 +227,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
       setServiceFailing: (name, failing) => serviceNamed(name).setFailing(failing),
       setServiceAfterSettlement: (name, mode) => serviceNamed(name).setAfterSettlement(mode),
+      setServiceClaimedSettlement: (name, claim) => serviceNamed(name).setClaimedSettlement(claim),
       stopService: (name) => serviceNamed(name).close(),
       fund,
       deploySmartAccount: deploy,

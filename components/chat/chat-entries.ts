@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { ChatRequestError } from "@/lib/client/chat-error";
 import type { chatRequestSchema } from "@/lib/chat/request";
 import type { FinishMetadata, PaymentStatus, StreamError, StreamLine } from "@/lib/protocol/lines";
+import { readFinish, readPaymentStatus } from "@/lib/client/stream-payloads";
 
 /** What the client may send: the schema's input side (limits as numbers or decimal strings). */
 export type ChatRequestBody = z.input<typeof chatRequestSchema>;
@@ -25,6 +26,8 @@ export type AssistantEntry = {
   state: AssistantState;
   /** The messages of the request this reply answers: an approval resends exactly these. */
   request?: RequestMessage[];
+  /** The conversation's settings in that request (its model): a quote is bound to them too, so an approval resends them. */
+  requestSettings?: Pick<ChatRequestBody, "model" | "temperature" | "maxTokens">;
 };
 
 /** A request the server refused before streaming (a JSON error), shown in the conversation. */
@@ -38,24 +41,25 @@ export function applyStreamLine(entry: AssistantEntry, line: StreamLine): Assist
     case "text":
       return { ...entry, state: "streaming", content: entry.content + line.text };
     case "payment": {
-      const index = entry.payments.findIndex((payment) => payment.paymentId === line.payment.paymentId);
-      const payments =
-        index === -1
-          ? [...entry.payments, line.payment]
-          : entry.payments.map((payment, at) => (at === index ? line.payment : payment));
+      const update = readPaymentStatus(line.payment);
+      if (!update) return { ...entry, errors: [...entry.errors, unreadable("A payment update")] };
+      const index = entry.payments.findIndex((payment) => payment.paymentId === update.paymentId);
+      const payments = index === -1 ? [...entry.payments, update] : entry.payments.map((payment, at) => (at === index ? update : payment));
       return { ...entry, state: "streaming", payments };
     }
     case "error":
       return { ...entry, errors: [...entry.errors, line.error] };
-    case "data":
+    case "data": {
       // Only the final `d:` carries a finish reason. Earlier ones propose settings: the chat
       // hands them to the settings (use-chat-stream's onProposal), not to the reply.
-      if (typeof line.data.finishReason === "string" && typeof line.data.model === "string") {
-        return { ...entry, state: "done", finish: { ...line.data, finishReason: line.data.finishReason, model: line.data.model } };
-      }
-      return entry;
+      if (line.data.finishReason === undefined) return entry;
+      const finish = readFinish(line.data);
+      return finish ? { ...entry, state: "done", finish } : { ...entry, state: "done", errors: [...entry.errors, unreadable("The end of this reply")] };
+    }
   }
 }
+
+const unreadable = (what: string): StreamError => ({ code: "unreadable", message: `${what} could not be shown: the server sent something unexpected.` });
 
 /**
  * Each payment's latest status across the whole conversation, and the reply whose card shows it:

@@ -6,6 +6,7 @@ import type { FinishReason, PaymentStatus } from "@/lib/protocol/lines";
 import { PaymentCard, type PaymentActions } from "@/components/payment/payment-card";
 import type { AssistantEntry, ChatEntry } from "./chat-entries";
 import { CopyButton } from "./copy-button";
+import { ErrorBoundary } from "./error-boundary";
 import { MarkdownText } from "./markdown";
 import styles from "./chat.module.css";
 import replyStyles from "./chat-message.module.css";
@@ -69,7 +70,9 @@ function AssistantMessage({
           </p>
         ) : null}
         {payments.map((payment) => (
-          <PaymentCard key={payment.paymentId} payment={payment} actions={paymentActions} />
+          <ErrorBoundary key={payment.paymentId} what="This payment's card">
+            <PaymentCard payment={payment} actions={paymentActions} />
+          </ErrorBoundary>
         ))}
         {entry.errors.map((error, index) => (
           <p key={`${error.code}-${index}`} className={styles.error} role="alert" data-testid="error-message" data-code={error.code}>

@@ -5,6 +5,7 @@ import { useLayoutEffect, useMemo, useRef } from "react";
 import type { PaymentActions } from "@/components/payment/payment-card";
 import { paymentsByReply, type ChatEntry } from "./chat-entries";
 import { ChatMessage } from "./chat-message";
+import { ErrorBoundary } from "./error-boundary";
 import styles from "./chat.module.css";
 
 const NEAR_BOTTOM_PX = 80;
@@ -42,7 +43,9 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
     >
       <ol className={styles.log} data-testid="message-list">
         {entries.map((entry) => (
-          <ChatMessage key={entry.id} entry={entry} payments={payments.get(entry.id) ?? []} paymentActions={paymentActions} />
+          <ErrorBoundary key={entry.id} what="This message" item>
+            <ChatMessage entry={entry} payments={payments.get(entry.id) ?? []} paymentActions={paymentActions} />
+          </ErrorBoundary>
         ))}
       </ol>
     </div>

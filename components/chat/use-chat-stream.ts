@@ -104,6 +104,11 @@ export function useChatStream({
         errors: [],
         state: "waiting",
         request: body.messages,
+        requestSettings: {
+          ...(body.model !== undefined ? { model: body.model } : {}),
+          ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+          ...(body.maxTokens !== undefined ? { maxTokens: body.maxTokens } : {}),
+        },
       };
       update((current) => [...current, ...(userText === undefined ? [] : [{ id: userId, role: "user" as const, content: userText }]), reply]);
       const updateReply = (change: (reply: AssistantEntry) => AssistantEntry) =>
@@ -223,6 +228,7 @@ export function useChatStream({
         (entry) => entry.role === "assistant" && entry.payments.some((item) => item.paymentId === payment.paymentId),
       );
       const messages = origin?.role === "assistant" ? origin.request : undefined;
+      const settings = origin?.role === "assistant" ? origin.requestSettings : undefined;
       const fromBudget = payment.paidFrom === "agent-budget";
       const signer = fromBudget ? signFromBudget : sign;
       if (!walletAddress) return refuse("no-wallet", "Connect a wallet to approve this payment.");
@@ -261,6 +267,8 @@ export function useChatStream({
           messages,
           walletAddress,
           ...extras?.(),
+          // The quote is bound to its conversation's model and settings, whatever the picker says now.
+          ...settings,
           payment: { paymentId: payment.paymentId, token: approval.token, signature },
         };
         return await run(body, undefined, controller);

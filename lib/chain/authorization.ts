@@ -1,7 +1,7 @@
 // EIP-3009 on chain: whether a signed transfer authorization was used, in which transaction,
 // and whether it still can be. When a paid service answers badly or not at all, the USDC token
 // is the one witness that cannot be wrong about the payment (SPEC section 3, "Paid means paid").
-import { parseAbi, type Hex } from "viem";
+import { decodeEventLog, isHash, parseAbi, TransactionReceiptNotFoundError, type Hex } from "viem";
 import { publicClientFor } from "./clients";
 import type { NetworkConfig } from "./networks";
 
@@ -111,4 +111,52 @@ async function findEvent({
 /** The latest block number, to remember where to look for a payment's events later. */
 export async function getLatestBlockNumber({ network }: { network: Pick<NetworkConfig, "rpcUrl" | "chainId"> }): Promise<bigint> {
   return publicClientFor(network).getBlockNumber({ cacheTime: 0 });
+}
+
+/** How long a transaction a service names may take to show up at this server's RPC node (it may lag the facilitator's). */
+const RECEIPT_WAIT_MS = 3_000;
+const RECEIPT_POLL_MS = 500;
+
+export type UsedInTransactionParameters = {
+  network: Pick<NetworkConfig, "rpcUrl" | "chainId" | "usdc">;
+  authorizer: `0x${string}`;
+  nonce: Hex;
+  /** The transaction a service says settled the payment: only a claim until its receipt shows it. */
+  txHash: string;
+};
+
+/**
+ * Whether this transaction succeeded and used exactly this authorization: its receipt holds the
+ * token's `AuthorizationUsed(authorizer, nonce)` event. A hash that is not one, or a transaction
+ * the node does not know within a few seconds, is not; an RPC that does not answer throws.
+ */
+export async function usedInTransaction({ network, authorizer, nonce, txHash }: UsedInTransactionParameters): Promise<boolean> {
+  if (!isHash(txHash)) return false;
+  const client = publicClientFor(network);
+  const deadline = Date.now() + RECEIPT_WAIT_MS;
+  for (;;) {
+    try {
+      const receipt = await client.getTransactionReceipt({ hash: txHash });
+      return (
+        receipt.status === "success" &&
+        receipt.logs.some((log) => {
+          if (log.address.toLowerCase() !== network.usdc.address.toLowerCase()) return false;
+          try {
+            const event = decodeEventLog({ abi: eip3009Abi, data: log.data, topics: log.topics });
+            return (
+              event.eventName === "AuthorizationUsed" &&
+              event.args.authorizer.toLowerCase() === authorizer.toLowerCase() &&
+              event.args.nonce.toLowerCase() === nonce.toLowerCase()
+            );
+          } catch {
+            return false;
+          }
+        })
+      );
+    } catch (error) {
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
+      if (Date.now() + RECEIPT_POLL_MS > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
+    }
+  }
 }

@@ -43,6 +43,13 @@ export type ToolContext = {
   limits: SpendingLimits;
   preferences: Preferences;
   approval: PaymentApprovalInput | undefined;
+  /** The digest of the conversation this request carries: a quote is bound to it (lib/chat/conversation.ts). */
+  conversation: string;
+  /**
+   * Set where a new quote counts as a new message (after an approval, in the same request):
+   * claims the cooldown, and throws `rate-limited` when the quote must wait.
+   */
+  admitQuote?: () => Promise<void>;
   /** The wallet's agent budget, if the page holds one: small payments it may pay without a prompt. */
   agentBudget: AgentBudgetInput | undefined;
   writer: LineWriter;

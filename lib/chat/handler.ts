@@ -20,6 +20,7 @@ import { sweepIfDue } from "@/lib/payments/reconcile";
 import type { ServiceCall } from "@/lib/x402/service-call";
 import type { ModelMessage } from "ai";
 import { jsonValue, runAgent, type ChatOutcome, type ToolFactory } from "./agent";
+import { conversationDigest } from "./conversation";
 import { claimCooldown, cooldownKeys } from "./cooldown";
 import { defaultModelTier, selectChatModel, type ChatModel, type ModelTier } from "./models";
 import { toPaymentStatus } from "./payment-lines";
@@ -79,6 +80,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     // An approval is looked at before the cooldown: one of a live quote belongs to the message
     // that made the quote; any other counts as a message of its own.
     const { payment } = body;
+    const conversation = conversationDigest(body);
     const checked = payment
       ? await step(
           checkApproval({
@@ -86,20 +88,15 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             env,
             approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signature },
             wallet: body.walletAddress,
+            binding: conversation,
             ...(now ? { now } : {}),
           }),
         )
       : undefined;
-    if (!checked || countsAsMessage(checked, now)) {
-      await step(
-        claimCooldown({
-          db,
-          keys: cooldownKeys(request, body.walletAddress, env),
-          seconds: env.CHAT_COOLDOWN_SECONDS,
-          ...(now ? { now } : {}),
-        }),
-      );
-    }
+    // A message claims the cooldown; so does a quote made after an approval, in the same request.
+    const claimMessage = () =>
+      claimCooldown({ db, keys: cooldownKeys(request, body.walletAddress, env), seconds: env.CHAT_COOLDOWN_SECONDS, ...(now ? { now } : {}) });
+    if (!checked || countsAsMessage(checked, now)) await step(claimMessage());
     if (checked?.kind === "refused") throw checked.error;
     const limits = resolveLimits(body.spendingLimits, env);
     // A fresh approval is paid before the stream starts, so that its refusals (402, 403,
@@ -166,6 +163,8 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             preferences: body.preferences ?? {},
             approval: body.payment,
             agentBudget: body.agentBudget,
+            conversation,
+            ...(sent?.kind === "sent" ? { admitQuote: claimMessage } : {}),
             writer,
             // The first payment outcome of a request stands; a later call cannot overwrite it.
             setOutcome: (next) => {

@@ -36,6 +36,11 @@ export type ApprovalClaims = {
   toSign: unknown;
   payload: PaymentPayload;
   /**
+   * What the door bound the quote to (the chat: a digest of the conversation it was quoted
+   * for); an approval must bring the same.
+   */
+  binding?: string;
+  /**
    * Paid from the wallet's agent budget: the grant (checked again at approval), whose session
    * key signs the transfer as its `from`. Absent: the wallet itself signs.
    */

@@ -48,10 +48,12 @@ export type CheckApprovalParameters = {
   approval: ApprovalInput;
   /** The wallet the request names, if it names one: it must be the quoted one. */
   wallet: string | undefined;
+  /** What the door binds approvals to (the chat: the conversation's digest): it must be what the quote was bound to. */
+  binding: string | undefined;
   now?: Date;
 };
 
-export async function checkApproval({ db, env, approval, wallet, now = new Date() }: CheckApprovalParameters): Promise<CheckedApproval> {
+export async function checkApproval({ db, env, approval, wallet, binding, now = new Date() }: CheckApprovalParameters): Promise<CheckedApproval> {
   let claims: ApprovalClaims;
   try {
     claims = verifyApproval(approval.token, approval.paymentId, env);
@@ -65,6 +67,16 @@ export async function checkApproval({ db, env, approval, wallet, now = new Date(
       error: new AppError("bad-request", "This approval was quoted for another wallet.", {
         details: { fields: [{ path: "walletAddress", message: "does not match the approved payment" }] },
       }),
+    };
+  }
+  if (claims.binding !== undefined && claims.binding !== binding) {
+    return {
+      kind: "refused",
+      error: new AppError(
+        "bad-request",
+        "This approval belongs to another conversation: approve it from the chat that asked for it, with the same messages and model. Nothing was reserved or paid.",
+        { details: { fields: [{ path: "messages", message: "do not match the conversation this payment was quoted for" }] } },
+      ),
     };
   }
   const found = paymentRails(env).find(claims.network);

@@ -8,13 +8,12 @@
 // `followPayment` tells that outcome as updates: `submitted`, then `confirmed` and `delivered`,
 // or what the chain says happened (SPEC section 3), or, when the deadline comes first, that it
 // is not known yet; a copy of an earlier approval is told what happened then.
-import type { SettleResponse } from "@x402/core/types";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
-import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError } from "@/lib/x402/service-call";
+import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError, type Settlement } from "@/lib/x402/service-call";
 import { budgetOf } from "./agent-budget";
 import type { ApprovedPayment, CheckedApproval, FreshApproval } from "./approval";
 import { markFailed, markSettled, recordedForm, recordedUpdate, reservePayment, type PaymentRecord } from "./ledger";
@@ -203,8 +202,11 @@ async function concludeDelivery({
     return outcome;
   };
 
-  if (delivered && settlement?.success && settlement.transaction) return paidAndDelivered(settlement.transaction);
-  const problem = sendProblem ?? describeProblem(response, settlement, bodyBroken, facts);
+  // A service's word that it was paid is a claim: the chain must show that transaction moving
+  // exactly this authorization before the person is told "confirmed" or the ledger counts it settled.
+  const claimed = delivered && settlement?.success && settlement.transaction ? settlement.transaction : undefined;
+  if (claimed && (await provenOnChain(record, facts, rail, claimed))) return paidAndDelivered(claimed);
+  const problem = sendProblem ?? (claimed ? unbackedClaim(facts, claimed) : describeProblem(response, settlement, bodyBroken, facts));
   const verdict = await askChain(record, { rail, network: facts.network });
   // The data arrived and the chain shows the payment made: only the settlement header was missing.
   if (delivered && verdict.kind === "used" && verdict.txHash) return paidAndDelivered(verdict.txHash);
@@ -214,6 +216,21 @@ async function concludeDelivery({
     notRecorded(error);
     return describeVerdict(verdict, facts, rail, { problem });
   }
+}
+
+/** Whether the transaction a service names moved this payment; a chain that cannot be asked proves nothing. */
+async function provenOnChain(record: PaymentRecord, facts: PaymentFacts, rail: PaymentRail, txHash: string): Promise<boolean> {
+  try {
+    return await rail.settledIn({ network: facts.network, payer: record.payer ?? record.wallet, nonce: record.nonce, txHash });
+  } catch {
+    return false;
+  }
+}
+
+/** A settlement the service claims and the chain does not show, in the person's words. */
+function unbackedClaim(facts: PaymentFacts, txHash: string): DeliveryProblem {
+  const named = txHash.length > 20 ? `${txHash.slice(0, 10)}…${txHash.slice(-6)}` : txHash;
+  return { message: `${facts.service.name} said the payment was settled (transaction ${named}), but the chain does not show this payment.` };
 }
 
 function deliveredOutcome(facts: PaymentFacts, rail: PaymentRail, txHash: string, data: unknown): PaymentOutcome {
@@ -361,7 +378,7 @@ function recordedOutcome(record: PaymentRecord, facts: PaymentFacts, rail: Payme
 /** Why the service's answer settled nothing by itself, in the person's words. */
 function describeProblem(
   response: Response | undefined,
-  settlement: SettleResponse | undefined,
+  settlement: Settlement | undefined,
   bodyBroken: boolean,
   facts: PaymentFacts,
 ): DeliveryProblem {

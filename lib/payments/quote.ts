@@ -7,6 +7,7 @@
 import type { PaymentRequired } from "@x402/core/types";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
+import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
 import { cleanText } from "@/lib/x402/discovery";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
@@ -30,6 +31,13 @@ export type QuotePaymentParameters = {
   /** At or below it a payment may be paid from the agent budget without a prompt. */
   confirmationThreshold: bigint;
   agentBudget: BudgetGrant | undefined;
+  /** What the door binds the quote to (the chat: its conversation's digest); request B must bring the same. */
+  binding: string | undefined;
+  /**
+   * Asked before a quote is made, where the door counts it as a new message (a quote in the same
+   * request as a paid answer): a `rate-limited` AppError means it must wait, and nothing is quoted.
+   */
+  admit?: () => Promise<void>;
   signal: AbortSignal;
   /** Each update of the payment the moment it is known, in order. */
   onUpdate: (update: PaymentUpdate) => void;
@@ -43,7 +51,7 @@ export type QuoteResult = {
   end?: PaymentEnd;
   paymentId?: string;
   /** A problem the person should see that is not on a payment's card (nothing was quoted). */
-  notice?: { code: "payload-too-large" | "service-unavailable" | "payment-failed"; message: string };
+  notice?: { code: "payload-too-large" | "service-unavailable" | "payment-failed" | "rate-limited"; message: string };
 };
 
 export async function quotePayment(parameters: QuotePaymentParameters): Promise<QuoteResult> {
@@ -98,6 +106,20 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
         summary: "This service costs money. Connect a wallet first, then ask again: the payment needs your wallet's signature.",
       },
     };
+  }
+  if (parameters.admit) {
+    try {
+      await parameters.admit();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== "rate-limited") throw error;
+      return {
+        notice: { code: "rate-limited", message: `Another payment after a paid answer counts as a new message. ${error.message}` },
+        report: {
+          status: "rate-limited",
+          summary: `Another payment in the same reply as a paid answer counts as a new message, and must wait: ${error.message} Nothing was quoted or paid; tell the person to ask again then.`,
+        },
+      };
+    }
   }
   const quoteFor = (payer: string) =>
     createQuote({ paymentRequired, wallet: payer, perPaymentLimit: parameters.limits.perPayment, defaultChain: parameters.defaultChain, env });
@@ -159,6 +181,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
     toSign: quote.toSign,
     payload: quote.unsignedPayload,
     ...(budget ? { agentBudget: budget.grant } : {}),
+    ...(parameters.binding === undefined ? {} : { binding: parameters.binding }),
   };
   const token = issueApproval(claims, env);
   if (token === undefined) {

@@ -3,8 +3,10 @@
 // through the guarded fetch (lib/net): only public addresses, or the configured allow-list.
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
+import { z } from "zod";
 import { readBoundedBody } from "@/lib/net/bounded-body";
 import { guardedFetch, RefusedDestinationError } from "@/lib/net/guarded-fetch";
+import { cleanText } from "./discovery";
 
 const CALL_TIMEOUT_MS = 15_000;
 /**
@@ -173,11 +175,33 @@ export function callServiceWithPayment(
   });
 }
 
-/** The settlement a paid response reports (PAYMENT-RESPONSE, or X-PAYMENT-RESPONSE in v1). */
-export function readSettlement(response: Response): SettleResponse | undefined {
+// What a service says about its settlement is a stranger's data: each field is checked before
+// anything reads it, and text is bounded. It stays a claim until the chain backs it.
+const settlementSchema = z.object({
+  success: z.boolean(),
+  // A transaction id: 0x hex on EVM, base58 on Solana; empty when nothing settled.
+  transaction: z.string().max(128).regex(/^[0-9A-Za-z]*$/),
+  network: z.string().max(100).optional(),
+  payer: z.string().max(128).optional(),
+  errorReason: z
+    .string()
+    .optional()
+    .transform((reason) => (reason === undefined ? undefined : cleanText(reason, 120))),
+});
+
+/** A settlement as a service claims it. */
+export type Settlement = Pick<SettleResponse, "success" | "transaction" | "errorReason">;
+
+/** The settlement a paid response claims (PAYMENT-RESPONSE, or X-PAYMENT-RESPONSE in v1), if it is well formed. */
+export function readSettlement(response: Response): Settlement | undefined {
+  let claimed: unknown;
   try {
-    return http.getPaymentSettleResponse((name) => response.headers.get(name));
+    claimed = http.getPaymentSettleResponse((name) => response.headers.get(name));
   } catch {
     return undefined;
   }
+  const parsed = settlementSchema.safeParse(claimed);
+  if (!parsed.success) return undefined;
+  const { success, transaction, errorReason } = parsed.data;
+  return { success, transaction, ...(errorReason ? { errorReason } : {}) };
 }

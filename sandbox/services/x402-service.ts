@@ -28,6 +28,13 @@ const MAX_TIMEOUT_SECONDS = 300;
  */
 export type AfterSettlement = "fail" | "hang" | "break";
 
+/**
+ * A settlement a lying service claims without settling anything: it takes the signed payment,
+ * answers 200 with its data and a PAYMENT-RESPONSE saying `success` with this `transaction`
+ * (any JSON value), and keeps the authorization to collect later, or never.
+ */
+export type ClaimedSettlement = { transaction: unknown };
+
 export type RunningService = RunningServer & {
   definition: ServiceDefinition;
   /** The paid resource's own URL (server origin + path). */
@@ -39,6 +46,8 @@ export type RunningService = RunningServer & {
   setFailing(failing: boolean): void;
   /** While set, every paid request settles on chain and then misbehaves that way. */
   setAfterSettlement(mode: AfterSettlement | undefined): void;
+  /** While set, every paid request is verified, not settled, and answered as if it were (ClaimedSettlement). */
+  setClaimedSettlement(claim: ClaimedSettlement | undefined): void;
 };
 
 export type StartServiceParameters = {
@@ -113,6 +122,7 @@ export async function startService({
   let online = true;
   let failing = false;
   let afterSettlement: AfterSettlement | undefined;
+  let claimedSettlement: ClaimedSettlement | undefined;
   // The resource URL is fixed before listening so the 402 always names the same URL.
   let resourceUrl = "";
 
@@ -161,6 +171,18 @@ export async function startService({
     const result = await httpServer.processHTTPRequest(context);
     if (result.type === "payment-error") return writeInstructions(response, result.response);
     if (result.type === "no-payment-required") throw new HttpError(500, "route is not protected");
+
+    if (claimedSettlement) {
+      const claim = { success: true, transaction: claimedSettlement.transaction, network: SANDBOX_NETWORK };
+      log(`${definition.name}: claims a settlement it did not make`);
+      response.writeHead(200, {
+        ...CORS_HEADERS,
+        "PAYMENT-RESPONSE": Buffer.from(JSON.stringify(claim), "utf8").toString("base64"),
+        "Content-Type": "application/json; charset=utf-8",
+      });
+      response.end(JSON.stringify(await definition.handle({ query: url.searchParams, body })));
+      return;
+    }
 
     if (afterSettlement) {
       const mode = afterSettlement;
@@ -259,6 +281,9 @@ export async function startService({
     },
     setAfterSettlement: (mode) => {
       afterSettlement = mode;
+    },
+    setClaimedSettlement: (claim) => {
+      claimedSettlement = claim;
     },
   };
 }

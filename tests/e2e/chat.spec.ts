@@ -164,3 +164,49 @@ test("shows one card per payment with its latest status, amounts and reason, and
   await expect(reply.getByTestId("error-message")).toHaveText("The payment was stopped by your daily limit.");
   await expect(reply.getByTestId("message-meta")).toHaveText("Stopped by a spending limit · Offline model");
 });
+
+test("no payload takes the chat down: a malformed payment update or ending is said in its place, and the next message still goes", async ({ page }) => {
+  const ui = chatPage(page);
+  const card: PaymentStatus = {
+    paymentId: "pay-2",
+    status: "submitted",
+    service: { name: "Weather Pro", url: "https://weather.example/now" },
+    network: "eip155:84532",
+    chain: "Base Sepolia",
+    asset: { symbol: "USDC", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6 },
+    amount: { serviceFee: "0.05", gasFee: "0", total: "0.05", currency: "USDC", usd: "0.05" },
+    payTo: "0x1111111111111111111111111111111111111111",
+  };
+  // What a lying service would have liked the page to render: a transaction that is an object,
+  // a reason that is not one, and an ending whose model is not text.
+  const hostile = [
+    encodeLine({ type: "payment", payment: card }),
+    `p:${JSON.stringify({ ...card, status: "confirmed", txHash: { $$typeof: "react.element", props: {} } })}\n`,
+    `p:${JSON.stringify({ ...card, status: "failed", reason: "not an object" })}\n`,
+    `d:${JSON.stringify({ finishReason: "payment-complete", model: { evil: true } })}\n`,
+  ].join("");
+  const answer = [encodeLine({ type: "text", text: "Still here." }), encodeLine({ type: "data", data: { finishReason: "stop", model: "offline" } })].join("");
+  let calls = 0;
+  await page.route("**/api/chat", (route) => {
+    calls += 1;
+    return route.fulfill({ status: 200, headers: { "Content-Type": "text/event-stream; charset=utf-8" }, body: calls === 1 ? hostile : answer });
+  });
+  await page.goto("/");
+  await ui.input.fill("What's the weather in Lisbon?");
+  await ui.send.click();
+
+  const reply = ui.messages("assistant").last();
+  await expect(reply).toHaveAttribute("data-state", "done");
+  // The one well-formed update stands; the others are said to be unreadable, not rendered.
+  await expect(reply.getByTestId("payment-card")).toHaveAttribute("data-status", "submitted");
+  await expect(reply.getByTestId("error-message")).toHaveCount(3);
+  await expect(reply.getByTestId("error-message").first()).toContainText("could not be shown");
+  await expect(page.getByText("react.element")).toHaveCount(0);
+
+  // The page is alive: after the cooldown, the next message is sent and answered.
+  await expect(ui.send).toBeDisabled();
+  await ui.input.fill("Are you still there?");
+  await expect(ui.send).toBeEnabled({ timeout: (cooldownSeconds + 5) * 1000 });
+  await ui.send.click();
+  await expect(ui.messages("assistant").last()).toContainText("Still here.");
+});

@@ -3,7 +3,9 @@
 // (the quote, then the signed approval), signed by a test key as the person's wallet would.
 import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
-import { createPublicClient, erc20Abi, http, type Hex } from "viem";
+import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseSignature, type Hex } from "viem";
+import { foundry } from "viem/chains";
+import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protocol/lines";
@@ -182,4 +184,22 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
     value = await read();
   }
   return value;
+}
+
+/** Uses a signed authorization directly on the token, as a service holding it could at any time. */
+export async function collectOnChain(world: Sandbox, typedData: TypedDataForWallet, signature: Hex): Promise<Hex> {
+  const collector = privateKeyToAccount(generatePrivateKey());
+  await world.fund({ to: collector.address, eth: parseEther("1") });
+  const wallet = createWalletClient({ account: collector, chain: foundry, transport: http(world.info.rpcUrl) });
+  const message = typedDataMessage(typedData) as { from: Hex; to: Hex; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex };
+  const { r, s, v, yParity } = parseSignature(signature);
+  const hash = await wallet.writeContract({
+    address: world.info.usdc.address,
+    abi: usdcWalletAbi,
+    functionName: "transferWithAuthorization",
+    args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, Number(v ?? 27n + BigInt(yParity)), r, s],
+  });
+  const receipt = await createPublicClient({ transport: http(world.info.rpcUrl) }).waitForTransactionReceipt({ hash });
+  expect(receipt.status).toBe("success");
+  return hash;
 }

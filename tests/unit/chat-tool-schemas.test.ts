@@ -15,6 +15,7 @@ function context(): ToolContext {
     preferences: {},
     approval: undefined,
     agentBudget: undefined,
+    conversation: "digest",
     writer: { text() {}, payment() {}, data() {}, error() {}, closed: false },
     setOutcome() {},
     signal: new AbortController().signal,

@@ -41,6 +41,8 @@ export function createPaymentTool(context: ToolContext) {
         defaultChain: context.preferences.defaultChain,
         confirmationThreshold: context.preferences.confirmationThreshold ?? 0n,
         agentBudget: context.agentBudget,
+        binding: context.conversation,
+        ...(context.admitQuote ? { admit: context.admitQuote } : {}),
         signal: context.signal,
         onUpdate: (update) => context.writer.payment(toPaymentStatus(update)),
       });

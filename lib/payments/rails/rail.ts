@@ -97,6 +97,11 @@ export interface PaymentRail {
   balance(network: PaymentNetwork, owner: string): Promise<bigint>;
   /** A point in the chain at or before now, from where a payment's trace is looked for later. */
   checkpoint(network: PaymentNetwork): Promise<bigint>;
+  /**
+   * Whether this transaction moved exactly this payment (a service's claim of settlement, held
+   * against the chain). Throws when the chain cannot be asked.
+   */
+  settledIn(parameters: { network: PaymentNetwork; payer: string; nonce: string; txHash: string }): Promise<boolean>;
   /** Whether the payment's authorization was used on chain, and where. */
   paymentState(parameters: {
     network: PaymentNetwork;

@@ -31,6 +31,7 @@ import {
   typedDataOf,
   usdcBalance,
   eventually,
+  collectOnChain,
   fortuneOracle,
   type Quoted,
 } from "@/tests/helpers/paid-chat";
@@ -41,25 +42,6 @@ const PRICE = 4_000n; // 0.004 USDC
 const roomForOne = { ...generousLimits, daily: "0.006" };
 
 const oracle = (name: string, extra: Partial<ServiceDefinition> = {}) => fortuneOracle(name, PRICE, extra);
-
-/** Uses a signed authorization directly on the token, as a service holding it could at any time. */
-async function collectOnChain(world: Sandbox, typedData: TypedDataForWallet, signature: Hex): Promise<Hex> {
-  const collector = privateKeyToAccount(generatePrivateKey());
-  await world.fund({ to: collector.address, eth: parseEther("1") });
-  const wallet = createWalletClient({ account: collector, chain: foundry, transport: http(world.info.rpcUrl) });
-  const message = typedDataMessage(typedData) as { from: Hex; to: Hex; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex };
-  const { r, s, v, yParity } = parseSignature(signature);
-  const hash = await wallet.writeContract({
-    address: world.info.usdc.address,
-    abi: usdcWalletAbi,
-    functionName: "transferWithAuthorization",
-    args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, Number(v ?? 27n + BigInt(yParity)), r, s],
-  });
-  const receipt = await createPublicClient({ transport: http(world.info.rpcUrl) }).waitForTransactionReceipt({ hash });
-  expect(receipt.status).toBe("success");
-  return hash;
-}
-
 
 const steps = (lines: StreamLine[]) => paymentsOf(lines).map((status) => [status.status, status.reason?.code]);
 

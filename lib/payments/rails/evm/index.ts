@@ -5,7 +5,7 @@
 import type { PaymentRequirements } from "@x402/core/types";
 import { getAddress, isAddress, type Hex } from "viem";
 import { isEvmAddress } from "@/lib/address";
-import { getAuthorizationState, getLatestBlockNumber } from "@/lib/chain/authorization";
+import { getAuthorizationState, getLatestBlockNumber, usedInTransaction } from "@/lib/chain/authorization";
 import { getUsdcBalance } from "@/lib/chain/clients";
 import { explorerTxUrl, findNetwork, type NetworkConfig } from "@/lib/chain/networks";
 import type { TypedDataForWallet } from "@/lib/chain/typed-data";
@@ -66,6 +66,9 @@ export function createEvmRail(env: RequirementsEnv): PaymentRail {
     },
     checkpoint(network) {
       return getLatestBlockNumber({ network: configOf(network) });
+    },
+    settledIn({ network, payer: from, nonce, txHash }) {
+      return usedInTransaction({ network: configOf(network), authorizer: payer(from), nonce: nonce as Hex, txHash });
     },
     async paymentState({ network, payer: from, nonce, validBefore, from: fromBlock }) {
       const state = await getAuthorizationState({
