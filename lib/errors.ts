@@ -4,6 +4,8 @@
 export const errorStatus = {
   "bad-request": 400,
   "secret-in-message": 400,
+  // Signing in was refused, or a read needs the wallet's own session (SPEC section 9).
+  unauthorized: 401,
   "insufficient-balance": 402,
   "limit-exceeded": 403,
   "payload-too-large": 413,

@@ -12,6 +12,8 @@ const usdString = z.string().refine((value) => parseUsd(value) !== undefined, "m
 /** The answer of `GET /api/spending?wallet=`; fields the page does not know are let through. */
 export const spendingReportSchema = z.object({
   wallet: z.string(),
+  /** Whether this is the wallet's own signed-in session: only then does `recent` name its payments. */
+  signedIn: z.boolean().optional(),
   periods: z.array(z.object({ period: z.enum(budgetPeriods), spentUsd: usdString, since: z.string() })),
   recent: z.array(
     z.object({

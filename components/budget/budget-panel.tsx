@@ -29,6 +29,8 @@ export type BudgetPanelProps = {
   refreshKey: number;
   /** The wallet's USDC balance (a decimal string) on the network in use, when known. */
   balance?: string | undefined;
+  /** Signs in with the wallet, so that its own payments can be listed; absent while it cannot sign. */
+  signIn?: (() => Promise<void>) | undefined;
 };
 
 const periodText: Record<BudgetPeriod, { title: string; phrase: string }> = {
@@ -46,8 +48,9 @@ type Load = {
   report?: { wallet: string; data: SpendingReport };
 };
 
-export function BudgetPanel({ wallet, limits, refreshKey, balance }: BudgetPanelProps) {
+export function BudgetPanel({ wallet, limits, refreshKey, balance, signIn }: BudgetPanelProps) {
   const [load, setLoad] = useState<Load>({ state: "loading" });
+  const [signing, setSigning] = useState<{ state: "idle" | "signing" } | { state: "failed"; message: string }>({ state: "idle" });
   const [attempt, setAttempt] = useState(0);
   const titleId = useId();
 
@@ -144,7 +147,33 @@ export function BudgetPanel({ wallet, limits, refreshKey, balance }: BudgetPanel
         </p>
       ) : null}
       <h3 className={styles.subtitle}>Recent payments</h3>
-      {report && report.recent.length > 0 ? (
+      {report && report.signedIn === false ? (
+        <div>
+          <p className={styles.muted}>Which payments you made is shown only to you. Sign in with your wallet to see them (it signs a message, never a payment).</p>
+          {signIn ? (
+            <button
+              type="button"
+              className={styles.signInButton}
+              data-testid="budget-sign-in"
+              disabled={signing.state === "signing"}
+              onClick={() => {
+                setSigning({ state: "signing" });
+                signIn().then(
+                  () => setSigning({ state: "idle" }),
+                  (error: unknown) => setSigning({ state: "failed", message: error instanceof Error && error.message ? error.message.split("\n")[0] ?? "" : "The sign-in did not go through." }),
+                );
+              }}
+            >
+              {signing.state === "signing" ? "Waiting for your wallet…" : "Show my payments"}
+            </button>
+          ) : null}
+          {signing.state === "failed" ? (
+            <p className={styles.notice} role="alert">
+              {signing.message}
+            </p>
+          ) : null}
+        </div>
+      ) : report && report.recent.length > 0 ? (
         <ul className={styles.recent} data-testid="budget-recent">
           {report.recent.map((payment) => {
             const link = safeLink(payment.explorerUrl);

@@ -125,13 +125,38 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   // would a second later; a person without a wallet waits at most WALLET_WAIT_MS.
   const sendNow = useRef(chat.send);
   sendNow.current = chat.send;
+  // At most one payment is signed without a prompt per message the person sends: text in a
+  // listing or a service's answer that steers the agent to pay again meets the person, not the key.
+  const silentThisMessage = useRef(0);
   const sendWithWallet = async (text: string) => {
     if (wallet.status === "loading") await settledWithin(wallet.whenReady(), WALLET_WAIT_MS);
+    silentThisMessage.current = 0;
     return sendNow.current(text);
   };
 
   const pending = useMemo(() => latestQuote(entries), [entries]);
   const quoteNetwork = networks.find((network) => network.id === pending?.network) ?? networks[0];
+  // Signing in shows the wallet its own history; the message names a chain the agent pays on.
+  const signMessage = wallet.actions?.signMessage;
+  const signInWallet = useMemo(() => {
+    const chainId = networks.some((network) => network.chainId === wallet.chainId) ? wallet.chainId : networks[0]?.chainId;
+    if (!wallet.address || !signMessage || chainId === undefined) return undefined;
+    const signer = { address: wallet.address, chainId, signMessage };
+    return async () => {
+      // Loaded when first used: most visits never sign in.
+      const { signIn } = await import("@/lib/client/sign-in");
+      await signIn(signer);
+      setBudgetKey((key) => key + 1);
+    };
+  }, [networks, signMessage, wallet.address, wallet.chainId]);
+  // A session belongs to one wallet: it ends when that wallet leaves the page.
+  const signedInWallet = useRef(wallet.address);
+  useEffect(() => {
+    if (signedInWallet.current && signedInWallet.current !== wallet.address && wallet.status === "ready") {
+      void import("@/lib/client/sign-in").then(({ signOut }) => signOut());
+    }
+    if (wallet.status === "ready") signedInWallet.current = wallet.address;
+  }, [wallet.address, wallet.status]);
   const balance = useWalletBalance(wallet.address, quoteNetwork, budgetKey);
   const quoteChain = pending ? readApprovalTypedData(pending.approval?.typedData)?.domain.chainId : undefined;
   const wrongChain =
@@ -155,7 +180,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
     approving,
     approve: (payment) => void approve(payment),
     reject,
-    confirmRequired: pending ? pending.paidFrom !== "agent-budget" && needsConfirmation(pending) : false,
+    confirmRequired: pending ? (pending.paidFrom === "agent-budget" ? silentThisMessage.current > 0 : needsConfirmation(pending)) : false,
     ...(payingFrom ? { payingFrom } : {}),
     ...(payingBalance !== undefined ? { balance: payingBalance } : {}),
     ...(wrongChain && !pendingFromBudget ? { wrongChain } : {}),
@@ -170,7 +195,9 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
     const fromBudget = pending.paidFrom === "agent-budget";
     if (!fromBudget && !wallet.sign) return;
     if (prompted.current.has(pending.paymentId) || (!fromBudget && needsConfirmation(pending))) return;
+    if (fromBudget && silentThisMessage.current > 0) return;
     prompted.current.add(pending.paymentId);
+    if (fromBudget) silentThisMessage.current += 1;
     void approve(pending);
   });
 
@@ -289,7 +316,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
           />
         </section>
         <aside id="budget-sheet" className={styles.aside} aria-label="Your budget" data-open={budgetOpen}>
-          <BudgetPanel wallet={wallet.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} />
+          <BudgetPanel wallet={wallet.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} signIn={signInWallet} />
           <AgentBudgetCard
             budget={agentBudget}
             canGrant={wallet.actions !== undefined}

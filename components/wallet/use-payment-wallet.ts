@@ -6,7 +6,7 @@
 import { useCallback, useMemo } from "react";
 import { erc20Abi } from "viem";
 import { useAccount, useConfig, useReadContract, useSignTypedData, useSwitchChain } from "wagmi";
-import { readContract, waitForTransactionReceipt, writeContract } from "wagmi/actions";
+import { readContract, signMessage, waitForTransactionReceipt, writeContract } from "wagmi/actions";
 import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -58,6 +58,7 @@ export function usePaymentWallet(): PaymentWallet {
     const usdc = (network: WalletNetwork) => ({ account: address, chainId: network.chainId, address: network.usdc.address, abi: usdcWalletAbi });
     return {
       signDelegation: (delegation) => signTypedDataAsync({ account: address, ...delegationTypedData(delegation) }),
+      signMessage: (message) => signMessage(config, { account: address, message }),
       transferUsdc: (network, to, amount) =>
         sendOn(network, () => writeContract(config, { ...usdc(network), functionName: "transfer", args: [to, amount] })),
       submitUsdcAuthorization: (network, authorization) =>

@@ -27,6 +27,8 @@ export type PaymentWallet = {
 /** The wallet's part in an agent budget: sign its delegation, fund it, take back what is left. */
 export type WalletActions = {
   signDelegation: (delegation: AgentBudgetDelegation) => Promise<`0x${string}`>;
+  /** Signs a text message (EIP-191, `personal_sign`): signing in with the wallet. */
+  signMessage: (message: string) => Promise<`0x${string}`>;
   /** Sends USDC from the wallet (the person pays the gas) and waits until it is mined; the tx hash. */
   transferUsdc: (network: WalletNetwork, to: `0x${string}`, amount: bigint) => Promise<`0x${string}`>;
   /** Submits an EIP-3009 authorization signed by another key (the person pays the gas); the tx hash. */

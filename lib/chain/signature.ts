@@ -1,4 +1,5 @@
-// A payment's signature checked as the token contract will check it (SPEC section 4, item 3):
+// A payment's signature checked as the token contract will check it (SPEC section 4, item 3), and
+// any other signature of the wallet's (its agent budget's delegation, signing in) the same way:
 // a key wallet by recovery, a deployed contract account by ERC-1271, an account not yet deployed
 // by ERC-6492 (the signature says which factory deploys it, and that factory must be one the
 // network allows). The chain is asked through viem's public-client `verifyTypedData`, within a
@@ -13,6 +14,7 @@ import {
   isErc6492Signature,
   LimitExceededRpcError,
   parseErc6492Signature,
+  recoverMessageAddress,
   recoverTypedDataAddress,
   ResourceUnavailableRpcError,
   TimeoutError,
@@ -20,7 +22,7 @@ import {
   type Hex,
   type PublicClient,
 } from "viem";
-import { verifyTypedData } from "viem/actions";
+import { verifyMessage, verifyTypedData } from "viem/actions";
 import { publicClientFor, RPC_TIMEOUT_MS } from "./clients";
 import { eip6492FactoriesOf, type NetworkConfig } from "./networks";
 
@@ -42,14 +44,19 @@ export type VerifyPaymentSignatureParameters = {
   network: NetworkConfig;
   /**
    * The signing address: the `from` of a payment's authorization (the wallet the quote was made
-   * for, or its agent budget's session key), or the wallet that signed an agent budget's delegation.
+   * for, or its agent budget's session key), the wallet that signed an agent budget's
+   * delegation, or the wallet signing in (EIP-4361).
    */
   address: Hex;
-  typedData: SignedTypedData;
   signature: Hex;
   /** Bound on the chain calls; SIGNATURE_CHECK_TIMEOUT_MS by default. */
   timeoutMs?: number;
-};
+} & (
+  /** EIP-712 typed data (payments, the agent budget's delegation)... */
+  | { typedData: SignedTypedData; message?: never }
+  /** ...or a text message signed with EIP-191 (`personal_sign`: signing in). */
+  | { message: string; typedData?: never }
+);
 
 export type VerifyPaymentSignatureReturnType =
   | { valid: true; signer: PaymentSigner }
@@ -64,11 +71,11 @@ export class SignatureCheckUnavailableError extends Error {
 export type VerifyPaymentSignatureErrorType = SignatureCheckUnavailableError;
 
 export async function verifyPaymentSignature(parameters: VerifyPaymentSignatureParameters): Promise<VerifyPaymentSignatureReturnType> {
-  const { network, address, typedData, signature } = parameters;
+  const { network, address, signature } = parameters;
   const factory = deploymentFactory(signature);
 
   // A key wallet's own signature needs no chain: recovery gives its address.
-  if (!factory && (await recoversTo(typedData, signature, address))) return { valid: true, signer: "key" };
+  if (!factory && (await recoversTo(parameters, signature, address))) return { valid: true, signer: "key" };
 
   const watched = watchedClient(network);
   return withTimeout(parameters.timeoutMs ?? SIGNATURE_CHECK_TIMEOUT_MS, network, async () => {
@@ -83,7 +90,11 @@ export async function verifyPaymentSignature(parameters: VerifyPaymentSignatureP
     }
     // viem runs ERC-1271 on a deployed account, and ERC-6492's deployless check (deploy, then
     // ERC-1271) on one that is not; a call the node refuses counts as an invalid signature.
-    const valid = await verifyTypedData(watched.client, { address, signature, ...typedData }).catch((error: unknown) => {
+    const checking =
+      parameters.typedData !== undefined
+        ? verifyTypedData(watched.client, { address, signature, ...parameters.typedData })
+        : verifyMessage(watched.client, { address, signature, message: parameters.message });
+    const valid = await checking.catch((error: unknown) => {
       throw unavailable(network, error);
     });
     if (!valid && watched.failure() !== undefined) throw unavailable(network, watched.failure());
@@ -102,9 +113,13 @@ function deploymentFactory(signature: Hex): Hex | undefined {
   }
 }
 
-async function recoversTo(typedData: SignedTypedData, signature: Hex, address: Hex): Promise<boolean> {
+async function recoversTo(signed: Pick<VerifyPaymentSignatureParameters, "typedData" | "message">, signature: Hex, address: Hex): Promise<boolean> {
   try {
-    return isAddressEqual(await recoverTypedDataAddress({ ...typedData, signature }), address);
+    const recovered =
+      signed.typedData !== undefined
+        ? await recoverTypedDataAddress({ ...signed.typedData, signature })
+        : await recoverMessageAddress({ message: signed.message ?? "", signature });
+    return isAddressEqual(recovered, address);
   } catch {
     return false;
   }

@@ -1,5 +1,7 @@
 // What the app's own transaction page shows for chains without a public explorer (the
-// sandbox): the receipt, and the USDC transfers it made, read from the chain's RPC.
+// sandbox): the receipt, and the USDC transfers it made, read from the chain's RPC. What the
+// chain said is kept (a mined transaction never changes; one not found yet is asked again after
+// a short while), so a page loaded in a loop does not spend the RPC's quota.
 import { decodeEventLog, erc20Abi, type Hex } from "viem";
 import { publicClientFor } from "./clients";
 import type { NetworkConfig } from "./networks";
@@ -14,7 +16,27 @@ export type TransactionSummary = {
   usdcTransfers: Array<{ from: `0x${string}`; to: `0x${string}`; value: bigint }>;
 };
 
+/** How long "not found" is kept; a found transaction is kept until the cache is full. */
+const NOT_FOUND_TTL_MS = 15_000;
+const MAX_CACHED = 1_000;
+const cache = new Map<string, { summary: TransactionSummary | undefined; at: number }>();
+
 export async function getTransactionSummary({ network, hash }: { network: NetworkConfig; hash: Hex }): Promise<TransactionSummary | undefined> {
+  const key = `${network.id}:${hash.toLowerCase()}`;
+  const now = Date.now();
+  const hit = cache.get(key);
+  if (hit && (hit.summary || now - hit.at < NOT_FOUND_TTL_MS)) return hit.summary;
+  const summary = await readTransactionSummary(network, hash);
+  cache.delete(key);
+  if (cache.size >= MAX_CACHED) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(key, { summary, at: now });
+  return summary;
+}
+
+async function readTransactionSummary(network: NetworkConfig, hash: Hex): Promise<TransactionSummary | undefined> {
   const client = publicClientFor(network);
   const receipt = await client.getTransactionReceipt({ hash }).catch(() => undefined);
   if (!receipt) return undefined;

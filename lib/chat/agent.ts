@@ -43,8 +43,12 @@ export type ToolContext = {
   limits: SpendingLimits;
   preferences: Preferences;
   approval: PaymentApprovalInput | undefined;
+  /** Whether `walletAddress` proved itself in this request (its session, or an approval it signed): only then is its history told. */
+  walletProven: boolean;
   /** The digest of the conversation this request carries: a quote is bound to it (lib/chat/conversation.ts). */
   conversation: string;
+  /** How many payments may still be paid without a prompt for this message (one per message the person sends). */
+  silentPayments: { left: number };
   /**
    * Set where a new quote counts as a new message (after an approval, in the same request):
    * claims the cooldown, and throws `rate-limited` when the quote must wait.

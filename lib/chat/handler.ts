@@ -25,11 +25,19 @@ import { claimCooldown, cooldownKeys } from "./cooldown";
 import { defaultModelTier, selectChatModel, type ChatModel, type ModelTier } from "./models";
 import { toPaymentStatus } from "./payment-lines";
 import { readChatRequest } from "./request";
+import { isSignedInAs, sessionCookie } from "@/lib/session";
+import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 
 export type ChatDependencies = {
   env: () => ServerEnv;
   database: () => Promise<Database>;
   createTools: ToolFactory;
+  /**
+   * Approval checks per client before the cooldown can apply (an approval of a live quote is
+   * exempt from it): a caller who asks too often is answered 429 before any signature check or
+   * chain read. None in tests that do not exercise it.
+   */
+  approvalGate?: RateLimiter;
   /** The model seam: Gemini or the offline model by default, a mock in tests. */
   chatModel?: (tier: ModelTier, env: ServerEnv) => ChatModel;
   /** The clock (tests); the wall clock by default. */
@@ -89,13 +97,19 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signature },
             wallet: body.walletAddress,
             binding: conversation,
+            ...(deps.approvalGate ? { gate: () => deps.approvalGate?.take(clientKey(request, env), now) } : {}),
             ...(now ? { now } : {}),
           }),
         )
       : undefined;
+    // A wallet has proved itself when the request carries its signed-in session, or an approval
+    // it signed: only then does the request count against its cooldown, and only then does it
+    // see its own history. A wallet merely named is counted under its client.
+    const signedIn = body.walletAddress !== undefined && isSignedInAs(request, body.walletAddress, env, now);
+    const provenWallet = checked?.kind === "fresh" ? checked.claims.wallet : signedIn ? body.walletAddress : undefined;
     // A message claims the cooldown; so does a quote made after an approval, in the same request.
     const claimMessage = () =>
-      claimCooldown({ db, keys: cooldownKeys(request, body.walletAddress, env), seconds: env.CHAT_COOLDOWN_SECONDS, ...(now ? { now } : {}) });
+      claimCooldown({ db, keys: cooldownKeys(request, provenWallet, env), seconds: env.CHAT_COOLDOWN_SECONDS, ...(now ? { now } : {}) });
     if (!checked || countsAsMessage(checked, now)) await step(claimMessage());
     if (checked?.kind === "refused") throw checked.error;
     const limits = resolveLimits(body.spendingLimits, env);
@@ -163,7 +177,11 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             preferences: body.preferences ?? {},
             approval: body.payment,
             agentBudget: body.agentBudget,
+            walletProven: provenWallet !== undefined,
             conversation,
+            // One payment without a prompt per message the person sends: the message's first
+            // quote may be one; any later quote in its reply, or after its approval, asks.
+            silentPayments: { left: sent ? 0 : 1 },
             ...(sent?.kind === "sent" ? { admitQuote: claimMessage } : {}),
             writer,
             // The first payment outcome of a request stands; a later call cannot overwrite it.
@@ -186,7 +204,10 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
         onCancel: () => cancelled.abort(new DOMException("The client went away.", "AbortError")),
       },
     );
-    return new Response(stream, { status: 200, headers: chatStreamHeaders });
+    const headers = new Headers(chatStreamHeaders);
+    // The approval's signature proved the wallet: its session starts here, as a sign-in would.
+    if (checked?.kind === "fresh" && !signedIn) headers.append("Set-Cookie", sessionCookie(request, checked.claims.wallet, env, now));
+    return new Response(stream, { status: 200, headers });
   } catch (error) {
     if (isDeadline(error, deadline)) {
       // Out of time before the stream began: the stream still ends properly, and says so.
@@ -258,3 +279,6 @@ function errorName(error: unknown): string {
   }
   return typeof error;
 }
+
+/** 30 approval checks a minute per client: far above a person approving quotes, far below a flood. */
+export const createApprovalGate = (): RateLimiter => createRateLimiter({ limit: 30, windowMs: 60_000, maxClients: 10_000 });

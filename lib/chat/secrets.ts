@@ -63,10 +63,15 @@ export function scanForSecrets(
       for (const { hex } of wholeHexValues(text)) agentHashes.add(hex);
       continue;
     }
+    let tooMany = false;
     const unknown = (hex: string) => {
-      if (!unknownHashes.has(hex)) unknownHashes.set(hex, index);
+      if (unknownHashes.has(hex)) return;
+      // More values than any person pastes to ask about: the ledger is not asked about each, and
+      // the message is refused like one holding a key.
+      if (unknownHashes.size >= MAX_UNKNOWN_HASHES) tooMany = true;
+      else unknownHashes.set(hex, index);
     };
-    const kind = certainSecret(text, { agentHashes, derivesWallet, unknown });
+    const kind = certainSecret(text, { agentHashes, derivesWallet, unknown }) ?? (tooMany ? "private-key" : undefined);
     if (kind) {
       // Values first seen in this message or later cannot come before this finding.
       for (const [hex, at] of unknownHashes) if (at >= index) unknownHashes.delete(hex);
@@ -136,12 +141,22 @@ function wholeHexValues(text: string): HexValue[] {
   }));
 }
 
+/**
+ * How many distinct 64-hex values of one request get the checks that cost (deriving an address,
+ * a secp256k1 multiplication each; the ledger's lookup), so that a body full of them cannot buy
+ * thousands of either. A person pastes a handful.
+ */
+const MAX_DERIVED_VALUES = 32;
+const MAX_UNKNOWN_HASHES = 32;
+
 function walletDeriver(walletAddress: string | undefined): (hex: string) => boolean {
   if (!walletAddress) return () => false;
   const wallet = walletAddress.toLowerCase();
   const seen = new Map<string, boolean>();
   return (hex) => {
     let derives = seen.get(hex);
+    // Past the bound a value is no longer derived; it still meets every other rule (unexplained, it is a key).
+    if (derives === undefined && seen.size >= MAX_DERIVED_VALUES) return false;
     if (derives === undefined) {
       try {
         derives = privateKeyToAddress(hex as `0x${string}`).toLowerCase() === wallet;

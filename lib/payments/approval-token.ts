@@ -9,10 +9,11 @@
 // carry, so the service request is bounded too: a POST body of at most 64 KiB and a URL of at
 // most 8 KiB, which keeps the largest token (128 KiB) well inside the 256 KiB request limit
 // of request B beside the conversation it resends.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { mac, macMatches, signingKey, verifyingKeys, type SigningKeyEnv } from "@/lib/signing-keys";
 import type { ServiceCall } from "@/lib/x402/service-call";
 import type { BudgetGrant } from "./rails/rail";
 
@@ -60,31 +61,13 @@ export function payerOf(claims: Pick<ApprovalClaims, "wallet" | "agentBudget">):
  */
 export const MAX_APPROVAL_TOKEN_CHARS = 128 * 1024;
 
-let processSecret: Buffer | undefined;
-
-type TokenKeys = Pick<ServerEnv, "PAYMENT_TOKEN_SECRET"> & Partial<Pick<ServerEnv, "PAYMENT_TOKEN_SECRET_PREVIOUS">>;
-
-function secretOf(env: TokenKeys): Buffer {
-  if (env.PAYMENT_TOKEN_SECRET) return Buffer.from(env.PAYMENT_TOKEN_SECRET, "utf8");
-  // Development only: approvals do not survive a restart or reach another instance.
-  processSecret ??= randomBytes(32);
-  return processSecret;
-}
-
-/** The keys an approval may be signed with: the current one, then the one it replaced (rotation). */
-function verifyingSecrets(env: TokenKeys): Buffer[] {
-  const previous = env.PAYMENT_TOKEN_SECRET_PREVIOUS;
-  return previous ? [secretOf(env), Buffer.from(previous, "utf8")] : [secretOf(env)];
-}
-
 export function newPaymentId(): string {
   return `pay_${randomBytes(12).toString("hex")}`;
 }
 
-export function signApproval(claims: ApprovalClaims, env: TokenKeys): string {
+export function signApproval(claims: ApprovalClaims, env: SigningKeyEnv): string {
   const body = Buffer.from(JSON.stringify(claims), "utf8").toString("base64url");
-  const mac = createHmac("sha256", secretOf(env)).update(body).digest("base64url");
-  return `${body}.${mac}`;
+  return `${body}.${mac(signingKey(env), body)}`;
 }
 
 /**
@@ -100,20 +83,15 @@ export function issueApproval(claims: ApprovalClaims, env: Pick<ServerEnv, "PAYM
 export function verifyApproval(
   token: string,
   paymentId: string,
-  env: TokenKeys,
+  env: SigningKeyEnv,
 ): ApprovalClaims {
   const invalid = () =>
     new AppError("bad-request", "The payment approval is not valid. Ask for the payment again to get a new quote.", {
       details: { fields: [{ path: "payment.token", message: "invalid or changed approval token" }] },
     });
-  const [body, mac, extra] = token.split(".");
-  if (!body || !mac || extra !== undefined) throw invalid();
-  const given = Buffer.from(mac, "base64url");
-  const signedByKnownKey = verifyingSecrets(env).some((secret) => {
-    const expected = createHmac("sha256", secret).update(body).digest();
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
-  if (!signedByKnownKey) throw invalid();
+  const [body, given, extra] = token.split(".");
+  if (!body || !given || extra !== undefined) throw invalid();
+  if (!macMatches(verifyingKeys(env), body, given)) throw invalid();
   let claims: ApprovalClaims;
   try {
     claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as ApprovalClaims;

@@ -50,10 +50,15 @@ export type CheckApprovalParameters = {
   wallet: string | undefined;
   /** What the door binds approvals to (the chat: the conversation's digest): it must be what the quote was bound to. */
   binding: string | undefined;
+  /**
+   * The door's gate before the work that costs (the ledger, the signature check, the chain
+   * reads): throws (a `rate-limited` AppError) when this caller has asked too often.
+   */
+  gate?: () => void;
   now?: Date;
 };
 
-export async function checkApproval({ db, env, approval, wallet, binding, now = new Date() }: CheckApprovalParameters): Promise<CheckedApproval> {
+export async function checkApproval({ db, env, approval, wallet, binding, gate, now = new Date() }: CheckApprovalParameters): Promise<CheckedApproval> {
   let claims: ApprovalClaims;
   try {
     claims = verifyApproval(approval.token, approval.paymentId, env);
@@ -91,10 +96,20 @@ export async function checkApproval({ db, env, approval, wallet, binding, now = 
     ...(claims.agentBudget ? { paidFrom: "agent-budget" as const } : {}),
   };
   const payment: ApprovedPayment = { claims, facts, rail };
+  // Everything above costs a MAC; what follows costs a database query, a signature check and
+  // chain reads, so the door's gate comes first.
+  gate?.();
+
+  // Past its time: only the ledger is asked (a copy of one sent in time is told its outcome).
+  if (now.getTime() / 1000 > claims.expiresAt - EXPIRY_MARGIN_SECONDS) {
+    const recorded = await findPayment(db, claims.paymentId);
+    return recorded ? { kind: "replay", ...payment, record: recorded } : { kind: "expired", ...payment };
+  }
 
   // The ledger, the signature and the chain are asked side by side: on this path they are the
   // slowest steps before the service call. The chain reads are only used if the approval turns
-  // out fresh; a copy of an earlier one, or a refused one, wastes two reads at most.
+  // out fresh; a copy of an earlier one, or a refused one, wastes two reads at most (and the
+  // gate bounds how many such a caller can ask for).
   const chainReads = readChainBeforeSending(payment);
   const [recorded, refused] = await Promise.allSettled([
     findPayment(db, claims.paymentId),
@@ -116,7 +131,6 @@ export async function checkApproval({ db, env, approval, wallet, binding, now = 
   if (recorded.value) return { kind: "replay", ...payment, record: recorded.value };
   if (refused.status === "rejected") throw refused.reason;
   if (refused.value) return { kind: "refused", error: refused.value };
-  if (now.getTime() / 1000 > claims.expiresAt - EXPIRY_MARGIN_SECONDS) return { kind: "expired", ...payment };
   return { kind: "fresh", ...payment, signed: approval.signed, chainReads };
 }
 

@@ -30,6 +30,11 @@ export type QuotePaymentParameters = {
   defaultChain: string | undefined;
   /** At or below it a payment may be paid from the agent budget without a prompt. */
   confirmationThreshold: bigint;
+  /**
+   * How many more payments may be paid without a prompt in the person's current message (at
+   * most one per message): taken from when a quote is made for the agent budget.
+   */
+  silentPayments: { left: number };
   agentBudget: BudgetGrant | undefined;
   /** What the door binds the quote to (the chat: its conversation's digest); request B must bring the same. */
   binding: string | undefined;
@@ -135,8 +140,12 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   // prompt; anything else asks the wallet, saying why when a budget was there but did not apply.
   const { rail, network, amount } = quote;
   const { db, limits } = parameters;
-  const choice = await chooseAgentBudget({ db, grant: parameters.agentBudget, wallet, rail, network, amount, threshold: parameters.confirmationThreshold });
   const notes: string[] = [];
+  const mayGoSilent = parameters.silentPayments.left > 0;
+  const choice = await chooseAgentBudget({ db, grant: mayGoSilent ? parameters.agentBudget : undefined, wallet, rail, network, amount, threshold: parameters.confirmationThreshold });
+  if (!mayGoSilent && parameters.agentBudget) {
+    notes.push("Your agent budget pays at most one payment without asking for each message you send; this one, in the same reply, needs your wallet's approval.");
+  }
   let budget: AgentBudgetUse | undefined;
   let preflight: PreflightResult | undefined;
   if (choice.use) {
@@ -189,6 +198,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
     onUpdate(paymentUpdate(facts, "failed", { reason: { code: "payment-failed", message } }));
     return { end: "payment-failed", paymentId, report: { status: "failed", reason: "payment-failed", summary: `${message} Nothing was paid.` } };
   }
+  if (budget) parameters.silentPayments.left -= 1;
   const expiresAt = new Date(quote.validBefore * 1000);
   onUpdate(
     paymentUpdate(facts, "awaiting-signature", {

@@ -13,6 +13,8 @@ export const MAX_RECENT_PAYMENTS = 20;
 
 export type SpendingReport = {
   wallet: string;
+  /** Whether `recent` is the wallet's history: only for its own signed-in session (SPEC section 9). */
+  signedIn: boolean;
   periods: Array<{ period: Period; spentUsd: string; since: string }>;
   recent: Array<{
     paymentId: string;
@@ -32,6 +34,8 @@ export type GetSpendingReportParameters = {
   env: RailEnv;
   /** A validated address; the report names it as given. */
   wallet: string;
+  /** Name the payments (services, ids, transactions), or only the totals. */
+  history: boolean;
   now?: Date;
   recentLimit?: number;
 };
@@ -42,6 +46,7 @@ export async function getSpendingReport({
   db,
   env,
   wallet,
+  history,
   now = new Date(),
   recentLimit = MAX_RECENT_PAYMENTS,
 }: GetSpendingReportParameters): Promise<GetSpendingReportReturnType> {
@@ -51,7 +56,7 @@ export async function getSpendingReport({
       return { period, spentUsd: formatUsd(await settledSince(db, wallet, since)), since: since.toISOString() };
     }),
   );
-  const settled = await settledPayments(db, wallet, Math.min(recentLimit, MAX_RECENT_PAYMENTS));
+  const settled = history ? await settledPayments(db, wallet, Math.min(recentLimit, MAX_RECENT_PAYMENTS)) : [];
   const recent = settled.flatMap((payment) => {
     if (!payment.txHash) return [];
     return [
@@ -67,7 +72,7 @@ export async function getSpendingReport({
       },
     ];
   });
-  return { wallet, periods: windows, recent };
+  return { wallet, signedIn: history, periods: windows, recent };
 }
 
 /** A link to a payment's transaction: its rail's explorer, or the app's own page for a network this server does not know. */
@@ -110,7 +115,7 @@ export async function getLimitUse({
   limits: SpendingLimits;
   recentLimit?: number;
 }): Promise<LimitUse> {
-  const [counted, recent] = await Promise.all([countedByPeriod(db, { wallet, limits }), recentPayments(db, wallet, recentLimit)]);
+  const [counted, recent] = await Promise.all([countedByPeriod(db, { wallet, limits }), recentLimit > 0 ? recentPayments(db, wallet, recentLimit) : []]);
   const rails = paymentRails(env);
   return {
     periods: counted,

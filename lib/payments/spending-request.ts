@@ -7,6 +7,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
+import { isSignedInAs } from "@/lib/session";
 import { getSpendingReport } from "./spending-report";
 
 /** The query: exactly one `wallet`, an address (EIP-55 checksummed if mixed case). */
@@ -42,11 +43,15 @@ export async function handleSpendingRequest(request: Request, deps: SpendingDepe
     const env = deps.env();
     deps.rateLimit.take(clientKey(request, env), deps.now?.());
     const { wallet } = readSpendingQuery(request);
+    const now = deps.now?.();
     const report = await getSpendingReport({
       db: await deps.database(),
       env,
       wallet,
-      ...(deps.now ? { now: deps.now() } : {}),
+      // Which payments, to which services: only for the wallet's own session. Anyone else gets
+      // the totals, which the wallet's transfers on chain already make public.
+      history: isSignedInAs(request, wallet, env, now),
+      ...(now ? { now } : {}),
     });
     return Response.json(report, { status: 200, headers: noStore });
   } catch (error) {

@@ -42,6 +42,33 @@ test("pays with the connected wallet, shows the payment in the budget, and the c
   await expect(ui.errors).toHaveCount(0);
 });
 
+test("a wallet's payments are listed only for its own session: a new browser session sees the totals, and signs in to see them", async ({ page, wallet }) => {
+  test.setTimeout(120_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("What's the weather in Lisbon?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await card.getByTestId("approve-payment").click();
+  await expect(card).toHaveAttribute("data-status", "delivered");
+  // The approval's signature proved the wallet: its own payments are listed at once.
+  await expect(ui.budget.getByTestId("budget-payment")).toHaveCount(1);
+  expect(wallet.signRequests).toBe(1);
+
+  // A new browser session: the totals (what the chain shows) but not which payments they were.
+  await page.context().clearCookies();
+  await page.reload();
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0.002");
+  await expect(ui.budget.getByTestId("budget-sign-in")).toBeVisible();
+  await expect(ui.budget.getByTestId("budget-payment")).toHaveCount(0);
+
+  // Signing in is one message for the wallet to sign; then the payment is listed again.
+  await ui.budget.getByTestId("budget-sign-in").click();
+  await expect(ui.budget.getByTestId("budget-payment")).toHaveCount(1);
+  expect(wallet.signRequests).toBe(2);
+  await expect(ui.budget.getByTestId("budget-sign-in")).toHaveCount(0);
+});
+
 test("a quote on another chain than the wallet's switches the wallet before it signs", async ({ page, wallet }) => {
   test.setTimeout(90_000);
   const ui = chatPage(page);

@@ -25,6 +25,7 @@ export async function createTestChat(
     paidCallTimeoutMs?: number;
     log?: ChatDependencies["log"];
     now?: () => Date;
+    approvalGate?: ChatDependencies["approvalGate"];
   } = {},
 ): Promise<TestChat> {
   const env = parseServerEnv({ MODEL_PROVIDER: "offline", CHAT_COOLDOWN_SECONDS: "0", ...options.env });
@@ -38,6 +39,7 @@ export async function createTestChat(
     ...(options.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: options.paidCallTimeoutMs } : {}),
     log: options.log ?? (() => undefined),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}),
   };
   return {
     db,

@@ -8,17 +8,21 @@ export type StallingRpc = {
   stall(on: boolean): void;
   /** How many calls arrived while stalled. */
   readonly stalledCalls: number;
+  /** How many calls arrived in all (a batch counts once). */
+  readonly calls: number;
   close(): Promise<void>;
 };
 
 export async function startStallingRpc(target: string): Promise<StallingRpc> {
   let stalled = false;
   let stalledCalls = 0;
+  let calls = 0;
   const held = new Set<ServerResponse>();
 
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    calls += 1;
     if (stalled) {
       stalledCalls += 1;
       held.add(response);
@@ -38,6 +42,9 @@ export async function startStallingRpc(target: string): Promise<StallingRpc> {
     },
     get stalledCalls() {
       return stalledCalls;
+    },
+    get calls() {
+      return calls;
     },
     async close() {
       for (const response of held) response.destroy();

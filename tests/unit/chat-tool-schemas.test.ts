@@ -15,6 +15,8 @@ function context(): ToolContext {
     preferences: {},
     approval: undefined,
     agentBudget: undefined,
+    walletProven: false,
+    silentPayments: { left: 1 },
     conversation: "digest",
     writer: { text() {}, payment() {}, data() {}, error() {}, closed: false },
     setOutcome() {},

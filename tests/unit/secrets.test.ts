@@ -241,6 +241,16 @@ describe("assertNoSecrets", () => {
     });
   });
 
+  test("a body full of 64-hex values buys a bounded amount of work: the ledger is asked about at most 32, and the message is refused", async () => {
+    const ledger = vi.fn(async (hashes: readonly string[]) => new Set(hashes));
+    const values = Array.from({ length: 4_000 }, (_, index) => `0x${index.toString(16).padStart(64, "a")}`);
+    const error = await refusal({ messages: [{ role: "user", content: values.join(" ") }], walletAddress: privateKeyToAccount(key).address }, ledger);
+    expect(error.code).toBe("secret-in-message");
+    expect(ledger.mock.calls.every(([hashes]) => hashes.length <= 32)).toBe(true);
+    // A handful of transaction ids to ask about still goes through, once the ledger knows them.
+    await expect(assertNoSecrets({ messages: [{ role: "user", content: values.slice(0, 5).join(" ") }] }, ledger)).resolves.toBeUndefined();
+  });
+
   test("the agent's own messages are never refused", async () => {
     await expect(
       assertNoSecrets({

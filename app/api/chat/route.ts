@@ -1,6 +1,6 @@
 // POST /api/chat (SPEC section 2): validate, claim the cooldown, pick the model, stream the answer.
 // The steps live in lib/chat/handler.ts; this file wires them to the process's configuration.
-import { handleChatRequest } from "@/lib/chat/handler";
+import { createApprovalGate, handleChatRequest } from "@/lib/chat/handler";
 import { createChatTools } from "@/lib/chat/tools";
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
@@ -8,6 +8,9 @@ import { serverEnv } from "@/lib/env";
 export const maxDuration = 50;
 export const dynamic = "force-dynamic";
 
+// This process's count of approval checks per client: an explicit, bounded cache.
+const approvalGate = createApprovalGate();
+
 export function POST(request: Request): Promise<Response> {
-  return handleChatRequest(request, { env: serverEnv, database: getDatabase, createTools: createChatTools });
+  return handleChatRequest(request, { env: serverEnv, database: getDatabase, createTools: createChatTools, approvalGate });
 }

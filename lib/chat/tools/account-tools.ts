@@ -44,7 +44,10 @@ export function createAccountTools(context: ToolContext) {
         if (!wallet) {
           return { connected: false, summary: "No wallet is connected, so there is no spending to show. Connect a wallet first." };
         }
-        const use = await getLimitUse({ db: context.db, env: context.env, wallet, limits: context.limits });
+        // Which payments, to which services, only for a wallet that proved itself in this request;
+        // for a wallet merely named, the totals and what is left, as the chain already shows them.
+        const history = context.walletProven;
+        const use = await getLimitUse({ db: context.db, env: context.env, wallet, limits: context.limits, recentLimit: history ? 10 : 0 });
         const spending = use.periods.filter((entry) => !period || entry.period === period);
         const periods = spending.map((entry) => ({
           period: entry.period,
@@ -59,6 +62,7 @@ export function createAccountTools(context: ToolContext) {
           wallet,
           periods,
           perPaymentLimitUsd: formatUsd(context.limits.perPayment),
+          ...(history ? {} : { history: "Sign in with this wallet (Budget → Show my payments) to see which payments these are." }),
           recentPayments: use.recent.map((payment) => ({
             service: payment.service,
             amountUsd: formatUsd(payment.amount),

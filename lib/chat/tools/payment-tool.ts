@@ -40,6 +40,7 @@ export function createPaymentTool(context: ToolContext) {
         limits: context.limits,
         defaultChain: context.preferences.defaultChain,
         confirmationThreshold: context.preferences.confirmationThreshold ?? 0n,
+        silentPayments: context.silentPayments,
         agentBudget: context.agentBudget,
         binding: context.conversation,
         ...(context.admitQuote ? { admit: context.admitQuote } : {}),

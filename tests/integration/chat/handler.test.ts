@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { ToolFactory } from "@/lib/chat/agent";
 import { SYSTEM_PROMPT } from "@/lib/chat/system-prompt";
 import { finishReasons, isFinishLine, readLines, type FinishReason, type StreamLine } from "@/lib/protocol/lines";
+import { sessionCookie } from "@/lib/session";
 import { samplePaymentStatus } from "@/tests/fixtures/payment-status";
 import { collectLines, createTestChat, textOf, userSays, type TestChat } from "@/tests/helpers/chat";
 
@@ -338,7 +339,9 @@ describe("POST /api/chat stream", () => {
 describe("cooldown", () => {
   /** A deployment behind one proxy, which appends the client's address to X-Forwarded-For. */
   const behindProxy = { CHAT_COOLDOWN_SECONDS: "50", TRUSTED_PROXY_HOPS: "1" };
-  const from = (ip: string) => ({ headers: { "x-forwarded-for": ip } });
+  const from = (ip: string, cookie?: string) => ({ headers: { "x-forwarded-for": ip, ...(cookie ? { cookie } : {}) } });
+  /** The session cookie of a wallet that signed in (lib/session.ts): only such a wallet counts for the cooldown. */
+  const signedIn = (target: TestChat, address: string) => sessionCookie(new Request("http://localhost/api/chat"), address, target.env).split(";")[0];
   const okModel = () => new MockLanguageModelV4({ doStream: async () => textStep("ok") });
   const wallet = "0x000000000000000000000000000000000000dEaD";
   const otherWallet = "0x000000000000000000000000000000000000bEEF";
@@ -370,11 +373,19 @@ describe("cooldown", () => {
     expect((await chat.post(userSays("Hi"), from("203.0.113.2, 198.51.100.7"))).status).toBe(429);
     expect((await chat.post(userSays("Hi"), from("198.51.100.7"))).status).toBe(429);
 
-    const other = await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.8"));
+    const other = await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.8", signedIn(chat, wallet)));
     expect(other.status).toBe(200);
     await collectLines(other);
-    // A wallet that sent a message waits, whichever address it comes from.
-    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.9"))).status).toBe(429);
+    // A signed-in wallet that sent a message waits, whichever address it comes from.
+    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.9", signedIn(chat, wallet)))).status).toBe(429);
+  });
+
+  test("a wallet merely named counts under its client only: a stranger naming it does not hold it", async () => {
+    chat = await createTestChat({ model: okModel(), env: behindProxy });
+    await collectLines(await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.7")));
+    const owner = await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.8", signedIn(chat, wallet)));
+    expect(owner.status).toBe(200);
+    await collectLines(owner);
   });
 
   test("a new wallet address in each message does not pass: the client still counts", async () => {
@@ -386,9 +397,9 @@ describe("cooldown", () => {
 
   test("a refused message claims nothing: its wallet and client stay free for their own messages", async () => {
     chat = await createTestChat({ model: okModel(), env: behindProxy });
-    await collectLines(await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.7")));
+    await collectLines(await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.7", signedIn(chat, wallet))));
     // Refused for the wallet: the new client's slot is not taken by it.
-    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.8"))).status).toBe(429);
+    expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.8", signedIn(chat, wallet)))).status).toBe(429);
     const own = await chat.post({ ...userSays("Hi"), walletAddress: otherWallet }, from("198.51.100.8"));
     expect(own.status).toBe(200);
     await collectLines(own);
@@ -423,10 +434,11 @@ describe("cooldown", () => {
     expect(model.doStreamCalls).toHaveLength(0);
   });
 
-  test("concurrent messages from one wallet: exactly one passes", async () => {
+  test("concurrent messages from one signed-in wallet: exactly one passes", async () => {
     chat = await createTestChat({ model: okModel(), env: behindProxy });
+    const cookie = signedIn(chat, wallet);
     const responses = await Promise.all(
-      Array.from({ length: 5 }, (_, index) => chat?.post({ ...userSays("Hi"), walletAddress: wallet }, from(`198.51.100.${index + 1}`)) as Promise<Response>),
+      Array.from({ length: 5 }, (_, index) => chat?.post({ ...userSays("Hi"), walletAddress: wallet }, from(`198.51.100.${index + 1}`, cookie)) as Promise<Response>),
     );
     expect(responses.map((response) => response.status).sort()).toEqual([200, 429, 429, 429, 429]);
     await Promise.all(responses.map((response) => response.body?.cancel()));

@@ -3,6 +3,8 @@
 // name and against the wallet's limits, and never past the grant, its time, its networks, the
 // confirmation threshold or its own balance. Real anvil, Circle's USDC, the local facilitator and
 // x402 services; only the delegation's signer and the session key are test keys.
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
@@ -10,6 +12,7 @@ import { delegationTypedData, type AgentBudgetDelegation, type AgentBudgetGrant 
 import { findPayment } from "@/lib/payments/ledger";
 import { formatUsd } from "@/lib/money";
 import { getSpendingReport } from "@/lib/payments/spending-report";
+import type { PaymentStatus } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, textOf, type TestChat } from "@/tests/helpers/chat";
 import {
@@ -121,9 +124,45 @@ describe("paying from the agent budget", () => {
       await chat.post({ messages: [{ role: "user", content: "How much have I spent today?" }], walletAddress: budget.wallet.address, spendingLimits: generousLimits }),
     );
     expect(textOf(spent)).toContain(`Last 24 hours: spent $${weather.price} of $1`);
-    const report = await getSpendingReport({ db: chat.db, env: chat.env, wallet: budget.wallet.address });
+    const report = await getSpendingReport({ db: chat.db, env: chat.env, wallet: budget.wallet.address, history: true });
     expect(report.periods.find((period) => period.period === "day")?.spentUsd).toBe(weather.price);
     expect(report.recent[0]).toMatchObject({ paymentId: quoted.status.paymentId, paidFrom: "agent-budget" });
+  });
+
+  test("at most one payment without a prompt per message: a second quote in the same reply asks the wallet, and says why", async () => {
+    const weather = sandboxService(sandbox, "weather-budget");
+    const finishStep = (unified: "stop" | "tool-calls"): LanguageModelV4StreamPart => ({
+      type: "finish",
+      finishReason: { unified, raw: undefined },
+      usage: { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } },
+    });
+    // As a listing that tells the model to pay again would steer it: two paid calls in one reply.
+    const twice = new MockLanguageModelV4({
+      doStream: async ({ prompt }) => {
+        const results = prompt.filter((message) => message.role === "tool").length;
+        const parts: LanguageModelV4StreamPart[] =
+          results < 2
+            ? [{ type: "tool-call", toolCallId: `c${results}`, toolName: "payForService", input: JSON.stringify({ url: weather.url, query: { city: results ? "Paris" : "Lisbon" } }) }, finishStep("tool-calls")]
+            : [{ type: "text-start", id: "1" }, { type: "text-delta", id: "1", delta: "Done." }, { type: "text-end", id: "1" }, finishStep("stop")];
+        return { stream: convertArrayToReadableStream(parts) };
+      },
+    });
+    const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: twice });
+    const budget = await newBudget({ maxAmount: 50_000n });
+    const lines = await collectLines(
+      await target.post({
+        messages: [{ role: "user", content: "Weather in Lisbon, please" }],
+        walletAddress: budget.wallet.address,
+        spendingLimits: generousLimits,
+        preferences: { confirmationThreshold: threshold },
+        agentBudget: budget.grant,
+      }),
+    );
+    const quotes = payments(lines).filter((status) => status.status === "awaiting-signature");
+    expect(quotes.map((status) => status.paidFrom ?? "wallet")).toEqual(["agent-budget", "wallet"]);
+    expect(typedDataOf(quotes[1] as PaymentStatus).message.from?.toLowerCase()).toBe(budget.wallet.address.toLowerCase());
+    expect(quotes[1]?.warnings?.join(" ")).toMatch(/at most one payment without asking for each message/);
+    await target.close();
   });
 
   test("a payment above the confirmation threshold is quoted for the wallet, and says why", async () => {

@@ -11,6 +11,8 @@ import { getDatabase, type Database } from "@/lib/db";
 import { markFailed, markSettled, reservePayment, type NewPayment } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import type { SpendingReport } from "@/lib/payments/spending-report";
+import { serverEnv } from "@/lib/env";
+import { sessionCookie } from "@/lib/session";
 import { createScratchDatabase, testServerUrl, type ScratchDatabase } from "@/tests/helpers/database";
 
 let dataDir: string;
@@ -74,13 +76,20 @@ async function record(
 }
 
 let ip = 0;
-/** Each call comes from its own client unless one is given, so the rate limit stays out of the way. */
-function get(query: string, client = `203.0.113.${(ip += 1)}`): Promise<Response> {
-  return GET(new Request(`http://localhost/api/spending${query}`, { headers: { "x-forwarded-for": client } }));
+/**
+ * Each call comes from its own client unless one is given, so the rate limit stays out of the
+ * way; `signedInAs` sends that wallet's session cookie, as its own signed-in page does.
+ */
+function get(query: string, client = `203.0.113.${(ip += 1)}`, { signedInAs }: { signedInAs?: string } = {}): Promise<Response> {
+  const url = `http://localhost/api/spending${query}`;
+  const session = signedInAs ? sessionCookie(new Request(url), signedInAs, serverEnv()).split(";")[0] : undefined;
+  return GET(new Request(url, { headers: { "x-forwarded-for": client, ...(session ? { cookie: session } : {}) } }));
 }
 
+/** The report the wallet's own signed-in page reads. */
 async function report(query: string): Promise<SpendingReport> {
-  const response = await get(query);
+  const owner = new URLSearchParams(query).get("wallet") ?? undefined;
+  const response = await get(query, undefined, owner ? { signedInAs: owner } : {});
   expect(response.status).toBe(200);
   expect(response.headers.get("cache-control")).toBe("no-store");
   return (await response.json()) as SpendingReport;
@@ -140,6 +149,29 @@ describe("GET /api/spending", () => {
     const stranger = await report("?wallet=0x0000000000000000000000000000000000000001");
     expect(stranger.periods.map((entry) => entry.spentUsd)).toEqual(["0", "0", "0"]);
     expect(stranger.recent).toEqual([]);
+  });
+
+  test("history is only for the wallet's own session: anyone else gets the totals the chain already shows, and no payments", async () => {
+    const own = await report(`?wallet=${wallet}`);
+    expect(own.signedIn).toBe(true);
+    for (const response of [
+      await get(`?wallet=${wallet}`),
+      await get(`?wallet=${wallet}`, undefined, { signedInAs: "0x000000000000000000000000000000000000bEEF" }),
+    ]) {
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as SpendingReport;
+      expect(body.signedIn).toBe(false);
+      expect(body.recent).toEqual([]);
+      expect(body.periods.map(({ spentUsd }) => spentUsd)).toEqual(own.periods.map(({ spentUsd }) => spentUsd));
+      expect(JSON.stringify(body)).not.toMatch(/News|Quotes|Archive|pay_spending/);
+    }
+    // A session cookie that this server did not sign is no session.
+    const forged = await GET(
+      new Request(`http://localhost/api/spending?wallet=${wallet}`, {
+        headers: { "x-forwarded-for": "203.0.113.250", cookie: `x402_session=${Buffer.from(JSON.stringify({ w: wallet, e: 4102444800 })).toString("base64url")}.AAAA` },
+      }),
+    );
+    expect(((await forged.json()) as SpendingReport).recent).toEqual([]);
   });
 
   test("checksummed and lowercase addresses read the same wallet", async () => {
