@@ -90,6 +90,8 @@ const BENCH_TOKEN_SECRET = randomBytes(32).toString("base64");
 
 const productEnv = (database: Database, purpose: string): Record<string, string | undefined> => ({
   PAYMENT_TOKEN_SECRET: BENCH_TOKEN_SECRET,
+  // One load generator: every caller is one client, on purpose.
+  CLIENT_IDENTITY: "shared",
   MODEL_PROVIDER: "offline",
   CHAT_COOLDOWN_SECONDS: "0",
   X402_DISCOVERY_URLS: undefined,

@@ -56,6 +56,9 @@ type DeploymentSettings = {
   PAYMENT_TOKEN_SECRET_PREVIOUS?: string | undefined;
   DATABASE_URL?: string | undefined;
   SANDBOX_INFO_FILE?: string | undefined;
+  TRUSTED_PROXY_HOPS: number;
+  CLIENT_IP_HEADER?: string | undefined;
+  CLIENT_IDENTITY?: "shared" | undefined;
 };
 
 function checkDeployment(env: DeploymentSettings, source: Record<string, string | undefined>): void {
@@ -70,6 +73,13 @@ function checkDeployment(env: DeploymentSettings, source: Record<string, string 
     throw new EnvError(
       "PAYMENT_TOKEN_SECRET must be set in production (at least 32 bytes, e.g. `openssl rand -base64 32`): " +
         "it signs payment approvals, and without it each instance makes its own key, so an approval quoted by one instance is refused by another and every restart voids open quotes",
+    );
+  }
+  if (!env.TRUSTED_PROXY_HOPS && !env.CLIENT_IP_HEADER && env.CLIENT_IDENTITY !== "shared") {
+    throw new EnvError(
+      "TRUSTED_PROXY_HOPS or CLIENT_IP_HEADER must be set in production (how the proxy or host in front of the app reports each client's address), " +
+        "or CLIENT_IDENTITY=shared to count every caller as one client on purpose: without them the server cannot tell clients apart, " +
+        "so one person's message makes everyone wait out the cooldown",
     );
   }
   const host = serverlessHost(source);
@@ -122,6 +132,12 @@ const serverEnvSchema = z.object({
     .regex(/^[A-Za-z0-9-]+$/, "an HTTP header name such as x-vercel-forwarded-for")
     .transform((name) => name.toLowerCase())
     .optional(),
+  /**
+   * `shared`: the deployer chose to count every caller as one client (no proxy or host reports
+   * the client's address); a production start without it, TRUSTED_PROXY_HOPS or CLIENT_IP_HEADER
+   * refuses to run.
+   */
+  CLIENT_IDENTITY: z.enum(["shared"]).optional(),
   PAYMENT_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
   /** Set by `npm run demo`: the sandbox's description, whose demo wallet the page may use. */
   SANDBOX_INFO_FILE: z.string().min(1).optional(),

@@ -49,9 +49,10 @@ async function main(): Promise<void> {
       X402_NETWORKS: info.network,
       [`RPC_URL_${info.chainId}`]: info.rpcUrl,
       [`USDC_ADDRESS_${info.chainId}`]: info.usdc.address,
-      // The sandbox's services listen on 127.0.0.1, which the app calls only when allowed
-      // (SPEC section 6); an allow-list already set is kept as it is.
-      X402_ALLOW_PRIVATE_ADDRESSES: process.env.X402_ALLOW_PRIVATE_ADDRESSES?.trim() || SANDBOX_HOST,
+      // The sandbox's services and registry listen on 127.0.0.1, which the app calls only when
+      // allowed (SPEC section 6): on their own ports, and no other (anvil's unlocked accounts
+      // answer on that address too). An allow-list already set is kept as it is.
+      X402_ALLOW_PRIVATE_ADDRESSES: process.env.X402_ALLOW_PRIVATE_ADDRESSES?.trim() || sandboxAllowance(info),
       SANDBOX_INFO_FILE: infoFilePath(),
     };
 
@@ -79,3 +80,9 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+/** The sandbox's own loopback services and registry, each on its own port: `127.0.0.1:4101,...`. */
+function sandboxAllowance(info: { registryUrl: string; services: ReadonlyArray<{ url: string }> }): string {
+  const ports = new Set([info.registryUrl, ...info.services.map((service) => service.url)].map((url) => new URL(url).port));
+  return [...ports].map((port) => `${SANDBOX_HOST}:${port}`).join(",");
+}

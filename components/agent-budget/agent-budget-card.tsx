@@ -96,6 +96,11 @@ function ActiveBudget({ budget, threshold, left }: { budget: AgentBudgetState; t
       <button type="button" className={styles.action} onClick={() => void budget.revoke()} disabled={busy !== undefined} data-testid="agent-budget-revoke">
         {busy === "revoking" ? "Returning to your wallet…" : revoked ? "Withdraw what is left" : "Revoke and withdraw"}
       </button>
+      {revoked && stored.fundingTx === undefined && left === 0n ? (
+        <button type="button" className="link-button" onClick={budget.forget} disabled={busy !== undefined} data-testid="agent-budget-forget">
+          Nothing will arrive: forget this budget and its key
+        </button>
+      ) : null}
     </>
   );
 }

@@ -13,7 +13,10 @@ import {
   readStoredBudget,
   removeStoredBudget,
   sessionQuoteProblem,
+  storedBudgetKey,
+  wasRefusedByWallet,
   writeStoredBudget,
+  type QuotedPayment,
   type StoredAgentBudget,
 } from "@/lib/client/agent-budget";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -38,10 +41,12 @@ export type AgentBudgetState = {
   notice: AgentBudgetNotice | undefined;
   grant: (input: GrantInput) => Promise<void>;
   revoke: () => Promise<void>;
+  /** Drops a revoked budget whose funding never confirmed and whose address holds nothing: the person says nothing will arrive. */
+  forget: () => void;
   /** The grant requests carry, read at send time. */
   requestGrant: () => AgentBudgetGrant | undefined;
   /** Signs a quote made for the budget, after the page's own checks; absent without a usable budget. */
-  signQuote: ((typedData: ApprovalTypedData, threshold: bigint) => Promise<`0x${string}`>) | undefined;
+  signQuote: ((typedData: ApprovalTypedData, threshold: bigint, quote: QuotedPayment) => Promise<`0x${string}`>) | undefined;
 };
 
 /** `onMoved`: USDC moved between the wallet and the budget (a grant or a withdrawal): balances are read again. */
@@ -59,6 +64,13 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
   useEffect(() => {
     setStored(address ? readStoredBudget(address) : undefined);
     setError(undefined);
+    if (!address) return;
+    // Another tab of this page granted, revoked or withdrew: every open tab hears it at once.
+    const heard = (event: StorageEvent) => {
+      if (event.key === null || event.key === storedBudgetKey(address)) setStored(readStoredBudget(address));
+    };
+    window.addEventListener("storage", heard);
+    return () => window.removeEventListener("storage", heard);
   }, [address]);
 
   // The balance at the session address: read when the budget, a payment or a grant changes it.
@@ -105,9 +117,11 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
         // The chain's wall: the session address holds what is moved here, and nothing else.
         fundingTx = await actions.transferUsdc(network, session, amount);
       } catch (cause) {
-        // Nothing arrived: the budget is dropped. Something did: it stays, to be withdrawn.
-        const arrived = await actions.usdcBalanceOf(network, session).catch(() => undefined);
-        if (arrived === 0n) save(undefined, address);
+        // The key is dropped only when nothing was sent: the wallet refused to send the transfer.
+        // Any other failure (a timeout, a dropped connection, an RPC error) may leave a transfer
+        // on its way, and USDC arriving a moment later must find its key: the budget stays, to be
+        // withdrawn (revoked) once it arrives.
+        if (wasRefusedByWallet(cause)) save(undefined, address);
         throw cause;
       }
       save({ ...pending, fundingTx }, address);
@@ -137,6 +151,20 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
         const txHash = await actions.submitUsdcAuthorization(current.network, authorization);
         setNotice({ kind: "returned", message: `Revoked. ${formatUsd(balance)} USDC went back to your wallet.`, txHash, network: current.network });
       }
+      // The key is forgotten only once nothing can reach its address any more: the funding
+      // transfer is mined (a grant whose transfer never confirmed may still pay in) and the
+      // address, read after the withdrawal, holds nothing.
+      const after = balance > 0n ? await actions.usdcBalanceOf(current.network, current.grant.session) : balance;
+      if (after > 0n || !current.fundingTx) {
+        setLeft(after);
+        setError(
+          after > 0n
+            ? `The budget is revoked; ${formatUsd(after)} USDC is still at its address. Revoke again to withdraw it.`
+            : "The budget is revoked. Its funding transfer never confirmed here, so its key is kept: if that USDC still arrives, revoke again to withdraw it.",
+        );
+        onMoved?.();
+        return;
+      }
       save(undefined, address);
       setLeft(undefined);
       onMoved?.();
@@ -148,6 +176,13 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
     }
   };
 
+  const forget = () => {
+    const current = storedRef.current;
+    if (!current || !address || current.fundingTx || !current.revokedAt || left !== 0n) return;
+    save(undefined, address);
+    setError(undefined);
+  };
+
   const requestGrant = useCallback(() => {
     const current = storedRef.current;
     return isBudgetUsable(current) ? current.grant : undefined;
@@ -155,17 +190,18 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
 
   const usable = isBudgetUsable(stored);
   const signQuote = usable
-    ? async (typedData: ApprovalTypedData, threshold: bigint) => {
-        const current = storedRef.current;
+    ? async (typedData: ApprovalTypedData, threshold: bigint, quote: QuotedPayment) => {
+        // Read afresh: another tab may have revoked it a moment ago.
+        const current = address ? readStoredBudget(address) : undefined;
         if (!isBudgetUsable(current)) throw new Error("The agent budget was revoked or has expired.");
-        const problem = sessionQuoteProblem(typedData, current, threshold);
+        const problem = sessionQuoteProblem(typedData, current, threshold, quote);
         if (problem) throw new Error(`The agent budget does not sign this payment: ${problem}.`);
         const { signWithSessionKey } = await loadKeys();
         return signWithSessionKey(current, typedData);
       }
     : undefined;
 
-  return { stored, usable, left, busy, error, notice, grant, revoke, requestGrant, signQuote };
+  return { stored, usable, left, busy, error, notice, grant, revoke, forget, requestGrant, signQuote };
 }
 
 

@@ -87,7 +87,15 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
 
   const signQuote = agentBudget.signQuote;
   const signFromBudget = useMemo(
-    () => (signQuote ? (typedData: ApprovalTypedData) => signQuote(typedData, parseUsd(settingsRef.current.preferences.confirmationThreshold) ?? 0n) : undefined),
+    () =>
+      signQuote
+        ? (typedData: ApprovalTypedData, payment: PaymentStatus) =>
+            signQuote(typedData, parseUsd(settingsRef.current.preferences.confirmationThreshold) ?? 0n, {
+              payTo: payment.payTo,
+              amount: parseUsd(payment.amount.serviceFee) ?? -1n,
+              expiresAt: new Date(payment.approval?.expiresAt ?? 0),
+            })
+        : undefined,
     [signQuote],
   );
   const chat = useChatStream({

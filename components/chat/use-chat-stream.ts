@@ -44,7 +44,8 @@ export type UseChatStreamOptions = {
    * Signs a quote made for the wallet's agent budget (`paidFrom: "agent-budget"`) with its
    * session key, no prompt; absent when this page holds no usable budget.
    */
-  signFromBudget?: ((typedData: ApprovalTypedData) => Promise<`0x${string}`>) | undefined;
+  /** Signs a quote made for the agent budget with its key, after the page checks it against the quote's card. */
+  signFromBudget?: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined;
   /** A `d:` line before the final one: settings the model proposes (SPEC section 5). */
   onProposal?: (data: StreamMetadata) => void;
   /** A reply ended; its finish metadata (a payment's outcome included). */
@@ -230,7 +231,8 @@ export function useChatStream({
       const messages = origin?.role === "assistant" ? origin.request : undefined;
       const settings = origin?.role === "assistant" ? origin.requestSettings : undefined;
       const fromBudget = payment.paidFrom === "agent-budget";
-      const signer = fromBudget ? signFromBudget : sign;
+      // The budget's key signs with the quote's card beside it, to check one against the other.
+      const signer = fromBudget ? (signFromBudget ? (data: ApprovalTypedData) => signFromBudget(data, payment) : undefined) : sign;
       if (!walletAddress) return refuse("no-wallet", "Connect a wallet to approve this payment.");
       if (!signer) {
         return fromBudget

@@ -3,6 +3,7 @@
 // the key itself, sealed (lib/client/agent-budget-keys.ts). Kept in local storage per wallet.
 // Light on purpose: the chat reads it on every request; the key's code loads only when used.
 import { sameAddress } from "@/lib/address";
+import { transferWithAuthorizationTypes } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import type { AgentBudgetGrant } from "@/lib/chain/delegation";
 import type { ApprovalTypedData } from "./wallet-signer";
@@ -29,7 +30,9 @@ export type StoredAgentBudget = {
 
 type KeyValueStore = Pick<Storage, "getItem" | "setItem" | "removeItem">;
 
-const storageKey = (wallet: string) => `x402.agentBudget.${wallet.toLowerCase()}`;
+/** Where a wallet's budget is kept in local storage (other tabs hear changes to it). */
+export const storedBudgetKey = (wallet: string) => `x402.agentBudget.${wallet.toLowerCase()}`;
+const storageKey = storedBudgetKey;
 
 export function readStoredBudget(wallet: string, storage: KeyValueStore = localStorage): StoredAgentBudget | undefined {
   const raw = storage.getItem(storageKey(wallet));
@@ -66,21 +69,60 @@ export function isBudgetUsable(budget: StoredAgentBudget | undefined, now: Date 
   );
 }
 
+/** The quote a session-key signature is for, as its card shows it: who is paid, how much, until when. */
+export type QuotedPayment = { payTo: string; amount: bigint; expiresAt: Date };
+
+/** How far past the quote's own deadline, or past 10 minutes from now, a validBefore may reach: none. */
+const MAX_AUTHORIZATION_SECONDS = 600;
+
 /**
- * Why the session key must not sign this quote, if it must not: it has to be a USDC transfer
- * authorization from the session address, on the budget's network and token, for no more than
- * the threshold and the grant. The server checks all of it too; this is the page's own wall.
+ * Why the session key must not sign this quote, if it must not: it has to be exactly an EIP-3009
+ * USDC transfer authorization (its domain, its types) from the session address to the quote's
+ * payee, of exactly the quote's amount, valid no longer than the quote, on the budget's network
+ * and token, for no more than the threshold and the grant. The server checks all of it too; this
+ * is the page's own wall, so that nothing else can be slipped to the key.
  */
-export function sessionQuoteProblem(typedData: ApprovalTypedData, budget: StoredAgentBudget, threshold: bigint): string | undefined {
+export function sessionQuoteProblem(
+  typedData: ApprovalTypedData,
+  budget: StoredAgentBudget,
+  threshold: bigint,
+  quote: QuotedPayment,
+  now: Date = new Date(),
+): string | undefined {
   const { message, domain } = typedData;
-  if (typedData.primaryType !== "TransferWithAuthorization") return "it is not a USDC transfer authorization";
+  if (typedData.primaryType !== "TransferWithAuthorization" || !sameTypes(typedData.types)) return "it is not a USDC transfer authorization";
   if (!message.from || !sameAddress(message.from, budget.grant.session)) return "it is not for the agent budget's address";
-  if (domain.chainId !== budget.network.chainId || !sameAddress(domain.verifyingContract, budget.network.usdc.address)) {
+  const { usdc } = budget.network;
+  if (domain.chainId !== budget.network.chainId || !sameAddress(domain.verifyingContract, usdc.address) || domain.name !== usdc.name || domain.version !== usdc.version) {
     return `it is not for USDC on ${budget.network.name}`;
   }
+  if (!message.to || !sameAddress(message.to, quote.payTo)) return "it pays someone other than the quote's service";
   const value = BigInt(message.value ?? "0");
+  if (value !== quote.amount) return "its amount is not the quote's";
+  const seconds = Math.floor(now.getTime() / 1000);
+  const validBefore = Number(message.validBefore);
+  if (!(Number(message.validAfter ?? "0") <= seconds) || !(validBefore > seconds) || validBefore > Math.floor(quote.expiresAt.getTime() / 1000) || validBefore > seconds + MAX_AUTHORIZATION_SECONDS) {
+    return "it is valid for longer than the quote";
+  }
   if (value > threshold) return "it is above your confirmation threshold";
   if (value > BigInt(budget.grant.maxAmount)) return "it is more than the whole budget";
   return undefined;
 }
 
+function sameTypes(types: ApprovalTypedData["types"]): boolean {
+  const { EIP712Domain: _domain, ...rest } = types;
+  return JSON.stringify(rest) === JSON.stringify(transferWithAuthorizationTypes);
+}
+
+/**
+ * Whether a failed transfer certainly sent nothing: the wallet refused it (EIP-1193's 4001, the
+ * person said no). Anything else may have left a transaction on its way.
+ */
+export function wasRefusedByWallet(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause !== undefined && cause !== null && depth < 8; depth += 1) {
+    const { code, name } = cause as { code?: unknown; name?: unknown };
+    if (code === 4001 || name === "UserRejectedRequestError") return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -158,43 +158,71 @@ export function classifyAddress(address: string): AddressKind {
   return kindOf(parsed);
 }
 
-/** True for an entry `X402_ALLOW_PRIVATE_ADDRESSES` accepts: an IPv4 or IPv6 address, or a CIDR range. */
+/**
+ * True for an entry `X402_ALLOW_PRIVATE_ADDRESSES` accepts: an IPv4 or IPv6 address or a CIDR
+ * range, on any port, or with the ports it is allowed on: `127.0.0.1:4101`, `127.0.0.1:4100-4109`,
+ * `[::1]:4101`.
+ */
 export function isAddressOrRange(text: string): boolean {
-  return parseRange(text) !== undefined;
+  return parseEntry(text) !== undefined;
 }
 
-/** The addresses that may be called although they are not public (and on any port). */
-export type AddressPolicy = { readonly allowed: readonly Range[] };
+/** An allowed range, on every port or on `ports` only. */
+type Allowed = { range: Range; ports: [number, number] | undefined };
+
+/** The addresses (and ports) that may be called although they are not public. */
+export type AddressPolicy = { readonly allowed: readonly Allowed[] };
 
 export function createAddressPolicy(allowPrivate: readonly string[] = []): AddressPolicy {
   return {
     allowed: allowPrivate.map((entry) => {
-      const range = parseRange(entry);
-      if (!range) throw new TypeError(`not an IP address or CIDR range: ${entry}`);
-      return range;
+      const allowed = parseEntry(entry);
+      if (!allowed) throw new TypeError(`not an IP address or CIDR range (with ports, optionally): ${entry}`);
+      return allowed;
     }),
   };
 }
 
+function parseEntry(text: string): Allowed | undefined {
+  const entry = text.trim();
+  // [range]:ports for IPv6, range:ports for IPv4; a bare IPv6 range has colons of its own.
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5})(?:-(\d{1,5}))?)?$/.exec(entry);
+  const v4WithPorts = /^([\d./]+):(\d{1,5})(?:-(\d{1,5}))?$/.exec(entry);
+  const [rangeText, low, high] = bracketed ? [bracketed[1], bracketed[2], bracketed[3]] : v4WithPorts ? [v4WithPorts[1], v4WithPorts[2], v4WithPorts[3]] : [entry, undefined, undefined];
+  const range = parseRange(rangeText ?? "");
+  if (!range || (bracketed && range.family !== 6) || (v4WithPorts && range.family !== 4)) return undefined;
+  if (low === undefined) return { range, ports: undefined };
+  const from = Number(low);
+  const to = Number(high ?? low);
+  if (from < 1 || to > 65_535 || from > to) return undefined;
+  return { range, ports: [from, to] };
+}
+
 export type DestinationRefusal =
   | { reason: "address"; address: string; kind: Exclude<AddressKind, "public"> }
-  | { reason: "port"; address: string; port: number };
+  | { reason: "port"; address: string; port: number }
+  | { reason: "plain-http"; address: string };
 
 /**
- * Whether a connection to `address:port` may be made. An allow-listed address passes on any port;
- * an IPv4-mapped IPv6 address is allowed as its IPv4 address would be.
+ * Whether a connection to `address:port` may be made. An allow-listed address passes on the
+ * ports its entry names (every port when it names none); an IPv4-mapped IPv6 address is allowed
+ * as its IPv4 address would be. Plain `http:` goes only to allow-listed addresses (the sandbox's
+ * own services): anything else is called over https.
  */
 export function checkDestination(
   policy: AddressPolicy,
-  { address, port }: { address: string; port: number },
+  { address, port, protocol = "https:" }: { address: string; port: number; protocol?: string },
 ): DestinationRefusal | undefined {
   const parsed = parseAddress(address);
   if (!parsed) return { reason: "address", address, kind: "reserved" };
   const mapped = parsed.family === 6 && inRange(parsed, IPV4_MAPPED) ? embeddedIpv4(parsed) : undefined;
-  const allowed = policy.allowed.some((range) => inRange(parsed, range) || (mapped !== undefined && inRange(mapped, range)));
+  const allowed = policy.allowed.some(
+    ({ range, ports }) => (inRange(parsed, range) || (mapped !== undefined && inRange(mapped, range))) && (!ports || (port >= ports[0] && port <= ports[1])),
+  );
   if (allowed) return undefined;
   const kind = kindOf(parsed);
   if (kind !== "public") return { reason: "address", address, kind };
   if (!USUAL_PORTS.has(port)) return { reason: "port", address, port };
+  if (protocol === "http:") return { reason: "plain-http", address };
   return undefined;
 }

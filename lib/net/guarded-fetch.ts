@@ -46,6 +46,8 @@ function describeRefusal(host: string, refusal: RefusedDestinationError["refusal
       return `${start}: it points to ${KIND_PHRASES[refusal.kind]} (${refusal.address}), and this agent only calls public addresses.`;
     case "port":
       return `${start}: it uses port ${refusal.port}, and this agent only calls public services on the usual web ports (80 and 443).`;
+    case "plain-http":
+      return `${start}: its address is http://, and this agent only calls services over https (plain http only for the local sandbox's own).`;
     case "scheme":
       return `${start}: only http and https addresses are called, not ${refusal.protocol}.`;
   }
@@ -60,12 +62,12 @@ const systemResolve: Resolve = (hostname, family) =>
   );
 
 /** net.connect's `lookup`: resolve, refuse if any address is refused, else hand over the checked addresses. */
-function checkedLookup(policy: AddressPolicy, port: number, resolve: Resolve): LookupFunction {
+function checkedLookup(policy: AddressPolicy, port: number, protocol: string, resolve: Resolve): LookupFunction {
   return (hostname, options, callback) => {
     const family = options.family === 4 || options.family === "IPv4" ? 4 : options.family === 6 || options.family === "IPv6" ? 6 : 0;
     resolve(hostname, family).then(
       (addresses) => {
-        const refusal = addresses.map((entry) => checkDestination(policy, { address: entry.address, port })).find(Boolean);
+        const refusal = addresses.map((entry) => checkDestination(policy, { address: entry.address, port, protocol })).find(Boolean);
         if (refusal) return callback(new RefusedDestinationError(hostname, refusal), "", 0);
         const [first] = addresses;
         if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
@@ -82,20 +84,21 @@ function defaultPort(protocol: string): number {
 }
 
 function checkedConnector(policy: AddressPolicy, resolve: Resolve): buildConnector.connector {
-  // One connector per port, since the port decides which public addresses pass.
-  const byPort = new Map<number, buildConnector.connector>();
+  // One connector per scheme and port, since both decide which addresses pass.
+  const byPort = new Map<string, buildConnector.connector>();
   return (options, callback) => {
     const port = Number(options.port) || defaultPort(options.protocol);
     const host = options.hostname.replace(/^\[(.*)\]$/, "$1");
     // Node connects to a literal IP without calling `lookup`: check it here.
     if (isIP(host)) {
-      const refusal = checkDestination(policy, { address: host, port });
+      const refusal = checkDestination(policy, { address: host, port, protocol: options.protocol });
       if (refusal) return callback(new RefusedDestinationError(host, refusal), null);
     }
-    let connector = byPort.get(port);
+    const key = `${options.protocol}${port}`;
+    let connector = byPort.get(key);
     if (!connector) {
-      connector = buildConnector({ lookup: checkedLookup(policy, port, resolve) });
-      byPort.set(port, connector);
+      connector = buildConnector({ lookup: checkedLookup(policy, port, options.protocol, resolve) });
+      byPort.set(key, connector);
     }
     return connector(options, callback);
   };
@@ -129,13 +132,23 @@ function asResponse(response: Awaited<ReturnType<typeof fetch>>): Response {
   return response as unknown as Response;
 }
 
+/** Redirects a registry may take before its answer: enough for http→https or a moved path. */
+const MAX_REDIRECTS = 3;
+
 /**
- * `fetch` for a URL this server's own configuration names (a registry in X402_DISCOVERY_URLS):
- * no address policy, and undici's own fetch rather than the framework's patched global one.
- * Callers bound it with a signal and read its body with readBoundedBody.
+ * `fetch` for a registry (X402_DISCOVERY_URLS): the same address policy as a service call, on the
+ * registry's own address and on every redirect it answers with, each hop checked at connection
+ * time. A registry is configured by the deployer, but what it answers, redirects included, is not.
  */
-export async function fetchConfigured(url: string | URL, init: Omit<RequestInit, "dispatcher"> = {}): Promise<Response> {
-  return asResponse(await fetch(url, init));
+export async function guardedFetchFollowing(url: string | URL, init: GuardedFetchInit = {}): Promise<Response> {
+  let target = new URL(url);
+  for (let hop = 0; ; hop += 1) {
+    const response = await guardedFetch(target, init);
+    const location = response.headers.get("location");
+    if (response.status < 300 || response.status >= 400 || !location || hop >= MAX_REDIRECTS) return response;
+    await response.body?.cancel();
+    target = new URL(location, target);
+  }
 }
 
 /**

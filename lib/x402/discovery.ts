@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { NetworkId } from "@/lib/chain/networks";
 import type { ServerEnv } from "@/lib/env";
 import { readBoundedBody } from "@/lib/net/bounded-body";
-import { fetchConfigured } from "@/lib/net/guarded-fetch";
+import { guardedFetchFollowing } from "@/lib/net/guarded-fetch";
 import { formatUsd } from "@/lib/money";
 import { checkRequirement } from "./requirements";
 
@@ -40,7 +40,7 @@ export type ServiceListing = {
   registry: string;
 };
 
-type DiscoveryEnv = Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+type DiscoveryEnv = Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "X402_ALLOW_PRIVATE_ADDRESSES">;
 
 const cache = new Map<string, { at: number; items: DiscoveryResource[] }>();
 
@@ -62,7 +62,7 @@ export async function listServices(
   const perRegistry = await Promise.all(
     env.X402_DISCOVERY_URLS.map(async (registry) => {
       try {
-        const items = await registryItems(registry, now, read);
+        const items = await registryItems(registry, now, { allowPrivate: env.X402_ALLOW_PRIVATE_ADDRESSES, ...read });
         return items.flatMap((item) => listingsOf(item, registry, env));
       } catch {
         return [];
@@ -82,7 +82,7 @@ export async function listServices(
 async function registryItems(
   registry: string,
   now: number,
-  { timeoutMs = REGISTRY_TIMEOUT_MS, maxBytes = REGISTRY_PAGE_MAX_BYTES }: RegistryReadOptions,
+  { timeoutMs = REGISTRY_TIMEOUT_MS, maxBytes = REGISTRY_PAGE_MAX_BYTES, allowPrivate }: RegistryReadOptions & { allowPrivate: readonly string[] },
 ): Promise<DiscoveryResource[]> {
   const hit = cache.get(registry);
   if (hit && now - hit.at < DISCOVERY_CACHE_MS) return hit.items;
@@ -92,7 +92,7 @@ async function registryItems(
   for (let page = 0; page < MAX_PAGES; page += 1) {
     let answer: Awaited<ReturnType<typeof readRegistryPage>>;
     try {
-      answer = await readRegistryPage(registry, { type: "http", limit: PAGE_SIZE, offset: page * PAGE_SIZE }, { signal, maxBytes });
+      answer = await readRegistryPage(registry, { type: "http", limit: PAGE_SIZE, offset: page * PAGE_SIZE }, { signal, maxBytes, allowPrivate });
     } catch (error) {
       // A later page that fails leaves the earlier ones usable, but not cached as the whole list.
       if (page === 0) throw error;
@@ -149,11 +149,11 @@ const discoveryResourceSchema = z.looseObject({
 async function readRegistryPage(
   registry: string,
   params: ListDiscoveryResourcesParams,
-  { signal, maxBytes }: { signal: AbortSignal; maxBytes: number },
+  { signal, maxBytes, allowPrivate }: { signal: AbortSignal; maxBytes: number; allowPrivate: readonly string[] },
 ): Promise<{ items: DiscoveryResource[]; listed: number; total: number | undefined }> {
   const url = new URL(`${registry.replace(/\/+$/, "")}/discovery/resources`);
   for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, String(value));
-  const response = await fetchConfigured(url, { headers: { accept: "application/json" }, signal });
+  const response = await guardedFetchFollowing(url, { headers: { accept: "application/json" }, signal, allowPrivate });
   if (!response.ok) {
     await response.body?.cancel();
     throw new Error(`registry answered HTTP ${response.status}`);

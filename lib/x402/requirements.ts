@@ -43,10 +43,16 @@ export function caip2Of(network: unknown, x402Version?: number): NetworkId | und
   return named === undefined ? undefined : `eip155:${named}`;
 }
 
-/** Atomic amount of a requirement: `amount` in v2, `maxAmountRequired` in v1; positive and within uint256. */
-export function amountOf(requirements: PaymentRequirements): bigint | undefined {
+/**
+ * Atomic amount of a requirement, positive and within uint256: `amount` in v2, `maxAmountRequired`
+ * in v1, which is what the v1 scheme signs, so it is also what is shown and compared, whatever
+ * other `amount` a v1 answer carries. Without `x402Version` (a registry listing) the network's
+ * spelling tells the version: CAIP-2 is v2, a name is v1.
+ */
+export function amountOf(requirements: PaymentRequirements, x402Version?: number): bigint | undefined {
   const record = requirements as PaymentRequirements & { maxAmountRequired?: unknown };
-  const value: unknown = record.amount ?? record.maxAmountRequired;
+  const v1 = x402Version === undefined ? typeof record.network === "string" && !record.network.includes(":") : x402Version === 1;
+  const value: unknown = v1 ? record.maxAmountRequired : record.amount;
   if (typeof value !== "string" || !/^\d{1,78}$/.test(value)) return undefined;
   const amount = BigInt(value);
   return amount > 0n && amount <= MAX_UINT256 ? amount : undefined;
@@ -76,7 +82,7 @@ export function checkRequirement(
   if (!hasUsdcDomain(requirements, network)) {
     return refuse(`the EIP-712 domain is not ${network.usdc.name} version ${network.usdc.version}`);
   }
-  const amount = amountOf(requirements);
+  const amount = amountOf(requirements, x402Version);
   if (amount === undefined) return refuse("the amount is not a positive whole number of atomic units");
   // A mixed-case address must carry its EIP-55 checksum: a typo must not receive the payment.
   if (typeof payTo !== "string" || !isAddress(payTo)) return refuse("payTo is not an address");

@@ -141,3 +141,30 @@ test("a budget that cannot cover the next answer says so, and the wallet is aske
   expect(await balanceOf(session)).toBe(1_000n);
   expect(await balanceOf(gasWallet.address)).toBe(TEST_WALLET_USDC - 3_000n - 2_000n);
 });
+
+test("revoking in another tab is heard at once: this tab stops paying from the budget without a reload", async ({ page, gasWallet }) => {
+  test.setTimeout(120_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  const { status } = await grant(page, { amount: "0.02", perPayment: "0.005" });
+  await expect(status).toHaveAttribute("data-state", "active");
+
+  // Another tab of the same browser revokes the budget (what its Revoke button writes first).
+  const other = await page.context().newPage();
+  await other.goto("/");
+  await other.evaluate((wallet) => {
+    const key = `x402.agentBudget.${wallet.toLowerCase()}`;
+    const stored = JSON.parse(localStorage.getItem(key) ?? "null") as Record<string, unknown> | null;
+    if (!stored) throw new Error("the other tab sees no budget");
+    localStorage.setItem(key, JSON.stringify({ ...stored, revokedAt: new Date().toISOString() }));
+  }, gasWallet.address);
+  await other.close();
+
+  // This tab was not reloaded, and it knows: the next small payment asks the wallet.
+  await expect(status).toHaveAttribute("data-state", "revoked");
+  await ui.ask("What's the weather in Lisbon?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await expect(card.getByTestId("payment-paid-from")).toHaveCount(0);
+});

@@ -41,6 +41,8 @@ function instanceEnv(port: number, overrides: Record<string, string | undefined>
     PORT: String(port),
     ...sandboxEnv(sandbox, {
       PAYMENT_TOKEN_SECRET: SECRET,
+      // The tests are one client: every caller counts as one, on purpose.
+      CLIENT_IDENTITY: "shared",
       DATABASE_URL: scratch.url,
       MODEL_PROVIDER: "offline",
       CHAT_COOLDOWN_SECONDS: "50",

@@ -88,6 +88,21 @@ describe("checkDestination", () => {
     expect(checkDestination(sandbox, { address: "169.254.169.254", port: 80 })).toMatchObject({ reason: "address" });
   });
 
+  test("an entry that names ports allows its addresses on those ports only: the sandbox's services, not anvil beside them", () => {
+    const sandbox = createAddressPolicy(["127.0.0.1:4101", "127.0.0.1:4200-4202", "[::1]:4101"]);
+    expect(checkDestination(sandbox, { address: "127.0.0.1", port: 4101, protocol: "http:" })).toBeUndefined();
+    expect(checkDestination(sandbox, { address: "127.0.0.1", port: 4202 })).toBeUndefined();
+    expect(checkDestination(sandbox, { address: "::1", port: 4101 })).toBeUndefined();
+    expect(checkDestination(sandbox, { address: "127.0.0.1", port: 8545 })).toMatchObject({ reason: "address", kind: "loopback" });
+    expect(checkDestination(sandbox, { address: "127.0.0.1", port: 4203 })).toMatchObject({ reason: "address", kind: "loopback" });
+  });
+
+  test("plain http only to an allowed address; anything public is called over https", () => {
+    expect(checkDestination(strict, { address: "8.8.8.8", port: 80, protocol: "http:" })).toEqual({ reason: "plain-http", address: "8.8.8.8" });
+    expect(checkDestination(strict, { address: "8.8.8.8", port: 443, protocol: "https:" })).toBeUndefined();
+    expect(checkDestination(createAddressPolicy(["127.0.0.1"]), { address: "127.0.0.1", port: 4100, protocol: "http:" })).toBeUndefined();
+  });
+
   test("allows CIDR ranges, IPv4 and IPv6, and public addresses on other ports when listed", () => {
     const lan = createAddressPolicy(["10.20.0.0/16", "fd00::/8", "203.0.114.7"]);
     expect(checkDestination(lan, { address: "10.20.3.4", port: 8080 })).toBeUndefined();
@@ -109,7 +124,12 @@ describe("X402_ALLOW_PRIVATE_ADDRESSES", () => {
     expect(env.X402_ALLOW_PRIVATE_ADDRESSES).toEqual(["127.0.0.1", "10.0.0.0/8", "fd00::/8", "::1"]);
   });
 
-  test.each(["localhost", "127.0.0.1/33", "10.0.0.0/8/8", "fd00::/129", "256.1.1.1", "127.0.0.1:4100", "10.0.0.0/x"])(
+  test("reads entries with the ports they are allowed on", () => {
+    const env = parseServerEnv({ X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1:4101,127.0.0.1:4200-4209,[::1]:4101,10.0.0.0/8:8080" });
+    expect(env.X402_ALLOW_PRIVATE_ADDRESSES).toEqual(["127.0.0.1:4101", "127.0.0.1:4200-4209", "[::1]:4101", "10.0.0.0/8:8080"]);
+  });
+
+  test.each(["localhost", "127.0.0.1/33", "10.0.0.0/8/8", "fd00::/129", "256.1.1.1", "127.0.0.1:0", "127.0.0.1:70000", "127.0.0.1:4105-4100", "[127.0.0.1]:4100", "10.0.0.0/x"])(
     "a bad entry (%s) fails at start naming the variable",
     (entry) => {
       expect(isAddressOrRange(entry)).toBe(false);

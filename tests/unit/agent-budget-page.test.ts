@@ -4,7 +4,8 @@
 // wallet's, usable until it is revoked or expires.
 import { describe, expect, test } from "vitest";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
-import { isBudgetUsable, readStoredBudget, removeStoredBudget, sessionQuoteProblem, writeStoredBudget, type StoredAgentBudget } from "@/lib/client/agent-budget";
+import { transferWithAuthorizationTypes } from "@/lib/chain/usdc-abi";
+import { isBudgetUsable, readStoredBudget, removeStoredBudget, sessionQuoteProblem, writeStoredBudget, type QuotedPayment, type StoredAgentBudget } from "@/lib/client/agent-budget";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 
 const wallet = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
@@ -19,16 +20,42 @@ const budget: StoredAgentBudget = {
   fundingTx: `0x${"12".repeat(32)}`,
 };
 
-const quote = (change: { from?: string; value?: string; chainId?: number; verifyingContract?: `0x${string}`; primaryType?: string } = {}): ApprovalTypedData => ({
-  domain: { name: "USDC", version: "2", chainId: change.chainId ?? 84532, verifyingContract: change.verifyingContract ?? usdc },
-  types: { TransferWithAuthorization: [{ name: "from", type: "address" }] },
+const payTo = "0x1111111111111111111111111111111111111111";
+const now = new Date("2026-11-23T12:00:00Z");
+const seconds = Math.floor(now.getTime() / 1000);
+/** What the quote's card says: the payee, the amount, the deadline (five minutes from now). */
+const card: QuotedPayment = { payTo, amount: 2000n, expiresAt: new Date((seconds + 300) * 1000) };
+
+type QuoteChange = {
+  from?: string;
+  to?: string;
+  value?: string;
+  chainId?: number;
+  verifyingContract?: `0x${string}`;
+  name?: string;
+  version?: string;
+  primaryType?: string;
+  validBefore?: number;
+  validAfter?: number;
+  types?: ApprovalTypedData["types"];
+};
+const quote = (change: QuoteChange = {}): ApprovalTypedData => ({
+  domain: { name: change.name ?? "USDC", version: change.version ?? "2", chainId: change.chainId ?? 84532, verifyingContract: change.verifyingContract ?? usdc },
+  types: change.types ?? structuredClone(transferWithAuthorizationTypes) as unknown as ApprovalTypedData["types"],
   primaryType: change.primaryType ?? "TransferWithAuthorization",
-  message: { from: change.from ?? session.toLowerCase(), to: wallet, value: change.value ?? "2000", validAfter: "0", validBefore: "1900000000", nonce: `0x${"00".repeat(32)}` },
+  message: {
+    from: change.from ?? session.toLowerCase(),
+    to: change.to ?? payTo,
+    value: change.value ?? "2000",
+    validAfter: String(change.validAfter ?? 0),
+    validBefore: String(change.validBefore ?? seconds + 300),
+    nonce: `0x${"00".repeat(32)}`,
+  },
 });
 
 describe("what the agent budget's key signs", () => {
   test("a small transfer from its address on its network is signed", () => {
-    expect(sessionQuoteProblem(quote(), budget, 10_000n)).toBeUndefined();
+    expect(sessionQuoteProblem(quote(), budget, 10_000n, card, now)).toBeUndefined();
   });
 
   test.each([
@@ -37,12 +64,23 @@ describe("what the agent budget's key signs", () => {
     ["another token", quote({ verifyingContract: "0x0000000000000000000000000000000000000bad" }), "it is not for USDC on Base Sepolia"],
     ["more than the threshold", quote({ value: "10001" }), "it is above your confirmation threshold"],
     ["something other than a transfer", quote({ primaryType: "Permit" }), "it is not a USDC transfer authorization"],
+    ["types that are not EIP-3009's", quote({ types: { TransferWithAuthorization: [{ name: "from", type: "address" }] } }), "it is not a USDC transfer authorization"],
+    ["another token's EIP-712 name", quote({ name: "USD Coin" }), "it is not for USDC on Base Sepolia"],
+    ["another version", quote({ version: "1" }), "it is not for USDC on Base Sepolia"],
+    ["a payee other than the quote's", quote({ to: wallet }), "it pays someone other than the quote's service"],
+    ["an amount other than the quote's", quote({ value: "1999" }), "its amount is not the quote's"],
+    ["a window past the quote's deadline", quote({ validBefore: seconds + 301 }), "it is valid for longer than the quote"],
+    ["a window of a year", quote({ validBefore: seconds + 365 * 24 * 3600 }), "it is valid for longer than the quote"],
+    ["an authorization already expired", quote({ validBefore: seconds - 1 }), "it is valid for longer than the quote"],
+    ["an authorization valid only later", quote({ validAfter: seconds + 60 }), "it is valid for longer than the quote"],
   ])("%s is refused", (_, typedData, problem) => {
-    expect(sessionQuoteProblem(typedData, budget, 10_000n)).toBe(problem);
+    const value = BigInt(typedData.message.value ?? "0");
+    // The card and the typed data agree on the amount, so the threshold case is judged on its own.
+    expect(sessionQuoteProblem(typedData, budget, 10_000n, value > 10_000n ? { ...card, amount: value } : card, now)).toBe(problem);
   });
 
   test("more than the whole grant is refused even under a higher threshold", () => {
-    expect(sessionQuoteProblem(quote({ value: "50001" }), budget, 1_000_000n)).toBe("it is more than the whole budget");
+    expect(sessionQuoteProblem(quote({ value: "50001" }), budget, 1_000_000n, { ...card, amount: 50_001n }, now)).toBe("it is more than the whole budget");
   });
 });
 

@@ -31,16 +31,26 @@ describe("production configuration", () => {
 
   test("on a serverless host a production server also needs DATABASE_URL", () => {
     for (const host of ["VERCEL", "AWS_LAMBDA_FUNCTION_NAME", "NETLIFY"]) {
-      const message = startupError({ NODE_ENV: "production", PAYMENT_TOKEN_SECRET: SECRET, [host]: "1" });
+      const message = startupError({ NODE_ENV: "production", PAYMENT_TOKEN_SECRET: SECRET, CLIENT_IP_HEADER: "x-real-ip", [host]: "1" });
       expect(message).toMatch(new RegExp(`^DATABASE_URL must be set on a serverless host \\(${host} is set\\)`));
       expect(message).toContain("lost at the next cold start");
     }
-    const env = parseServerEnv({ NODE_ENV: "production", PAYMENT_TOKEN_SECRET: SECRET, VERCEL: "1", DATABASE_URL });
+    const env = parseServerEnv({ NODE_ENV: "production", PAYMENT_TOKEN_SECRET: SECRET, CLIENT_IP_HEADER: "x-vercel-forwarded-for", VERCEL: "1", DATABASE_URL });
     expect(env.DATABASE_URL).toBe(DATABASE_URL);
   });
 
+  test("a production server that cannot tell clients apart refuses to start, unless the deployer chose it", () => {
+    const message = startupError({ NODE_ENV: "production", PAYMENT_TOKEN_SECRET: SECRET });
+    expect(message).toContain("TRUSTED_PROXY_HOPS or CLIENT_IP_HEADER must be set in production");
+    expect(message).toContain("CLIENT_IDENTITY=shared");
+    for (const setting of [{ TRUSTED_PROXY_HOPS: "1" }, { CLIENT_IP_HEADER: "x-vercel-forwarded-for" }, { CLIENT_IDENTITY: "shared" }]) {
+      expect(() => parseServerEnv({ NODE_ENV: "production", PAYMENT_TOKEN_SECRET: SECRET, ...setting })).not.toThrow();
+    }
+    expect(() => parseServerEnv({ NODE_ENV: "production", PAYMENT_TOKEN_SECRET: SECRET, CLIENT_IDENTITY: "anyone" })).toThrow(/CLIENT_IDENTITY/);
+  });
+
   test("a production server on one machine may keep its ledger in the embedded database", () => {
-    const env = parseServerEnv({ NODE_ENV: "production", PAYMENT_TOKEN_SECRET: SECRET });
+    const env = parseServerEnv({ NODE_ENV: "production", PAYMENT_TOKEN_SECRET: SECRET, CLIENT_IDENTITY: "shared" });
     expect(env.DATABASE_URL).toBeUndefined();
     expect(serverlessHost({ NODE_ENV: "production" })).toBeUndefined();
   });

@@ -132,6 +132,19 @@ describe("x402 quotes", () => {
     }
   });
 
+  test("a v1 402 whose amount and maxAmountRequired differ is shown, compared and signed at maxAmountRequired, the amount v1 signs", async () => {
+    const v1 = v1Required.accepts[0];
+    if (!v1) throw new Error("fixture");
+    const quote = await quoteOf({ ...v1Required, accepts: [{ ...v1, amount: "1" }] } as PaymentRequired);
+    if ("code" in quote) throw new Error(quote.message);
+    expect(quote.amount).toBe(10_000n);
+    expect(typedDataOf(quote).message.value).toBe("10000");
+    // Compared with the per-payment limit at that amount too: above it, it is refused on its card.
+    const limited = await quoteOf({ ...v1Required, accepts: [{ ...v1, amount: "1" }] } as PaymentRequired, { perPayment: 9_999n });
+    if ("code" in limited) throw new Error(limited.message);
+    expect(limited.amount).toBe(10_000n);
+  });
+
   test("a v1 402 on a CAIP-2 network is refused: the v1 scheme knows network names only", async () => {
     const v1 = v1Required.accepts[0];
     if (!v1) throw new Error("fixture");

@@ -139,6 +139,12 @@ describe("ports and schemes", () => {
     expect(error.message).toContain("port 8080");
   });
 
+  test("a public service is called over https only: plain http is refused before anything is sent", async () => {
+    const error = await refusal(guardedFetch("http://public.example/weather", { resolve: answering(["93.184.215.14"]) }));
+    expect(error.refusal).toEqual({ reason: "plain-http", address: "93.184.215.14" });
+    expect(error.message).toContain("only calls services over https");
+  });
+
   test("only http and https", async () => {
     const error = await refusal(guardedFetch("ftp://example.com/file"));
     expect(error.refusal).toEqual({ reason: "scheme", protocol: "ftp:" });

@@ -20,6 +20,8 @@ afterEach(async () => {
 function envFor(registries: LoopbackServer[]) {
   return parseServerEnv({
     X402_DISCOVERY_URLS: registries.map((registry) => registry.origin).join(","),
+    // The registries of this test listen on loopback, which the server calls only when allowed.
+    X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1",
     X402_NETWORKS: "eip155:31337",
     USDC_ADDRESS_31337: USDC,
   });
@@ -87,6 +89,29 @@ describe("reading registries", () => {
     await hangUp;
     expect(hanging.requests).toHaveLength(1);
     expect(await sent).toBeLessThan(total / 5);
+  });
+
+  test("a registry's redirects meet the address policy: one into an address not allowed is not followed; an allowed one is", async () => {
+    // A listing server on 127.0.0.2: loopback, and not in the allow-list (only 127.0.0.1 is).
+    const hidden = await startLoopbackServer(
+      (_request, response) => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(page([listing("internal")]));
+      },
+      { host: "127.0.0.2" },
+    );
+    servers.push(hidden);
+    const redirectsTo = (location: string) =>
+      registry((_request, response) => {
+        response.writeHead(302, { location });
+        response.end();
+      });
+    const intoHidden = await redirectsTo(`${hidden.origin}/discovery/resources`);
+    const good = await listingRegistry([listing("weather")]);
+    const intoGood = await redirectsTo(`${good.origin}/discovery/resources?type=http&limit=100&offset=0`);
+
+    expect(names(await listServices(envFor([intoHidden, intoGood])))).toEqual(["weather"]);
+    expect(hidden.requests).toHaveLength(0);
   });
 
   test("a malformed listing is skipped, not its registry", async () => {

@@ -113,7 +113,7 @@ afterAll(async () => {
 });
 beforeEach(() => clearDiscoveryCache());
 
-const env = () => parseServerEnv({ X402_DISCOVERY_URLS: server.url, X402_NETWORKS: "eip155:84532,eip155:8453" });
+const env = () => parseServerEnv({ X402_DISCOVERY_URLS: server.url, X402_NETWORKS: "eip155:84532,eip155:8453", X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1" });
 
 async function quoteOfService(resource: string) {
   const response = await fetch(resource);
@@ -166,7 +166,7 @@ describe("discovery and quotes follow one rule", () => {
   });
 
   test("a network not enabled here is neither listed nor quoted", async () => {
-    const onlyBase = parseServerEnv({ X402_DISCOVERY_URLS: server.url, X402_NETWORKS: "eip155:8453" });
+    const onlyBase = parseServerEnv({ X402_DISCOVERY_URLS: server.url, X402_NETWORKS: "eip155:8453", X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1" });
     const names = (await listServices(onlyBase)).map((listing) => listing.name);
     expect(names).toEqual(["News Two"]);
   });
