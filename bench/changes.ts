@@ -48,7 +48,7 @@ export const CHANGES: Change[] = [
   },
   {
     change: "The ledger sums the three rolling periods (day, week, month) in one query instead of three; at approval, pre-flight reads only the balance on chain, since the reservation checks the limits (and an agent budget's total) itself, atomically.",
-    files: "lib/payments/ledger.ts, lib/payments/preflight.ts, lib/payments/approved-payment.ts",
+    files: "lib/payments/ledger.ts, lib/payments/preflight.ts, lib/payments/approval.ts (then approved-payment.ts)",
     bought:
       "Request B runs four database queries fewer before the service call (three of pre-flight's, two of the reservation's become one), and request A two fewer. On this machine that is within the approval figure's noise (1.42× and 1.38× in two idle runs after it, 1.39× in the run before); what remains before the call is the token and signature check, the balance and block reads, and the reservation's transaction. Tried and dropped: opening the database at server start through a process-wide handle (cold start 2.47× and 2.55× in two runs, against 2.52× before), and an opening `d:` line naming the model, to send the status line before the model's first words (time to first byte 1.56×, within the noise of the 2.16× before, and the first body bytes still arrive about 25 ms after the status line, as for the AI SDK's route).",
   },
@@ -60,7 +60,7 @@ export const CHANGES: Change[] = [
   },
   {
     change: "At approval, the balance and block reads leave for the chain and the ledger lookup for the database before the signature check takes the CPU, and the three run side by side instead of one after the other; a copy of an earlier approval is still answered from the ledger whatever its signature check says.",
-    files: "lib/payments/approved-payment.ts",
+    files: "lib/payments/approval.ts (then approved-payment.ts)",
     bought:
       "Timed inside the production server (marks from the request's arrival, six round trips): the signature check is 4-7 ms of CPU (viem's secp256k1 recovery) and the two chain reads take 13-20 ms through the bench's relay; before, they ran one after the other, after, the reads end 6-10 ms after the signature check. The approval figure moved within its noise on this machine, where the service call itself varied from 135 to 190 ms between runs.",
   },
