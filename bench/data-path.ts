@@ -7,7 +7,11 @@
 //   npx tsx bench/data-path.ts lib/chat/handler.ts:handleChatRequest:request [--json] [--stops N]
 //
 // A variable is tracked once its initializer (or an assignment) mentions a tracked one; a call is
-// followed when an argument mentions one. A call through an interface or object type (`rail.balance()`
+// followed when an argument mentions one, or when it calls a closure of the function being walked
+// that reads a tracked variable it captured. A function's body is walked when it runs: when a
+// call enters it, or where it is written if it runs there (a callback handed to a call, or one
+// invoked at once); a function only defined (an object's method, a closure kept for later) is not
+// walked until something calls it. A call through an interface or object type (`rail.balance()`
 // where `rail: PaymentRail`, `writer.payment()` where `writer: LineWriter`) is followed into the
 // object literals that implement it: before the walk, every object literal of the project whose
 // type (contextual, or the declared type of the variable it initializes or of the function that
@@ -318,8 +322,8 @@ function walk(checker: ts.TypeChecker, implementations: Implementations, start: 
     return found;
   };
 
-  const enter = (fn: ts.FunctionLikeDeclaration, arriving: Map<number, ts.Identifier[]>, via?: string): void => {
-    const key = `${fn.getSourceFile().fileName}:${fn.pos}:${[...arriving.keys()].sort().join(",")}`;
+  const enter = (fn: ts.FunctionLikeDeclaration, arriving: Map<number, ts.Identifier[]>, via?: string, captured?: ReadonlySet<ts.Symbol>): void => {
+    const key = `${fn.getSourceFile().fileName}:${fn.pos}:${[...arriving.keys()].sort().join(",")}${captured ? ":captured" : ""}`;
     if (visited.has(key) || !fn.body) return;
     if (entered.length >= maxStops) {
       truncated = true;
@@ -327,7 +331,8 @@ function walk(checker: ts.TypeChecker, implementations: Implementations, start: 
     }
     visited.add(key);
     entered.push({ file: relative(ROOT, fn.getSourceFile().fileName), name: nameOf(fn), via });
-    const tracked = new Set<ts.Symbol>();
+    // A closure defined inside a function being walked sees what that function tracks.
+    const tracked = new Set<ts.Symbol>(captured);
     const track = (ids: ts.Identifier[]): void => {
       for (const id of ids) {
         const symbol = symbolOf(id);
@@ -337,6 +342,9 @@ function walk(checker: ts.TypeChecker, implementations: Implementations, start: 
     for (const ids of arriving.values()) track(ids);
 
     const visit = (node: ts.Node): void => {
+      // A function defined here runs only when called: its body is walked when a call enters it.
+      // One run in place (a callback handed to a call, an immediately invoked one) is walked now.
+      if (node !== fn.body && ts.isFunctionLike(node) && !runsInPlace(node)) return;
       ts.forEachChild(node, visit);
       if (ts.isVariableDeclaration(node) && node.initializer && mentions(node.initializer, tracked)) track(boundIdentifiers(node.name));
       if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment && mentions(node.right, tracked)) {
@@ -345,8 +353,15 @@ function walk(checker: ts.TypeChecker, implementations: Implementations, start: 
       if ((ts.isForOfStatement(node) || ts.isForInStatement(node)) && ts.isVariableDeclarationList(node.initializer) && mentions(node.expression, tracked)) {
         track(node.initializer.declarations.flatMap((declaration) => boundIdentifiers(declaration.name)));
       }
-      if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && (node.arguments ?? []).some((argument) => mentions(argument, tracked))) {
+      if (ts.isCallExpression(node) || ts.isNewExpression(node)) {
+        const passes = (node.arguments ?? []).some((argument) => mentions(argument, tracked));
         for (const callee of calleesOf(node)) {
+          // A closure of this function: entered with what it captures, if it reads any of it.
+          if (isInside(callee.fn, fn) && callee.fn.body && (passes || mentions(callee.fn.body, tracked))) {
+            enter(callee.fn, arrivals(node, callee.fn, tracked), callee.via, tracked);
+            continue;
+          }
+          if (!passes) continue;
           const next = arrivals(node, callee.fn, tracked);
           if (next.size > 0) enter(callee.fn, next, callee.via);
         }
@@ -364,6 +379,25 @@ function walk(checker: ts.TypeChecker, implementations: Implementations, start: 
   });
   enter(start, first);
   return { entered, truncated };
+}
+
+/** Whether a function runs where it is written: a callback handed to a call, or one invoked at once. */
+function runsInPlace(node: ts.SignatureDeclaration): boolean {
+  let child: ts.Node = node;
+  let parent = node.parent;
+  while (parent && ts.isParenthesizedExpression(parent)) {
+    child = parent;
+    parent = parent.parent;
+  }
+  if (!parent) return false;
+  if ((ts.isCallExpression(parent) || ts.isNewExpression(parent)) && (parent.arguments ?? []).some((argument) => argument === child)) return true;
+  return ts.isCallExpression(parent) && parent.expression === child;
+}
+
+/** Whether `inner` is written inside `outer`. */
+function isInside(inner: ts.Node, outer: ts.Node): boolean {
+  for (let node = inner.parent; node; node = node.parent) if (node === outer) return true;
+  return false;
 }
 
 function findEntry(program: ts.Program, file: string, fnName: string, param: string): { fn: ts.FunctionLikeDeclaration; ids: ts.Identifier[] } {

@@ -66,6 +66,7 @@ export async function checkApproval({ db, env, approval, wallet, binding, gate, 
     if (error instanceof AppError) return { kind: "refused", error };
     throw error;
   }
+  const payer = payerOf(claims);
   if (wallet && !sameAddress(wallet, claims.wallet)) {
     return {
       kind: "refused",
@@ -106,24 +107,48 @@ export async function checkApproval({ db, env, approval, wallet, binding, gate, 
     return recorded ? { kind: "replay", ...payment, record: recorded } : { kind: "expired", ...payment };
   }
 
-  // The ledger, the signature and the chain are asked side by side: on this path they are the
-  // slowest steps before the service call. The chain reads are only used if the approval turns
-  // out fresh; a copy of an earlier one, or a refused one, wastes two reads at most (and the
-  // gate bounds how many such a caller can ask for).
-  const chainReads = readChainBeforeSending(payment);
+  // The chain, the ledger and the signature are asked side by side: on this path they are the
+  // slowest steps before the service call. The chain reads (the payer's balance now, and the
+  // point to look for the payment from later) are used only if the approval turns out fresh; a
+  // copy of an earlier one, or a refused one, wastes two reads at most (and the gate bounds how
+  // many such a caller can ask for). A failed balance read is pre-flight's blockchain-error.
+  const chainReads: Promise<ChainReads> = Promise.all([
+    checkBalance({ rail, network, payer, fromBudget: claims.agentBudget !== undefined, amount: facts.amount }),
+    rail.checkpoint(network).catch(() => undefined),
+  ]);
   const [recorded, refused] = await Promise.allSettled([
     findPayment(db, claims.paymentId),
-    (async () => {
+    (async (): Promise<AppError | undefined> => {
       // The signature check is CPU work that holds the event loop for milliseconds: the reads
       // leave for the chain and the database first, so that their answers wait for it, not the reverse.
       await new Promise((resolve) => setImmediate(resolve));
-      // A signature the account refuses is a refusal like a forged token; a chain that does not
-      // answer is not the person's fault and stays an error of its own (thrown).
-      return (
-        (await signatureRefusal(payment, approval.signed)) ??
-        // A session key pays only under a grant the wallet signed, and only while it holds.
-        (claims.agentBudget ? await agentBudgetRefusal(claims.agentBudget, { wallet: claims.wallet, rail, network, now }) : undefined)
-      );
+      // The wallet's answer, checked by the payment's rail as the chain will check it. A refusal
+      // is a `bad-request` naming the signature and saying which check refused it, like a
+      // forged token; a chain that does not answer is not the person's fault: a
+      // `blockchain-error`. Either way nothing is reserved or paid.
+      let verdict: Awaited<ReturnType<PaymentRail["verify"]>>;
+      try {
+        verdict = await rail.verify({
+          network,
+          payer,
+          amount: facts.amount,
+          prepared: { nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, unsignedPayload: claims.payload },
+          signed: approval.signed,
+        });
+      } catch (error) {
+        if (!(error instanceof ChainUnavailableError)) throw error;
+        throw new AppError("blockchain-error", `Could not check the payment's signature on ${network.name}: its RPC did not answer. Nothing was paid; please try again.`, { cause: error });
+      }
+      if (!verdict.valid) {
+        const [message, field] = verdict.why
+          ? [verdict.why.message, verdict.why.field]
+          : claims.agentBudget
+            ? ["The signature is not your agent budget's signature of this payment.", "does not match the agent budget's session key and the quoted payment"]
+            : ["The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment"];
+        return new AppError("bad-request", `${message} Nothing was paid.`, { details: { fields: [{ path: "payment.signature", message: field }] } });
+      }
+      // A session key pays only under a grant the wallet signed, and only while it holds.
+      return claims.agentBudget ? agentBudgetRefusal(claims.agentBudget, { wallet: claims.wallet, rail, network, now }) : undefined;
     })(),
   ]);
   // The ledger first, so that a copy of an earlier approval is answered whatever its signature check says.
@@ -146,44 +171,4 @@ export function countsAsMessage(checked: CheckedApproval, now: Date = new Date()
   if (checked.kind === "fresh") return false;
   if (checked.kind === "replay") return now.getTime() / 1000 > checked.claims.expiresAt;
   return true;
-}
-
-/** The balance and a checkpoint, read at once; never rejects (a failed balance read is pre-flight's blockchain-error). */
-function readChainBeforeSending({ claims, facts, rail }: ApprovedPayment): Promise<ChainReads> {
-  const { network, amount } = facts;
-  return Promise.all([
-    checkBalance({ rail, network, payer: payerOf(claims), fromBudget: claims.agentBudget !== undefined, amount }),
-    // Where to look for the payment on chain later; without it the search starts further back.
-    rail.checkpoint(network).catch(() => undefined),
-  ]);
-}
-
-/**
- * The wallet's answer, checked by the payment's rail as the chain will check it: a refusal is a
- * `bad-request` naming the signature and saying which check refused it; a chain that does not
- * answer is a `blockchain-error`. Either way nothing is reserved or paid.
- */
-async function signatureRefusal({ claims, facts, rail }: ApprovedPayment, signed: string): Promise<AppError | undefined> {
-  const refuse = (message: string, field: string): AppError =>
-    new AppError("bad-request", `${message} Nothing was paid.`, {
-      details: { fields: [{ path: "payment.signature", message: field }] },
-    });
-  let verdict: Awaited<ReturnType<PaymentRail["verify"]>>;
-  try {
-    verdict = await rail.verify({
-      network: facts.network,
-      payer: payerOf(claims),
-      amount: facts.amount,
-      prepared: { nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, unsignedPayload: claims.payload },
-      signed,
-    });
-  } catch (error) {
-    if (!(error instanceof ChainUnavailableError)) throw error;
-    throw new AppError("blockchain-error", `Could not check the payment's signature on ${facts.network.name}: its RPC did not answer. Nothing was paid; please try again.`, { cause: error });
-  }
-  if (verdict.valid) return undefined;
-  if (verdict.why) return refuse(verdict.why.message, verdict.why.field);
-  return claims.agentBudget
-    ? refuse("The signature is not your agent budget's signature of this payment.", "does not match the agent budget's session key and the quoted payment")
-    : refuse("The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment");
 }

@@ -16,9 +16,9 @@ import { formatUsd } from "@/lib/money";
 import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError, type Settlement } from "@/lib/x402/service-call";
 import { budgetOf } from "./agent-budget";
 import type { ApprovedPayment, CheckedApproval, FreshApproval } from "./approval";
-import { markFailed, markSettled, recordedForm, recordedUpdate, reservePayment, type PaymentRecord } from "./ledger";
+import { markFailed, markSettled, recordedUpdate, reservePayment, type PaymentRecord } from "./ledger";
 import type { SpendingLimits } from "./limits";
-import { paymentUpdate, type AgentReport, type PaymentEnd, type PaymentFacts, type PaymentOutcome, type PaymentUpdate } from "./payment";
+import type { AgentReport, PaymentEnd, PaymentFacts, PaymentOutcome, PaymentUpdate } from "./payment";
 import { describeBreach } from "./preflight";
 import type { PaymentRail } from "./rails/rail";
 import { askChain, describeVerdict, reconcilePayment, recordVerdict, waitForOutcome, type DeliveryProblem } from "./reconcile";
@@ -74,7 +74,6 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   // atomically with writing it.
   const [balance, checkpoint] = await beforeDeadline(approval.chainReads, signal);
   if (!balance.ok) throw new AppError(balance.code, `${balance.message} Nothing was paid.`);
-  const notSent = (code: "service-unavailable" | "payment-failed", message: string) => paymentUpdate(facts, "failed", { reason: { code, message } });
   const reserving = reservePayment(db, {
     payment: {
       paymentId: claims.paymentId,
@@ -100,7 +99,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     markFailed(db, {
       paymentId: record.paymentId,
       failureCode: "payment-failed",
-      outcome: recordedForm(notSent("payment-failed", "The request ran out of time before the payment was sent. Nothing was paid.")),
+      outcome: { facts, stage: "failed", reason: { code: "payment-failed", message: "The request ran out of time before the payment was sent. Nothing was paid." } },
     }).catch(() => parameters.log?.("reservation not released", { paymentId: record.paymentId }));
   const reservation = await beforeDeadline(reserving, signal).catch((error: unknown) => {
     if (signal?.aborted) void reserving.then((late) => (late.kind === "reserved" ? release(late.record) : undefined), () => undefined);
@@ -131,8 +130,8 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     const { error } = call;
     if (error instanceof ServiceUnreachableError && error.neverConnected) {
       // No connection was ever made: the signed payment never left this server.
-      const failed = notSent("service-unavailable", `${error.message} Nothing was paid.`);
-      await markFailed(db, { paymentId: claims.paymentId, failureCode: "service-unavailable", outcome: recordedForm(failed) }).catch(() =>
+      const failed: PaymentUpdate = { facts, stage: "failed", reason: { code: "service-unavailable", message: `${error.message} Nothing was paid.` } };
+      await markFailed(db, { paymentId: claims.paymentId, failureCode: "service-unavailable", outcome: failed }).catch(() =>
         parameters.log?.("payment outcome not recorded", { paymentId: claims.paymentId }),
       );
       return {
@@ -197,33 +196,24 @@ async function concludeDelivery({
   const notRecorded = (error: unknown) =>
     log?.("payment outcome not recorded", { paymentId: facts.paymentId, error: error instanceof Error ? error.name : typeof error });
   const paidAndDelivered = async (txHash: string) => {
-    const outcome = deliveredOutcome(facts, rail, txHash, data);
-    await markSettled(db, { paymentId: facts.paymentId, txHash, outcome: recordedForm(outcome.updates.at(-1)) }).catch(notRecorded);
+    const outcome = deliveredOutcome(facts, txHash, data);
+    await markSettled(db, { paymentId: facts.paymentId, txHash, outcome: outcome.updates.at(-1) }).catch(notRecorded);
     return outcome;
   };
 
   // A service's word that it was paid is a claim: the chain must show that transaction moving
   // exactly this authorization before the person is told "confirmed" or the ledger counts it settled.
   const claimed = delivered && settlement?.success && settlement.transaction ? settlement.transaction : undefined;
-  if (claimed && (await provenOnChain(record, facts, rail, claimed))) return paidAndDelivered(claimed);
   const problem = sendProblem ?? (claimed ? unbackedClaim(facts, claimed) : describeProblem(response, settlement, bodyBroken, facts));
-  const verdict = await askChain(record, { rail, network: facts.network });
-  // The data arrived and the chain shows the payment made: only the settlement header was missing.
+  const verdict = await askChain(record, { rail, network: facts.network, claimed });
+  // The data arrived and the chain shows the payment made (in the transaction the service named,
+  // or in another: the chain's is the one told).
   if (delivered && verdict.kind === "used" && verdict.txHash) return paidAndDelivered(verdict.txHash);
   try {
-    return await recordVerdict({ db, record, facts, rail, caller: "request", verdict, problem });
+    return await recordVerdict({ db, record, facts, caller: "request", verdict, problem });
   } catch (error) {
     notRecorded(error);
-    return describeVerdict(verdict, facts, rail, { problem });
-  }
-}
-
-/** Whether the transaction a service names moved this payment; a chain that cannot be asked proves nothing. */
-async function provenOnChain(record: PaymentRecord, facts: PaymentFacts, rail: PaymentRail, txHash: string): Promise<boolean> {
-  try {
-    return await rail.settledIn({ network: facts.network, payer: record.payer ?? record.wallet, nonce: record.nonce, txHash });
-  } catch {
-    return false;
+    return describeVerdict(verdict, facts, { problem });
   }
 }
 
@@ -233,11 +223,11 @@ function unbackedClaim(facts: PaymentFacts, txHash: string): DeliveryProblem {
   return { message: `${facts.service.name} said the payment was settled (transaction ${named}), but the chain does not show this payment.` };
 }
 
-function deliveredOutcome(facts: PaymentFacts, rail: PaymentRail, txHash: string, data: unknown): PaymentOutcome {
-  const explorerUrl = rail.explorerTxUrl(facts.network, txHash);
+function deliveredOutcome(facts: PaymentFacts, txHash: string, data: unknown): PaymentOutcome {
+  const explorerUrl = facts.network.transactionUrl.replace("{txHash}", txHash);
   const name = facts.service.name;
   return {
-    updates: [paymentUpdate(facts, "confirmed", { txHash, explorerUrl }), paymentUpdate(facts, "delivered", { txHash, explorerUrl })],
+    updates: [{ facts, stage: "confirmed", txHash, explorerUrl }, { facts, stage: "delivered", txHash, explorerUrl }],
     end: "payment-complete",
     txHash,
     explorerUrl,
@@ -269,10 +259,10 @@ export async function followPayment(sent: SentPayment, { db, onUpdate, signal }:
   const base = { paymentId: facts.paymentId, network: facts.network.id };
   if (sent.kind === "expired") {
     const reason = { code: "expired" as const, message: "The approval expired before it was sent. Nothing was paid; ask again for a new quote." };
-    onUpdate(paymentUpdate(facts, "failed", { reason }));
+    onUpdate({ facts, stage: "failed", reason });
     return { ...base, end: "payment-failed", report: { status: "expired", summary: reason.message } };
   }
-  if (sent.kind === "sent") onUpdate(paymentUpdate(facts, "submitted"));
+  if (sent.kind === "sent") onUpdate({ facts, stage: "submitted" });
   let outcome: PaymentOutcome;
   try {
     outcome = await beforeDeadline(sent.kind === "replay" ? replayOutcome(db, sent) : sent.delivery, signal);
@@ -280,7 +270,7 @@ export async function followPayment(sent: SentPayment, { db, onUpdate, signal }:
     if (!signal || !isDeadline(error, signal)) throw error;
     // Submitted is the last thing known for sure: the service may still settle it, and the
     // outcome is recorded when it comes.
-    if (sent.kind === "replay") onUpdate(paymentUpdate(facts, "submitted"));
+    if (sent.kind === "replay") onUpdate({ facts, stage: "submitted" });
     return {
       ...base,
       outcomeUnknown: true,
@@ -309,14 +299,14 @@ export async function followPayment(sent: SentPayment, { db, onUpdate, signal }:
  */
 async function replayOutcome(db: Database, { record: first, facts, rail }: Extract<SentPayment, { kind: "replay" }>): Promise<PaymentOutcome> {
   const record = first.status === "reserved" ? await waitForOutcome(db, first, { timeoutMs: REPLAY_WAIT_MS }) : first;
-  if (record.status === "settled" || record.status === "failed") return recordedOutcome(record, facts, rail);
+  if (record.status === "settled" || record.status === "failed") return recordedOutcome(record, facts);
   const reconciled = await reconcilePayment({ db, record, facts, rail, caller: "replay" });
   if (record.status === "reserved" && reconciled.verdict.kind === "used") {
     // Paid, and the first request is still receiving the service's answer: it delivers the data.
     const { txHash, explorerUrl } = reconciled;
     const link = { ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
     return {
-      updates: [paymentUpdate(facts, "confirmed", link)],
+      updates: [{ facts, stage: "confirmed", ...link }],
       end: "payment-complete",
       txHash,
       explorerUrl,
@@ -334,14 +324,14 @@ async function replayOutcome(db: Database, { record: first, facts, rail }: Extra
 }
 
 /** A final payment, told again as it was recorded. */
-function recordedOutcome(record: PaymentRecord, facts: PaymentFacts, rail: PaymentRail): PaymentOutcome {
+function recordedOutcome(record: PaymentRecord, facts: PaymentFacts): PaymentOutcome {
   const recorded = recordedUpdate(facts, record.outcome);
   const txHash = record.txHash ?? undefined;
-  const explorerUrl = txHash ? rail.explorerTxUrl(facts.network, txHash) : undefined;
+  const explorerUrl = txHash ? facts.network.transactionUrl.replace("{txHash}", txHash) : undefined;
   const link = { ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
   if (record.status === "settled" && recorded?.stage === "failed") {
     return {
-      updates: [paymentUpdate(facts, "confirmed", link), recorded],
+      updates: [{ facts, stage: "confirmed", ...link }, recorded],
       end: "payment-failed",
       txHash,
       explorerUrl,
@@ -354,7 +344,7 @@ function recordedOutcome(record: PaymentRecord, facts: PaymentFacts, rail: Payme
   }
   if (record.status === "settled") {
     return {
-      updates: [recorded ?? paymentUpdate(facts, "confirmed", link)],
+      updates: [recorded ?? { facts, stage: "confirmed", ...link }],
       end: "payment-complete",
       txHash,
       explorerUrl,
@@ -365,7 +355,7 @@ function recordedOutcome(record: PaymentRecord, facts: PaymentFacts, rail: Payme
       },
     };
   }
-  const failed = recorded ?? paymentUpdate(facts, "failed", { reason: { code: "payment-failed", message: "This payment failed earlier. Nothing was charged." } });
+  const failed: PaymentUpdate = recorded ?? { facts, stage: "failed", reason: { code: "payment-failed", message: "This payment failed earlier. Nothing was charged." } };
   return {
     updates: [failed],
     end: "payment-failed",

@@ -10,7 +10,7 @@
 import { caseKey } from "@/lib/address";
 import type { Database, Queryable } from "@/lib/db";
 import type { SpendingLimits } from "./limits";
-import { paymentStages, paymentUpdate, type PaymentFacts, type PaymentStage, type PaymentUpdate } from "./payment";
+import { paymentStages, type PaymentFacts, type PaymentStage, type PaymentUpdate } from "./payment";
 
 export const periods = {
   day: 24 * 60 * 60 * 1000,
@@ -236,14 +236,14 @@ export async function reservePayment(
  */
 export async function markSettled(
   db: Queryable,
-  { paymentId, txHash, outcome, now = new Date() }: { paymentId: string; txHash: string | null; outcome: unknown; now?: Date },
+  { paymentId, txHash, outcome, now = new Date() }: { paymentId: string; txHash: string | null; outcome: Outcome; now?: Date },
 ): Promise<void> {
   // A settlement recorded again (a replayed outcome) keeps its first time and its hash.
   await db.query(
     `UPDATE payments SET status = 'settled', tx_hash = COALESCE($2, tx_hash), outcome = $3, updated_at = now(),
        settled_at = COALESCE(settled_at, $4), checked_at = $4
      WHERE payment_id = $1`,
-    [paymentId, txHash, JSON.stringify(outcome), now.toISOString()],
+    [paymentId, txHash, JSON.stringify(storedOutcome(outcome)), now.toISOString()],
   );
 }
 
@@ -253,12 +253,12 @@ export async function markSettled(
  */
 export async function markFailed(
   db: Queryable,
-  { paymentId, failureCode, outcome }: { paymentId: string; failureCode: string; outcome: unknown },
+  { paymentId, failureCode, outcome }: { paymentId: string; failureCode: string; outcome: Outcome },
 ): Promise<void> {
   await db.query(
     `UPDATE payments SET status = 'failed', failure_code = $2, outcome = $3, updated_at = now()
      WHERE payment_id = $1 AND status IN ('reserved', 'pending')`,
-    [paymentId, failureCode, JSON.stringify(outcome)],
+    [paymentId, failureCode, JSON.stringify(storedOutcome(outcome))],
   );
 }
 
@@ -268,12 +268,12 @@ export async function markFailed(
  */
 export async function markPending(
   db: Queryable,
-  { paymentId, outcome, now = new Date() }: { paymentId: string; outcome: unknown; now?: Date },
+  { paymentId, outcome, now = new Date() }: { paymentId: string; outcome: Outcome; now?: Date },
 ): Promise<void> {
   await db.query(
     `UPDATE payments SET status = 'pending', outcome = $2, updated_at = now(), checked_at = $3
      WHERE payment_id = $1 AND status IN ('reserved', 'pending')`,
-    [paymentId, JSON.stringify(outcome), now.toISOString()],
+    [paymentId, JSON.stringify(storedOutcome(outcome)), now.toISOString()],
   );
 }
 
@@ -382,7 +382,14 @@ export type RecordedUpdate = {
   collectableUntil?: string;
 };
 
-export function recordedForm(update: PaymentUpdate | undefined): RecordedUpdate | undefined {
+/** What a payment ended with, as a mark records it: its last update (kept in its recorded form). */
+type Outcome = PaymentUpdate | Partial<RecordedUpdate> | undefined;
+
+function storedOutcome(outcome: Outcome): Partial<RecordedUpdate> | undefined {
+  return outcome && "facts" in outcome ? recordedForm(outcome) : outcome;
+}
+
+function recordedForm(update: PaymentUpdate | undefined): RecordedUpdate | undefined {
   if (!update) return undefined;
   return {
     status: update.stage,
@@ -403,10 +410,12 @@ export function recordedUpdate(facts: PaymentFacts, outcome: unknown): PaymentUp
     typeof reason === "object" && reason !== null && typeof (reason as { message?: unknown }).message === "string"
       ? (reason as NonNullable<PaymentUpdate["reason"]>)
       : undefined;
-  return paymentUpdate(facts, status as PaymentStage, {
+  return {
+    facts,
+    stage: status as PaymentStage,
     ...(readReason ? { reason: readReason } : {}),
     ...(typeof txHash === "string" ? { txHash } : {}),
     ...(typeof explorerUrl === "string" ? { explorerUrl } : {}),
     ...(until && !Number.isNaN(until.getTime()) ? { collectableUntil: until } : {}),
-  });
+  };
 }

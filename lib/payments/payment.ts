@@ -40,6 +40,8 @@ export type PaymentNetwork = {
   payerFee: bigint;
   /** Whether this server can ask the chain about it (an RPC is configured). */
   readable: boolean;
+  /** Where a transaction of this network is shown, `{txHash}` standing for its id: its explorer, or the app's own page. */
+  transactionUrl: string;
 };
 
 /** What stays the same through one payment's life, shown with every update. */
@@ -74,10 +76,6 @@ export type PaymentUpdate = {
   collectableUntil?: Date;
   warnings?: string[];
 };
-
-export function paymentUpdate(facts: PaymentFacts, stage: PaymentStage, extra: Omit<PaymentUpdate, "facts" | "stage"> = {}): PaymentUpdate {
-  return { facts, stage, ...extra };
-}
 
 /** What the agent is told about a payment: a summary it can relay, and the details behind it. */
 export type AgentReport = Record<string, unknown> & { status: string; summary: string };

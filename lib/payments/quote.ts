@@ -15,7 +15,7 @@ import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError,
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
 import { issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
 import type { SpendingLimits } from "./limits";
-import { paymentUpdate, type AgentReport, type PaymentEnd, type PaymentFacts, type PaymentUpdate } from "./payment";
+import type { AgentReport, PaymentEnd, PaymentFacts, PaymentUpdate } from "./payment";
 import { runPreflight, type PreflightResult } from "./preflight";
 import { paymentRails, type RailEnv } from "./rails";
 import type { BudgetGrant, PayableRequirement, PaymentRail, PreparedPayment } from "./rails/rail";
@@ -135,7 +135,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
 
   const paymentId = newPaymentId();
   const facts: PaymentFacts = { paymentId, service: { name: serviceName, url: call.url }, network: quote.network, amount: quote.amount, payTo: quote.payTo };
-  onUpdate(paymentUpdate(facts, "checking"));
+  onUpdate({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
   // prompt; anything else asks the wallet, saying why when a budget was there but did not apply.
   const { rail, network, amount } = quote;
@@ -168,7 +168,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   if (budget) facts.paidFrom = "agent-budget";
   if (!preflight.ok) {
     const code = preflight.code === "blockchain-error" ? "network-congestion" : preflight.code;
-    onUpdate(paymentUpdate(facts, "failed", { reason: { code, message: preflight.message } }));
+    onUpdate({ facts, stage: "failed", reason: { code, message: preflight.message } });
     return {
       end: preflight.code === "blockchain-error" ? "payment-failed" : preflight.code,
       paymentId,
@@ -195,17 +195,12 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   const token = issueApproval(claims, env);
   if (token === undefined) {
     const message = `${serviceName}'s payment request is too large to approve here.`;
-    onUpdate(paymentUpdate(facts, "failed", { reason: { code: "payment-failed", message } }));
+    onUpdate({ facts, stage: "failed", reason: { code: "payment-failed", message } });
     return { end: "payment-failed", paymentId, report: { status: "failed", reason: "payment-failed", summary: `${message} Nothing was paid.` } };
   }
   if (budget) parameters.silentPayments.left -= 1;
   const expiresAt = new Date(quote.validBefore * 1000);
-  onUpdate(
-    paymentUpdate(facts, "awaiting-signature", {
-      approval: { toSign: quote.toSign, token, expiresAt },
-      warnings: [...notes, ...preflight.warnings],
-    }),
-  );
+  onUpdate({ facts, stage: "awaiting-signature", approval: { toSign: quote.toSign, token, expiresAt }, warnings: [...notes, ...preflight.warnings] });
   const price = `$${formatUsd(amount)} USDC to ${serviceName} on ${network.name}`;
   if (budget) {
     return {

@@ -17,11 +17,10 @@ import {
   markFailed,
   markPending,
   markSettled,
-  recordedForm,
   unfinishedPayments,
   type PaymentRecord,
 } from "./ledger";
-import { paymentUpdate, type PaymentEnd, type PaymentFacts, type PaymentFailureCode, type PaymentOutcome } from "./payment";
+import type { PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentOutcome } from "./payment";
 import { paymentRails, type RailEnv } from "./rails";
 import type { PaymentRail } from "./rails/rail";
 
@@ -57,8 +56,14 @@ export type ReconciledOutcome = PaymentOutcome & { verdict: ChainVerdict };
 /** Who asks: the request that paid, a repeated approval, or the sweep. They may write different things. */
 export type ReconcileCaller = "request" | "replay" | "sweep";
 
-/** Asks the chain about one payment, within a bounded time; never throws. */
-export async function askChain(record: PaymentRecord, { rail, network }: Pick<PaymentFacts, "network"> & { rail: PaymentRail }): Promise<ChainVerdict> {
+/**
+ * Asks the chain about one payment, within a bounded time; never throws. `claimed`: the
+ * transaction a service says settled it, which the chain must back.
+ */
+export async function askChain(
+  record: PaymentRecord,
+  { rail, network, claimed }: Pick<PaymentFacts, "network"> & { rail: PaymentRail; claimed?: string | undefined },
+): Promise<ChainVerdict> {
   const until = record.validBefore ?? undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
@@ -73,6 +78,7 @@ export async function askChain(record: PaymentRecord, { rail, network }: Pick<Pa
         nonce: record.nonce,
         validBefore: until,
         from: record.fromBlock ?? undefined,
+        claimed,
       }),
       timeout,
     ]);
@@ -111,15 +117,14 @@ export async function recordVerdict(parameters: {
   db: Database;
   record: PaymentRecord;
   facts: PaymentFacts;
-  rail: PaymentRail;
   caller: ReconcileCaller;
   verdict: ChainVerdict;
   problem?: DeliveryProblem;
   now?: Date;
 }): Promise<ReconciledOutcome> {
-  const { db, record, facts, rail, caller, verdict } = parameters;
-  const outcome = describeVerdict(verdict, facts, rail, parameters);
-  const final = recordedForm(outcome.updates.at(-1));
+  const { db, record, facts, caller, verdict } = parameters;
+  const outcome = describeVerdict(verdict, facts, parameters);
+  const final = outcome.updates.at(-1);
   const now = parameters.now ?? new Date();
   const requestIsOver = caller !== "replay" || !isInFlight(record, now);
   switch (verdict.kind) {
@@ -147,22 +152,22 @@ export function isInFlight(record: PaymentRecord, now: Date): boolean {
   return record.status === "reserved" && now.getTime() - record.createdAt.getTime() < STALE_RESERVATION_MS;
 }
 
-export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, rail: PaymentRail, { problem }: { problem?: DeliveryProblem }): ReconciledOutcome {
+export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, { problem }: { problem?: DeliveryProblem }): ReconciledOutcome {
   const because = problem ? `${problem.message} ` : "";
   const amount = `$${formatUsd(facts.amount)}`;
   const service = facts.service.name;
   switch (verdict.kind) {
     case "used": {
       const txHash = verdict.txHash;
-      const explorerUrl = txHash ? rail.explorerTxUrl(facts.network, txHash) : undefined;
+      const explorerUrl = txHash ? facts.network.transactionUrl.replace("{txHash}", txHash) : undefined;
       const link = { ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
       const paid = txHash ? `${amount} USDC was paid on chain (transaction ${txHash})` : `The chain shows the ${amount} USDC payment was made`;
       const message = `${because}${paid}, but ${service} did not deliver its data. The payment counts against your limits.`;
       return {
         verdict,
         updates: [
-          paymentUpdate(facts, "confirmed", link),
-          paymentUpdate(facts, "failed", { ...link, reason: { code: "not-delivered", message } }),
+          { facts, stage: "confirmed", ...link },
+          { facts, stage: "failed", ...link, reason: { code: "not-delivered", message } },
         ],
         end: "payment-failed",
         txHash,
@@ -179,7 +184,7 @@ export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, rail
       const message = `${because}${why} Nothing was charged.`;
       return {
         verdict,
-        updates: [paymentUpdate(facts, "failed", { reason: { code, message } })],
+        updates: [{ facts, stage: "failed", reason: { code, message } }],
         end: problem?.end ?? "payment-failed",
         txHash: undefined,
         explorerUrl: undefined,
@@ -199,7 +204,7 @@ export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, rail
         `Until then the ${amount} stays reserved against your limits; if it is not collected by then, it is released.`;
       return {
         verdict,
-        updates: [paymentUpdate(facts, "failed", { reason: { code: "payment-pending", message }, ...(until ? { collectableUntil: until } : {}) })],
+        updates: [{ facts, stage: "failed", reason: { code: "payment-pending", message }, ...(until ? { collectableUntil: until } : {}) }],
         end: problem?.end ?? "payment-failed",
         txHash: undefined,
         explorerUrl: undefined,

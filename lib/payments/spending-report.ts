@@ -78,7 +78,7 @@ export async function getSpendingReport({
 /** A link to a payment's transaction: its rail's explorer, or the app's own page for a network this server does not know. */
 export function transactionLink(networkId: string, txHash: string, env: RailEnv): string {
   const found = paymentRails(env).find(networkId);
-  return found ? found.rail.explorerTxUrl(found.network, txHash) : ownTransactionPage(networkId, txHash);
+  return (found?.network.transactionUrl ?? ownTransactionPage(networkId)).replace("{txHash}", txHash);
 }
 
 /** A wallet's payments against its limits, as the agent tells the person (SPEC section 8, getSpending). */
@@ -130,7 +130,7 @@ export async function getLimitUse({
         at: payment.createdAt,
         ...(payment.payer ? { paidFrom: "agent-budget" as const } : {}),
         ...(payment.txHash ? { txHash: payment.txHash } : {}),
-        ...(payment.txHash && found ? { explorerUrl: found.rail.explorerTxUrl(found.network, payment.txHash) } : {}),
+        ...(payment.txHash && found ? { explorerUrl: found.network.transactionUrl.replace("{txHash}", payment.txHash) } : {}),
       };
     }),
   };

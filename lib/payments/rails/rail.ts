@@ -2,7 +2,8 @@
 // namespace (EVM's, Solana's), in the spirit of the x402 packages' SchemeNetworkClient. The
 // payment core asks a rail which requirements it can pay, what the payer's wallet signs, whether
 // what came back is that wallet's signature, what the payer holds, whether a payment happened on
-// chain, and how to link and write addresses; it never looks inside a chain family itself.
+// chain, and how to write addresses; the networks it describes say where their transactions are
+// shown. The core never looks inside a chain family itself.
 // A new rail is one folder beside `evm/` and one line in ./index.ts.
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { PaymentNetwork } from "../payment";
@@ -98,27 +99,25 @@ export interface PaymentRail {
   /** A point in the chain at or before now, from where a payment's trace is looked for later. */
   checkpoint(network: PaymentNetwork): Promise<bigint>;
   /**
-   * Whether this transaction moved exactly this payment (a service's claim of settlement, held
-   * against the chain). Throws when the chain cannot be asked.
+   * Whether the payment's authorization was used on chain, and where. `claimed`: the transaction
+   * a service says settled it, which counts only when the chain shows it moving exactly this
+   * authorization. Throws when the chain cannot be asked.
    */
-  settledIn(parameters: { network: PaymentNetwork; payer: string; nonce: string; txHash: string }): Promise<boolean>;
-  /** Whether the payment's authorization was used on chain, and where. */
   paymentState(parameters: {
     network: PaymentNetwork;
     payer: string;
     nonce: string;
     validBefore: Date | undefined;
     from: bigint | undefined;
+    claimed?: string | undefined;
   }): Promise<ChainPaymentState>;
   /** Whether the wallet signed this grant to its agent budget's session key. Throws ChainUnavailableError when the chain cannot be asked. */
   verifyGrant(grant: BudgetGrant, network: PaymentNetwork): Promise<boolean>;
   /** An address in this family's display form (EIP-55 on EVM), or undefined when it is not one. */
   formatAddress(address: string): string | undefined;
-  /** A link to a transaction: the network's explorer, or the app's own page where it has none. */
-  explorerTxUrl(network: PaymentNetwork, txHash: string, appOrigin?: string): string;
 }
 
-/** The app's own transaction page, for networks without a public explorer (the sandbox). */
-export function ownTransactionPage(networkId: string, txHash: string, appOrigin?: string): string {
-  return `${appOrigin ?? ""}/tx/${networkId}/${txHash}`;
+/** The app's own transaction page, for networks without a public explorer (the sandbox): a `transactionUrl`. */
+export function ownTransactionPage(networkId: string): string {
+  return `/tx/${networkId}/{txHash}`;
 }

@@ -67,10 +67,11 @@ export function createEvmRail(env: RequirementsEnv): PaymentRail {
     checkpoint(network) {
       return getLatestBlockNumber({ network: configOf(network) });
     },
-    settledIn({ network, payer: from, nonce, txHash }) {
-      return usedInTransaction({ network: configOf(network), authorizer: payer(from), nonce: nonce as Hex, txHash });
-    },
-    async paymentState({ network, payer: from, nonce, validBefore, from: fromBlock }) {
+    async paymentState({ network, payer: from, nonce, validBefore, from: fromBlock, claimed }) {
+      // A service's claim is checked first, on its own receipt: one read when it is true.
+      if (claimed && (await usedInTransaction({ network: configOf(network), authorizer: payer(from), nonce: nonce as Hex, txHash: claimed }))) {
+        return { state: "used", txHash: claimed };
+      }
       const state = await getAuthorizationState({
         network: configOf(network),
         authorizer: getAddress(from),
@@ -88,9 +89,6 @@ export function createEvmRail(env: RequirementsEnv): PaymentRail {
     formatAddress(address) {
       return isAddress(address, { strict: false }) ? getAddress(address) : undefined;
     },
-    explorerTxUrl(network, txHash, appOrigin) {
-      return explorerTxUrl(configOf(network), txHash, appOrigin);
-    },
   };
 }
 
@@ -102,5 +100,6 @@ function paymentNetworkOf(config: NetworkConfig): PaymentNetwork {
     asset: { symbol: "USDC", address: config.usdc.address, decimals: config.usdc.decimals },
     payerFee: PAYER_GAS_FEE,
     readable: config.rpcUrl !== undefined,
+    transactionUrl: explorerTxUrl(config, "{txHash}"),
   };
 }
