@@ -110,7 +110,16 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     // A message claims the cooldown; so does a quote made after an approval, in the same request.
     const claimMessage = () =>
       claimCooldown({ db, keys: cooldownKeys(request, provenWallet, env), seconds: env.CHAT_COOLDOWN_SECONDS, ...(now ? { now } : {}) });
-    if (!checked || countsAsMessage(checked, now)) await step(claimMessage());
+    if (!checked) await step(claimMessage());
+    // An approval that is not of a live quote counts as a message too, but its own answer (a
+    // refusal, or what happened to it) is never hidden behind a 429: it takes the slot if free.
+    else if (countsAsMessage(checked, now)) {
+      await step(
+        claimMessage().catch((error: unknown) => {
+          if (!(error instanceof AppError && error.code === "rate-limited")) throw error;
+        }),
+      );
+    }
     if (checked?.kind === "refused") throw checked.error;
     const limits = resolveLimits(body.spendingLimits, env);
     // A fresh approval is paid before the stream starts, so that its refusals (402, 403,

@@ -1,7 +1,8 @@
 // The chat stream's line format (SPEC section 3): one encoder and one decoder, shared by the
 // route, the browser, the tests and the benchmarks. Each line is `<prefix>:<JSON>\n`. Its payment
-// vocabulary (stages, failure codes, how a payment ends) is the payment core's own.
-import { paymentEnds, paymentFailureCodes, paymentStages, type PaymentFailureCode, type PaymentStage } from "@/lib/payments/payment";
+// vocabulary (stages, failure codes, how a payment ends) is the payment core's own. Imports are
+// relative: the bench's reference app builds this file without the project's `@/` alias.
+import { paymentEnds, paymentFailureCodes, paymentStages, type PaymentFailureCode, type PaymentStage } from "../payments/payment";
 
 /** The stream's finish reasons: `stop`, or how the request's payment ended. */
 export const finishReasons = ["stop", ...paymentEnds] as const;

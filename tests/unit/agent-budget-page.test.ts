@@ -5,7 +5,17 @@
 import { describe, expect, test } from "vitest";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { transferWithAuthorizationTypes } from "@/lib/chain/usdc-abi";
-import { isBudgetUsable, readStoredBudget, removeStoredBudget, sessionQuoteProblem, writeStoredBudget, type QuotedPayment, type StoredAgentBudget } from "@/lib/client/agent-budget";
+import { UserRejectedRequestError } from "viem";
+import {
+  isBudgetUsable,
+  readStoredBudget,
+  removeStoredBudget,
+  sessionQuoteProblem,
+  wasRefusedByWallet,
+  writeStoredBudget,
+  type QuotedPayment,
+  type StoredAgentBudget,
+} from "@/lib/client/agent-budget";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 
 const wallet = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
@@ -106,5 +116,20 @@ describe("the stored budget", () => {
     expect(isBudgetUsable({ ...budget, revokedAt: "2026-11-23T12:30:00Z" }, new Date("2026-11-23T12:00:00Z"))).toBe(false);
     expect(isBudgetUsable(budget, new Date(1_900_000_000 * 1000))).toBe(false);
     expect(isBudgetUsable(undefined)).toBe(false);
+  });
+});
+
+describe("when a failed grant may forget its key", () => {
+  test("only when the wallet refused to send the transfer: nothing can arrive then", () => {
+    expect(wasRefusedByWallet(new UserRejectedRequestError(new Error("User rejected the request.")))).toBe(true);
+    expect(wasRefusedByWallet({ code: 4001, message: "User rejected the request." })).toBe(true);
+    expect(wasRefusedByWallet(new Error("wrapped", { cause: { code: 4001 } }))).toBe(true);
+  });
+
+  test("never after a timeout, a dropped connection or an RPC error: the transfer may still land, and its USDC must find its key", () => {
+    expect(wasRefusedByWallet(new Error("The request took too long to respond."))).toBe(false);
+    expect(wasRefusedByWallet({ code: -32603, message: "Internal JSON-RPC error." })).toBe(false);
+    expect(wasRefusedByWallet(new Error("Failed to fetch"))).toBe(false);
+    expect(wasRefusedByWallet(undefined)).toBe(false);
   });
 });

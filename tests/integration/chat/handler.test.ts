@@ -421,14 +421,17 @@ describe("cooldown", () => {
     expect((await chat.post(userSays("Hi"), { headers: { "x-real-ip": "198.51.100.9" } })).status).toBe(429);
   });
 
-  test("an approval that is not one this server made counts as a message: a flood of them meets the cooldown", async () => {
+  test("an approval that is not one this server made counts as a message, and is always answered with its own refusal, never a 429", async () => {
     const model = okModel();
     chat = await createTestChat({ model, env: behindProxy });
     const forged = { ...userSays("Hi"), walletAddress: wallet, payment: { paymentId: "pay_1", token: "t", signature: `0x${"11".repeat(65)}` } };
     const first = await chat.post(forged, from("198.51.100.7"));
     expect(first.status).toBe(400);
     expect(((await first.json()) as { error: { code: string } }).error.code).toBe("bad-request");
-    expect((await chat.post(forged, from("198.51.100.7"))).status).toBe(429);
+    // Again within the cooldown: the person learns why, not that they must wait.
+    const second = await chat.post(forged, from("198.51.100.7"));
+    expect(second.status).toBe(400);
+    expect(((await second.json()) as { error: { code: string } }).error.code).toBe("bad-request");
     // It took the person's slot like a message would.
     expect((await chat.post({ ...userSays("Hi"), walletAddress: wallet }, from("198.51.100.7"))).status).toBe(429);
     expect(model.doStreamCalls).toHaveLength(0);

@@ -133,6 +133,20 @@ describe("smart accounts pay", () => {
     expect(finish(lines)?.finishReason).toBe("payment-complete");
   });
 
+  test("right after its quote, within the cooldown, a key that is not the owner's gets its own refusal, not a 429", async () => {
+    const { account, payer } = await newSmartAccount();
+    const cooled = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox, { CHAT_COOLDOWN_SECONDS: "50" }) });
+    const quoted = await quote(cooled, payer, "What's the weather in Paris?");
+    const refused = await approve(cooled, quoted, await sign(privateKeyToAccount(generatePrivateKey()), quoted.status));
+    expect(refused.status).toBe(400);
+    expect((await errorOf(refused)).message).toContain(`The smart account ${account.address} does not accept this signature`);
+    // It counted as a message: the next one waits; the owner's approval of the live quote does not.
+    expect((await cooled.post({ messages: [{ role: "user", content: "hello" }], walletAddress: account.address })).status).toBe(429);
+    const lines = await collectLines(await approve(cooled, quoted, await sign(payer, quoted.status)));
+    expect(finish(lines)?.finishReason).toBe("payment-complete");
+    await cooled.close();
+  });
+
   test("an ERC-6492 account not deployed yet pays with the allowed factory, and is deployed by its payment", async () => {
     const { account, payer } = await newSmartAccount({ counterfactual: true });
     expect(account.factory).toBe(CREATE2_FACTORY);
