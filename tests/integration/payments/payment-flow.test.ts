@@ -272,7 +272,7 @@ describe("paying through the chat", () => {
     await target.close();
   });
 
-  test("with the cooldown on, an approval right after its quote passes; forged and stale ones count as messages", async () => {
+  test("with the cooldown on, an approval right after its quote passes; forged and stale ones count as messages, each answered with its own outcome", async () => {
     const news = service("news-headlines");
     const payer = await newPayer();
     const model = payingModel(news.url, { topic: "technology" });
@@ -296,18 +296,22 @@ describe("paying through the chat", () => {
     expect(finish(await collectLines(copy))?.finishReason).toBe("payment-complete");
     expect(model.doStreamCalls).toHaveLength(modelRuns);
 
-    // A forged approval is a message like any other: within the cooldown, a 429.
+    // A forged approval counts as a message, but is answered with its own refusal, not a 429.
     const forged = await approve(target, quoted, signature, `${quoted.status.approval?.token ?? ""}x`);
-    expect(forged.status).toBe(429);
-    expect(forged.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(forged.status).toBe(400);
+    expect(((await forged.json()) as { error: { code: string } }).error.code).toBe("bad-request");
+    // ...and the message after it waits.
+    expect((await target.post({ messages: [{ role: "user", content: "Headlines please" }], walletAddress: payer.address })).status).toBe(429);
 
-    // Past the quote's life, a copy is stale: the first one after the cooldown is answered and
-    // takes the cooldown, the next one meets it.
+    // Past the quote's life, a copy is stale: it takes the cooldown when it is free, and is told
+    // what happened every time, never held up.
     ahead = 11 * 60_000;
-    const stale = await approve(target, quoted, signature);
-    expect(stale.status).toBe(200);
-    expect(finish(await collectLines(stale))?.finishReason).toBe("payment-complete");
-    expect((await approve(target, quoted, signature)).status).toBe(429);
+    for (let copy = 0; copy < 2; copy += 1) {
+      const stale = await approve(target, quoted, signature);
+      expect(stale.status).toBe(200);
+      expect(finish(await collectLines(stale))?.finishReason).toBe("payment-complete");
+    }
+    expect((await target.post({ messages: [{ role: "user", content: "Headlines please" }], walletAddress: payer.address })).status).toBe(429);
     expect(model.doStreamCalls).toHaveLength(modelRuns);
     await target.close();
   });
