@@ -19,7 +19,7 @@ let sources: Promise<PolicySources> | undefined;
 async function policySources(): Promise<PolicySources> {
   const env = serverEnv();
   const demoWallet = await readDemoWallet(env);
-  const urls = [...browserRpcUrls(walletNetworks(env)), ...(demoWallet ? [demoWallet.rpcUrl] : [])];
+  const urls = [...browserRpcUrls(walletNetworks(env)), ...(demoWallet ? [demoWallet.rpcUrl] : []), ...(demoWallet?.solana ? [demoWallet.solana.rpcUrl] : [])];
   return {
     connectSources: urls.flatMap((url) => originSource(url) ?? []),
     walletConnect: Boolean(process.env.NEXT_PUBLIC_WALLETCONNECT_PROJECT_ID),

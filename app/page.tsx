@@ -7,6 +7,7 @@ import { connection } from "next/server";
 import { Chat } from "@/components/chat/chat";
 import { WalletProviders } from "@/components/wallet/providers";
 import { readDemoWallet } from "@/lib/chain/demo-wallet";
+import { findSolanaNetwork } from "@/lib/chain/solana";
 import { walletNetworks } from "@/lib/chain/wallet-networks";
 import { serverEnv } from "@/lib/env";
 
@@ -17,6 +18,10 @@ export default async function ChatPage() {
   const offline = env.modelProvider === "offline";
   const demoWallet = await readDemoWallet(env);
   const networks = walletNetworks(env);
+  const solanaNetworks = env.X402_NETWORKS.flatMap((id) => {
+    const found = findSolanaNetwork(id, env);
+    return found ? [{ id: found.id, name: found.name }] : [];
+  });
   const walletConnectProjectId = process.env.NEXT_PUBLIC_WALLETCONNECT_PROJECT_ID || undefined;
   return (
     <WalletProviders
@@ -42,6 +47,8 @@ export default async function ChatPage() {
           networks={networks}
           offline={offline}
           sandbox={demoWallet !== undefined}
+          solanaNetworks={solanaNetworks}
+          sandboxSolana={demoWallet?.solana}
         />
       </div>
     </WalletProviders>

@@ -2,6 +2,7 @@
 // address, the one schema that checks a person's EVM address (EIP-55 when mixed case), and the
 // one equality. Hex is case-insensitive; any other family's (a Solana address is base58) is
 // compared exactly as written. Free of server imports: the page uses it too.
+import { isAddress as isBase58Address, type Address as SolanaAddress } from "@solana/kit";
 import { getAddress } from "viem";
 import { z } from "zod";
 
@@ -37,3 +38,24 @@ export const evmAddressSchema = z
     return singleCase || getAddress(value) === value;
   }, "has a wrong EIP-55 checksum")
   .transform((value) => getAddress(value));
+
+/** A Solana address: 32 bytes in base58 (32 to 44 characters). */
+export function isSolanaAddress(value: unknown): value is SolanaAddress {
+  return typeof value === "string" && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(value) && isBase58Address(value);
+}
+
+/** A person's Solana address, kept as written: base58's case is part of it. */
+export const solanaAddressSchema = z
+  .string()
+  .refine(isSolanaAddress, "must be a Solana address: 32 to 44 base58 characters")
+  .transform((value) => value as SolanaAddress);
+
+/** A person's wallet of either family: `0x…` is read as an EVM address, anything else as a Solana one, each with its own message. */
+export const walletAddressSchema = z.string().transform((value, ctx): string => {
+  const evm = value.startsWith("0x");
+  const parsed = (evm ? evmAddressSchema : solanaAddressSchema).safeParse(value);
+  if (parsed.success) return parsed.data;
+  if (evm) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message });
+  else ctx.addIssue({ code: "custom", message: "must be an EVM address (0x and 40 hex digits) or a Solana address (32 to 44 base58 characters)" });
+  return z.NEVER;
+});

@@ -8,7 +8,9 @@ const usdAmount = z
   .string()
   .regex(/^\d{1,7}(\.\d{1,6})?$/, "a USD amount with at most 6 decimals");
 
-const caip2 = z.string().regex(/^eip155:\d+$/, "a CAIP-2 EVM network id such as eip155:8453");
+const caip2 = z
+  .string()
+  .regex(/^(eip155:\d+|solana:[1-9A-HJ-NP-Za-km-z]{32})$/, "a CAIP-2 network id such as eip155:8453 or solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp");
 
 const commaList = (item: z.ZodType<string, string>) =>
   z
@@ -151,6 +153,8 @@ const serverEnvSchema = z.object({
 export type ServerEnv = z.infer<typeof serverEnvSchema> & {
   /** `RPC_URL_<chainId>`, by chain id. */
   rpcUrls: Record<number, string>;
+  /** `RPC_URL_<genesis hash prefix>` of Solana networks, by that prefix. */
+  solanaRpcUrls: Record<string, string>;
   /** `USDC_ADDRESS_<chainId>`: the USDC contract of a chain this product does not know by heart. */
   usdcAddresses: Record<number, `0x${string}`>;
   modelProvider: "google" | "offline";
@@ -160,13 +164,23 @@ export class EnvError extends Error {
   override readonly name = "EnvError";
 }
 
-const perChain = (prefix: string, source: Record<string, string | undefined>, check: z.ZodType<string>) => {
+/** A Solana network's CAIP-2 reference: its genesis hash's first 32 base58 characters. */
+const SOLANA_REFERENCE = /^[1-9A-HJ-NP-Za-km-z]{32}$/;
+
+const perChain = (prefix: string, source: Record<string, string | undefined>, check: z.ZodType<string>, solana?: Record<string, string>) => {
   const found: Record<number, string> = {};
   for (const [key, value] of Object.entries(source)) {
     if (!key.startsWith(prefix) || value === undefined || value === "") continue;
-    const chainId = Number(key.slice(prefix.length));
+    const suffix = key.slice(prefix.length);
+    if (solana && SOLANA_REFERENCE.test(suffix)) {
+      const parsed = check.safeParse(value);
+      if (!parsed.success) throw new EnvError(`${key}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+      solana[suffix] = parsed.data;
+      continue;
+    }
+    const chainId = Number(suffix);
     if (!Number.isSafeInteger(chainId) || chainId <= 0) {
-      throw new EnvError(`${key}: the suffix must be a chain id, e.g. ${prefix}8453`);
+      throw new EnvError(`${key}: the suffix must be a chain id, e.g. ${prefix}8453${solana ? `, or a Solana genesis hash prefix, e.g. ${prefix}5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp` : ""}`);
     }
     const parsed = check.safeParse(value);
     if (!parsed.success) throw new EnvError(`${key}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
@@ -186,7 +200,8 @@ export function parseServerEnv(source: Record<string, string | undefined>): Serv
   }
   const env = parsed.data;
   checkDeployment(env, cleaned);
-  const rpcUrls = perChain("RPC_URL_", cleaned, z.url());
+  const solanaRpcUrls: Record<string, string> = {};
+  const rpcUrls = perChain("RPC_URL_", cleaned, z.url(), solanaRpcUrls);
   const usdcAddresses = perChain(
     "USDC_ADDRESS_",
     cleaned,
@@ -196,7 +211,7 @@ export function parseServerEnv(source: Record<string, string | undefined>): Serv
   if (modelProvider === "google" && !env.GOOGLE_GENERATIVE_AI_API_KEY) {
     throw new EnvError("MODEL_PROVIDER: google needs GOOGLE_GENERATIVE_AI_API_KEY to be set");
   }
-  return { ...env, rpcUrls, usdcAddresses, modelProvider };
+  return { ...env, rpcUrls, solanaRpcUrls, usdcAddresses, modelProvider };
 }
 
 let cached: ServerEnv | undefined;

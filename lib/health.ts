@@ -7,6 +7,7 @@
 import type { Database } from "@/lib/db";
 import { enabledNetworks } from "@/lib/chain/networks";
 import { publicClientFor } from "@/lib/chain/clients";
+import { findSolanaNetwork, getSolanaSlot } from "@/lib/chain/solana";
 import type { ServerEnv } from "@/lib/env";
 
 /** Each check gives up after this long. */
@@ -28,6 +29,7 @@ export type HealthReport = {
   checkedAt: string;
   database: HealthCheck;
   registries: HealthCheck[];
+  /** Each enabled network's RPC: `blockNumber` is where the chain is (a Solana network's slot). */
   networks: (HealthCheck & { network: string; blockNumber?: string })[];
 };
 
@@ -91,14 +93,28 @@ function checkRegistry(registry: string) {
 }
 
 function checkNetworks(env: ServerEnv) {
+  const evm = new Map(enabledNetworks(env).map((network) => [network.id as string, network]));
+  // In the order X402_NETWORKS names them.
   return Promise.all(
-    enabledNetworks(env).map(async (network) => {
-      const check = await timed(hostOf(network.rpcUrl), "the RPC", async () => {
-        if (!network.rpcUrl) throw new CheckFailure(`no RPC_URL_${network.chainId} is configured`);
-        const blockNumber = await publicClientFor(network).getBlockNumber({ cacheTime: 0 });
-        return { blockNumber: blockNumber.toString() };
-      });
-      return { ...check, network: network.id };
+    env.X402_NETWORKS.flatMap((id) => {
+      const network = evm.get(id);
+      if (network) {
+        return [
+          timed(hostOf(network.rpcUrl), "the RPC", async () => {
+            if (!network.rpcUrl) throw new CheckFailure(`no RPC_URL_${network.chainId} is configured`);
+            const blockNumber = await publicClientFor(network).getBlockNumber({ cacheTime: 0 });
+            return { blockNumber: blockNumber.toString() };
+          }).then((check) => ({ ...check, network: id })),
+        ];
+      }
+      const solana = findSolanaNetwork(id, env);
+      if (!solana) return [];
+      return [
+        timed(hostOf(solana.rpcUrl), "the RPC", async () => {
+          if (!solana.rpcUrl) throw new CheckFailure(`no RPC_URL_${solana.reference} is configured`);
+          return { blockNumber: (await getSolanaSlot({ network: solana })).toString() };
+        }).then((check) => ({ ...check, network: id })),
+      ];
     }),
   );
 }

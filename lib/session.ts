@@ -9,10 +9,10 @@
 // nonce also travels in an HttpOnly cookie, so a signed message is good only in the browser that
 // asked for it, once, within ten minutes.
 import { randomBytes } from "node:crypto";
-import { getAddress, isAddress, type Hex } from "viem";
+import { getAddress, type Hex } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import { z } from "zod";
-import { sameAddress } from "@/lib/address";
+import { isEvmAddress, isSolanaAddress, sameAddress } from "@/lib/address";
 import { findNetwork } from "@/lib/chain/networks";
 import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/chain/signature";
 import type { ServerEnv } from "@/lib/env";
@@ -30,30 +30,44 @@ const SESSION_PURPOSE = "session";
 
 type SessionEnv = Pick<ServerEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS" | "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
 
-/** The wallet the request's session cookie names, if it holds a valid, unexpired session. */
-export function sessionWallet(request: Request, env: SessionEnv, now: Date = new Date()): `0x${string}` | undefined {
+/**
+ * The wallets the request's session cookie names, if it holds a valid, unexpired session: at
+ * most one per chain family (an EVM wallet and a Solana wallet may both have proved themselves).
+ */
+export function sessionWallets(request: Request, env: SessionEnv, now: Date = new Date()): string[] {
   const token = cookieOf(request, SESSION_COOKIE);
-  if (!token) return undefined;
+  if (!token) return [];
   const [body, given, extra] = token.split(".");
-  if (!body || !given || extra !== undefined || !macMatches(verifyingKeys(env, SESSION_PURPOSE), body, given)) return undefined;
+  if (!body || !given || extra !== undefined || !macMatches(verifyingKeys(env, SESSION_PURPOSE), body, given)) return [];
   try {
-    const { w: wallet, e: expires } = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as { w?: unknown; e?: unknown };
-    if (typeof wallet !== "string" || !isAddress(wallet) || typeof expires !== "number" || expires * 1000 <= now.getTime()) return undefined;
-    return getAddress(wallet);
+    const { w: wallets, e: expires } = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as { w?: unknown; e?: unknown };
+    if (!Array.isArray(wallets) || typeof expires !== "number" || expires * 1000 <= now.getTime()) return [];
+    return (wallets as unknown[]).flatMap((wallet): string[] => (isEvmAddress(wallet) ? [getAddress(wallet)] : isSolanaAddress(wallet) ? [wallet] : [])).slice(0, 2);
   } catch {
-    return undefined;
+    return [];
   }
+}
+
+/** The EVM wallet the request's session names, if any. */
+export function sessionWallet(request: Request, env: SessionEnv, now?: Date): `0x${string}` | undefined {
+  return sessionWallets(request, env, now).find(isEvmAddress);
 }
 
 /** Whether the request's session is this wallet's. */
 export function isSignedInAs(request: Request, wallet: string, env: SessionEnv, now?: Date): boolean {
-  const signedIn = sessionWallet(request, env, now);
-  return signedIn !== undefined && sameAddress(signedIn, wallet);
+  return sessionWallets(request, env, now).some((signedIn) => sameAddress(signedIn, wallet));
 }
 
-/** The Set-Cookie value of a session for this wallet (a session cookie: it ends with the browser's session). */
+/**
+ * The Set-Cookie value of a session for this wallet (a session cookie: it ends with the
+ * browser's session). A wallet of the other chain family that the request's session already
+ * names stays in it; one of the same family gives way.
+ */
 export function sessionCookie(request: Request, wallet: string, env: SessionEnv, now: Date = new Date()): string {
-  const body = Buffer.from(JSON.stringify({ w: getAddress(wallet), e: Math.floor(now.getTime() / 1000) + SESSION_SECONDS }), "utf8").toString("base64url");
+  const family = (address: string) => (isEvmAddress(address) ? "eip155" : "solana");
+  const kept = sessionWallets(request, env, now).filter((other) => family(other) !== family(wallet));
+  const wallets = [isEvmAddress(wallet) ? getAddress(wallet) : wallet, ...kept];
+  const body = Buffer.from(JSON.stringify({ w: wallets, e: Math.floor(now.getTime() / 1000) + SESSION_SECONDS }), "utf8").toString("base64url");
   return cookie(request, SESSION_COOKIE, `${body}.${mac(signingKey(env, SESSION_PURPOSE), body)}`);
 }
 
@@ -113,9 +127,9 @@ export async function handleSessionRequest(request: Request, deps: SessionDepend
     deps.rateLimit.take(clientKey(request, env), now);
     if (request.method === "GET") {
       const nonce = newNonce(env, now);
-      const wallet = sessionWallet(request, env, now);
+      const wallets = sessionWallets(request, env, now);
       return Response.json(
-        { wallet: wallet ?? null, nonce },
+        { wallet: wallets.find(isEvmAddress) ?? null, solanaWallet: wallets.find(isSolanaAddress) ?? null, nonce },
         { headers: { ...noStore, "Set-Cookie": cookie(request, NONCE_COOKIE, nonce, NONCE_SECONDS) } },
       );
     }

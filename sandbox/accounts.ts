@@ -2,7 +2,9 @@
  * The sandbox's cast of accounts: anvil's well-known development keys, each with one role.
  * These keys are public test keys; they must never hold anything real.
  */
+import { createHash } from "node:crypto";
 import { bytesToHex, type Hex } from "viem";
+import { solanaKeyFromSeed, type SolanaKey } from "./solana";
 import { mnemonicToAccount } from "viem/accounts";
 
 /** The mnemonic every anvil instance derives its funded dev accounts from. */
@@ -15,6 +17,11 @@ function devAccount(index: number): DevAccount {
   const privateKey = account.getHdKey().privateKey;
   if (!privateKey) throw new Error(`anvil dev account ${index} has no private key`);
   return { address: account.address, privateKey: bytesToHex(privateKey) };
+}
+
+/** A Solana key of the sandbox's, the same on every start: its seed is the hash of its role. */
+function solanaDevKey(role: string): SolanaKey {
+  return solanaKeyFromSeed(createHash("sha256").update(`x402 sandbox solana ${role}`).digest());
 }
 
 /**
@@ -33,6 +40,14 @@ export function sandboxAccounts() {
     demoWallet: devAccount(3),
     /** Service owners that receive payments (payTo), one per index. */
     merchant: (index: number): DevAccount => devAccount(4 + (index % 6)),
+    /** The same roles on the local Solana (its funder is the USDC mint's authority, made per start). */
+    solana: {
+      /** Signs and pays the fee of each settlement (the x402 fee payer). */
+      facilitator: solanaDevKey("facilitator"),
+      /** The Solana wallet the demo page signs with, through the sandbox. */
+      demoWallet: solanaDevKey("demo wallet"),
+      merchant: (index: number): SolanaKey => solanaDevKey(`merchant ${index % 6}`),
+    },
   };
 }
 

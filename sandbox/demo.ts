@@ -7,7 +7,7 @@
 import type { ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { startSandbox, type Sandbox } from "./index";
-import { infoFilePath } from "./info";
+import { chainEnvOf, infoFilePath } from "./info";
 import { onShutdown } from "./lifecycle";
 import { ensureBuild, productBuild, SANDBOX_PUBLIC_ENV, startNext, stopGroup, waitForApp } from "./next-app";
 import { assertPortFree, portsFromEnv, portVariable, SANDBOX_HOST } from "./ports";
@@ -46,9 +46,7 @@ async function main(): Promise<void> {
       NODE_ENV: "production",
       PORT: String(appPort),
       X402_DISCOVERY_URLS: [info.registryUrl, ...extraRegistries].join(","),
-      X402_NETWORKS: info.network,
-      [`RPC_URL_${info.chainId}`]: info.rpcUrl,
-      [`USDC_ADDRESS_${info.chainId}`]: info.usdc.address,
+      ...chainEnvOf(info),
       // The sandbox's services and registry listen on 127.0.0.1, which the app calls only when
       // allowed (SPEC section 6): on their own ports, and no other (anvil's unlocked accounts
       // answer on that address too). An allow-list already set is kept as it is.

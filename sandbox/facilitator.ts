@@ -5,18 +5,24 @@
  * authorization before the chain has to, and stops two concurrent settles of the same
  * signature from both being sent. Smart accounts pay too: deployed ones by ERC-1271, and
  * counterfactual ones (ERC-6492) whose factory it is given, which it deploys on settlement.
+ * Given the local Solana, it settles there too, with @x402/svm's exact scheme: it checks the
+ * payer's partly signed transfer, signs it as the fee payer, sends it and waits for it.
  */
 import { x402Facilitator } from "@x402/core/facilitator";
 import { PaymentPayloadSchema, PaymentRequirementsSchema } from "@x402/core/schemas";
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { toFacilitatorSvmSigner } from "@x402/svm";
+import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
+import { createKeyPairSignerFromBytes, createSolanaRpc, devnet, getBase58Encoder } from "@solana/kit";
 import type { ServerResponse } from "node:http";
 import { createWalletClient, http, nonceManager, publicActions, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { z } from "zod";
 import type { DevAccount } from "./accounts";
+import type { SolanaKey } from "./solana";
 import { SANDBOX_NETWORK } from "./chain";
 import { HttpError, listen, readJson, requestUrl, sendJson, type RunningServer } from "./http";
 
@@ -65,12 +71,15 @@ export async function startFacilitator({
   rpcUrl,
   account,
   eip6492AllowedFactories = [],
+  solana,
 }: {
   port: number;
   rpcUrl: string;
   account: DevAccount;
   /** Factories whose counterfactual accounts it deploys on settlement (ERC-6492); none by default. */
   eip6492AllowedFactories?: Hex[];
+  /** The local Solana it also settles on, and its fee payer's key there. */
+  solana?: { rpcUrl: string; network: string; feePayer: SolanaKey };
 }): Promise<Facilitator> {
   // Concurrent settlements send from one account: a nonce manager gives each its own nonce
   // instead of all reading the same pending count from the node.
@@ -92,6 +101,12 @@ export async function startFacilitator({
     { confirmationTimeoutMs: 30_000 },
   );
   const facilitator = new x402Facilitator().register(SANDBOX_NETWORK, new ExactEvmScheme(signer, { eip6492AllowedFactories }));
+  if (solana) {
+    const feePayer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(solana.feePayer.secretKey)));
+    // Per network: the signer's own default would be the public devnet.
+    const svmSigner = toFacilitatorSvmSigner(feePayer, { [solana.network]: createSolanaRpc(devnet(solana.rpcUrl)) });
+    facilitator.register(solana.network as `${string}:${string}`, new ExactSvmScheme(svmSigner));
+  }
 
   /** "settling" while a settle is in flight, "settled" once it succeeded on chain. */
   const authorizations = new Map<string, "settling" | "settled">();

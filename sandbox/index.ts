@@ -1,7 +1,8 @@
 /**
- * The whole local x402 world in one call: anvil with Circle's USDC, a facilitator, x402 v2
- * services, a Bazaar-style registry, a funded demo wallet, a funded smart account owned by the
- * demo wallet's key, and a funder. Everything listens on
+ * The whole local x402 world in one call: anvil with Circle's USDC, a local Solana with USDC
+ * (sandbox/solana.ts), a facilitator for both, x402 v2 services (some of which take payment on
+ * either chain), a Bazaar-style registry, a funded demo wallet on each chain, a funded smart
+ * account owned by the demo wallet's key, and a funder. Everything listens on
  * 127.0.0.1; `stop()` leaves no process or socket behind. The product never imports this.
  */
 import { sandboxAccounts } from "./accounts";
@@ -18,6 +19,7 @@ import {
   type SandboxPorts,
 } from "./ports";
 import { startRegistry, type Registry } from "./registry";
+import { SOLANA_SANDBOX_NETWORK, SOLANA_USDC_DECIMALS, startLocalSolana, type LocalSolana } from "./solana";
 import { sandboxServices } from "./services/catalog";
 import type { ServiceDefinition } from "./services/definition";
 import { startService, type AfterSettlement, type ClaimedSettlement, type RunningService } from "./services/x402-service";
@@ -26,6 +28,7 @@ import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
 import { assertFactoryDeployed, CREATE2_FACTORY, deploySmartAccount, SMART_ACCOUNT_CONTRACT, smartAccount, type SmartAccount } from "./smart-account";
 
 export type { SandboxInfo, SandboxServiceInfo } from "./info";
+export { chainEnvOf } from "./info";
 export type { ServiceDefinition } from "./services/definition";
 export { FAIL_QUERY_FLAG, type AfterSettlement, type ClaimedSettlement } from "./services/x402-service";
 export { usdcAbi } from "./usdc";
@@ -76,6 +79,8 @@ export type Sandbox = {
   stopService(name: string): Promise<void>;
   /** Mints sandbox USDC (atomic units) and/or sends ETH (wei) from the funder. */
   fund(parameters: { to: `0x${string}`; usdc?: bigint; eth?: bigint }): Promise<void>;
+  /** The local Solana: fund an address with USDC or SOL, sign as a sandbox key, expire blockhashes. */
+  solana: Pick<LocalSolana, "fund" | "usdcBalance" | "signAs" | "holdKey" | "expireBlockhashes" | "prepareTokenAccount">;
   /** Deploys a smart account (sandbox/smart-account.ts) through its factory, from the funder. */
   deploySmartAccount(account: SmartAccount): Promise<void>;
   /** Starts another x402 service on a free port; lists it in the registry unless `listed: false`. */
@@ -89,6 +94,7 @@ async function resolvePorts(options: SandboxOptions, serviceCount: number): Prom
   if (options.randomPorts) {
     return {
       rpc: options.ports?.rpc ?? (await freePort()),
+      solana: options.ports?.solana ?? (await freePort()),
       facilitator: options.ports?.facilitator ?? (await freePort()),
       registry: options.ports?.registry ?? (await freePort()),
       services: options.ports?.services ?? (await freePortBlock(serviceCount)),
@@ -97,6 +103,7 @@ async function resolvePorts(options: SandboxOptions, serviceCount: number): Prom
   }
   const ports = { ...portsFromEnv(options.env), ...options.ports };
   await assertPortFree(ports.rpc, portVariable("rpc"));
+  await assertPortFree(ports.solana, portVariable("solana"));
   await assertPortFree(ports.facilitator, portVariable("facilitator"));
   await assertPortFree(ports.registry, portVariable("registry"));
   for (let index = 0; index < serviceCount; index++) {
@@ -108,6 +115,8 @@ async function resolvePorts(options: SandboxOptions, serviceCount: number): Prom
 function serviceInfo(service: RunningService, listed: boolean): SandboxServiceInfo {
   const { definition } = service;
   return {
+    networks: [...((definition.rails ?? ["evm"]).includes("evm") ? [SANDBOX_NETWORK] : []), ...(service.solanaPayTo ? [SOLANA_SANDBOX_NETWORK] : [])],
+    ...(service.solanaPayTo ? { solanaPayTo: service.solanaPayTo } : {}),
     name: definition.name,
     url: service.resourceUrl,
     price: formatUnits(definition.price, USDC_DECIMALS),
@@ -150,11 +159,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await deploy(demoSmartAccount);
     await fund({ to: demoSmartAccount.address, usdc: options.smartAccountUsdc ?? DEMO_WALLET_USDC });
 
+    // The local Solana: the fee payer holds SOL for fees, the demo wallet USDC (and no SOL: an
+    // x402 payer pays no fee), and the sandbox signs for the demo wallet as anvil does.
+    const solana = await startLocalSolana({ port: ports.solana, log });
+    stoppers.push(solana.close);
+    await solana.fund({ to: accounts.solana.facilitator.address, lamports: 10_000_000_000n });
+    await solana.fund({ to: accounts.solana.demoWallet.address, usdc: options.demoWalletUsdc ?? DEMO_WALLET_USDC });
+    solana.holdKey(accounts.solana.demoWallet);
+
     const facilitator = await startFacilitator({
       port: ports.facilitator,
       rpcUrl: chain.rpcUrl,
       account: accounts.facilitator,
       eip6492AllowedFactories: [CREATE2_FACTORY],
+      solana: { rpcUrl: solana.rpcUrl, network: solana.network, feePayer: accounts.solana.facilitator },
     });
     stoppers.push(facilitator.close);
     const registry = await startRegistry({ port: ports.registry });
@@ -162,12 +180,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
     const services = new Map<string, RunningService>();
     const launch = async (definition: ServiceDefinition, port: number, index: number) => {
+      const solanaPayee = definition.rails?.includes("solana") ? accounts.solana.merchant(index).address : undefined;
+      // A payee's token account exists before anyone pays it: the exact scheme does not create one.
+      if (solanaPayee) await solana.prepareTokenAccount(solanaPayee);
       const service = await startService({
         definition,
         port,
         facilitatorUrl: facilitator.url,
         usdcAddress,
         payTo: accounts.merchant(index).address,
+        ...(solanaPayee ? { solana: { network: solana.network, mint: solana.mint, payTo: solanaPayee } } : {}),
         log,
       });
       stoppers.push(service.close);
@@ -201,6 +223,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
       eip6492Factories: [CREATE2_FACTORY],
       funder: accounts.funder,
+      solana: {
+        rpcUrl: solana.rpcUrl,
+        network: solana.network,
+        usdc: { mint: solana.mint, decimals: SOLANA_USDC_DECIMALS },
+        feePayer: accounts.solana.facilitator.address,
+        demoWallet: { address: accounts.solana.demoWallet.address, secretKey: accounts.solana.demoWallet.secretKey },
+        funder: { address: solana.funder.address, secretKey: solana.funder.secretKey },
+      },
     };
 
     const serviceNamed = (name: string): RunningService => {
@@ -230,6 +260,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       setServiceClaimedSettlement: (name, claim) => serviceNamed(name).setClaimedSettlement(claim),
       stopService: (name) => serviceNamed(name).close(),
       fund,
+      solana: {
+        fund: solana.fund,
+        usdcBalance: solana.usdcBalance,
+        signAs: solana.signAs,
+        holdKey: solana.holdKey,
+        expireBlockhashes: solana.expireBlockhashes,
+        prepareTokenAccount: solana.prepareTokenAccount,
+      },
       deploySmartAccount: deploy,
       addService: async (definition, { listed = true } = {}) => {
         if (services.has(definition.name)) throw new Error(`a service named "${definition.name}" already runs`);

@@ -8,6 +8,10 @@ import type { Hex } from "viem";
 
 export type SandboxServiceInfo = {
   name: string;
+  /** The networks it takes payment on (CAIP-2). */
+  networks: string[];
+  /** Its payee on the local Solana, if it takes payment there. */
+  solanaPayTo?: string;
   /** The paid resource's URL. */
   url: string;
   /** Decimal USDC, e.g. "0.01". */
@@ -40,7 +44,34 @@ export type SandboxInfo = {
   /** Factories the facilitator deploys counterfactual (ERC-6492) accounts with. */
   eip6492Factories: Hex[];
   funder: { address: Hex; privateKey: Hex };
+  /**
+   * The local Solana (answering as devnet): its RPC, USDC's mint, the facilitator's fee payer,
+   * the demo Solana wallet (the page's sandbox wallet has the local Solana sign for it through
+   * `sandbox_signTransaction`; its key never reaches the page) and the funder, the USDC mint's
+   * authority. Keys are base58 of the 64-byte keypair, sandbox-only, for tests.
+   */
+  solana: {
+    rpcUrl: string;
+    network: string;
+    usdc: { mint: string; decimals: number };
+    feePayer: string;
+    demoWallet: { address: string; secretKey: string };
+    funder: { address: string; secretKey: string };
+  };
 };
+
+/**
+ * The app's settings for this sandbox's chains (SPEC section 7): the networks it pays on, and
+ * each one's RPC and USDC. The demo and the tests both start the app with these.
+ */
+export function chainEnvOf(info: SandboxInfo): Record<string, string> {
+  return {
+    X402_NETWORKS: [info.network, info.solana.network].join(","),
+    [`RPC_URL_${info.chainId}`]: info.rpcUrl,
+    [`USDC_ADDRESS_${info.chainId}`]: info.usdc.address,
+    [`RPC_URL_${info.solana.network.slice("solana:".length)}`]: info.solana.rpcUrl,
+  };
+}
 
 export const DEFAULT_DATA_DIR = ".data";
 export const INFO_FILE_NAME = "sandbox.json";
@@ -60,9 +91,10 @@ export function describeInfo(info: SandboxInfo): string {
   const lines = [
     `Chain        ${info.rpcUrl} (chain id ${info.chainId}, ${info.network})`,
     `USDC         ${info.usdc.address} ("${info.usdc.name}" v${info.usdc.version}, ${info.usdc.decimals} decimals)`,
+    `Solana       ${info.solana.rpcUrl} (${info.solana.network}, USDC mint ${info.solana.usdc.mint})`,
     `Facilitator  ${info.facilitatorUrl}`,
     `Registry     ${info.registryUrl}/discovery/resources`,
-    `Demo wallet  ${info.demoWallet.address}`,
+    `Demo wallet  ${info.demoWallet.address}  (Solana: ${info.solana.demoWallet.address})`,
     `Smart acct.  ${info.smartAccount.address} (ERC-1271 ${info.smartAccount.contract}, owner: the demo wallet's key)`,
     `ERC-6492     factories ${info.eip6492Factories.join(", ")}`,
     `Funder       ${info.funder.address}`,
@@ -70,7 +102,7 @@ export function describeInfo(info: SandboxInfo): string {
     ...info.services.map(
       (service) =>
         `  ${service.name.padEnd(18)} ${service.method.padEnd(4)} ${service.url.padEnd(36)} ${service.price.padStart(6)} USDC` +
-        `  ~${service.latencyMs} ms${service.listed ? "" : "  (unlisted, test-only)"}`,
+        `  ~${service.latencyMs} ms${service.solanaPayTo ? "  (EVM or Solana)" : ""}${service.listed ? "" : "  (unlisted, test-only)"}`,
     ),
   ];
   return lines.join("\n");

@@ -8,6 +8,8 @@ export const SANDBOX_HOST = "127.0.0.1";
 
 export type SandboxPorts = {
   rpc: number;
+  /** The local Solana's JSON-RPC. */
+  solana: number;
   facilitator: number;
   registry: number;
   /** First service port; service i listens on `services + i`. */
@@ -17,6 +19,7 @@ export type SandboxPorts = {
 
 const PORT_VARIABLES: Record<keyof SandboxPorts, { variable: string; fallback: number }> = {
   rpc: { variable: "SANDBOX_RPC_PORT", fallback: 8545 },
+  solana: { variable: "SANDBOX_SOLANA_PORT", fallback: 8899 },
   facilitator: { variable: "SANDBOX_FACILITATOR_PORT", fallback: 4020 },
   registry: { variable: "SANDBOX_REGISTRY_PORT", fallback: 4030 },
   services: { variable: "SANDBOX_SERVICES_PORT", fallback: 4100 },
@@ -41,6 +44,7 @@ function envPort(key: keyof SandboxPorts, env: NodeJS.ProcessEnv): number {
 export function portsFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxPorts {
   return {
     rpc: envPort("rpc", env),
+    solana: envPort("solana", env),
     facilitator: envPort("facilitator", env),
     registry: envPort("registry", env),
     services: envPort("services", env),

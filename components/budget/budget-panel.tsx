@@ -23,6 +23,8 @@ import styles from "./budget-panel.module.css";
 export type BudgetPanelProps = {
   /** The connected wallet's address; undefined: nothing is read and the panel asks to connect. */
   wallet: string | undefined;
+  /** The connected Solana wallet's address, if any: the limits count it with the other. */
+  solanaWallet?: string | undefined;
   /** The person's limits (decimal USD strings), from useSettings().settings.spendingLimits. */
   limits: SpendingLimitSettings;
   /** Change it (e.g. count up) after a payment settles: the report is read again. */
@@ -48,7 +50,10 @@ type Load = {
   report?: { wallet: string; data: SpendingReport };
 };
 
-export function BudgetPanel({ wallet, limits, refreshKey, balance, signIn }: BudgetPanelProps) {
+export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKey, balance, signIn }: BudgetPanelProps) {
+  // Whose report: the person's wallets, one per chain family, read together.
+  const wallets = [evmWallet, solanaWallet].filter((value): value is string => value !== undefined);
+  const wallet = wallets.length > 0 ? wallets.join(",") : undefined;
   const [load, setLoad] = useState<Load>({ state: "loading" });
   const [signing, setSigning] = useState<{ state: "idle" | "signing" } | { state: "failed"; message: string }>({ state: "idle" });
   const [attempt, setAttempt] = useState(0);
@@ -59,7 +64,8 @@ export function BudgetPanel({ wallet, limits, refreshKey, balance, signIn }: Bud
     const controller = new AbortController();
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
     setLoad((current) => ({ ...current, state: "loading" }));
-    fetch(`/api/spending?wallet=${encodeURIComponent(wallet)}`, { signal: controller.signal, cache: "no-store" })
+    const query = wallet.split(",").map((one) => `wallet=${encodeURIComponent(one)}`).join("&");
+    fetch(`/api/spending?${query}`, { signal: controller.signal, cache: "no-store" })
       .then(readSpendingResponse)
       .then((result) => {
         if (controller.signal.aborted) return;

@@ -13,6 +13,9 @@ import { ProposalBanner } from "@/components/settings/proposal-banner";
 import { SettingsPanel } from "@/components/settings/settings-panel";
 import { useSettings } from "@/components/settings/use-settings";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
+import type { SandboxSolanaWalletOptions } from "@/components/wallet/sandbox-solana-wallet";
+import { SolanaWalletButton } from "@/components/wallet/solana-button";
+import { useSolanaWallet } from "@/components/wallet/use-solana-wallet";
 import { useWallet, useWalletBalance } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { toRequestExtras } from "@/lib/client/settings";
@@ -38,6 +41,10 @@ export type ChatConfig = {
   offline: boolean;
   /** The app runs on the local sandbox (play money, a demo wallet in the wallet list). */
   sandbox: boolean;
+  /** The Solana networks the server pays on (X402_NETWORKS); none: no Solana wallet is offered. */
+  solanaNetworks?: { id: string; name: string }[];
+  /** On the sandbox: its Solana demo wallet, offered among the Solana wallets. */
+  sandboxSolana?: SandboxSolanaWalletOptions | undefined;
 };
 
 const examples = [
@@ -49,10 +56,13 @@ const examples = [
 
 const subscribeNever = () => () => undefined;
 
-export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig) {
+export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetworks = [], sandboxSolana }: ChatConfig) {
   const settingsState = useSettings();
   const { settings, propose } = settingsState;
   const wallet = useWallet();
+  const solana = useSolanaWallet({ enabled: solanaNetworks.length > 0, sandbox: sandboxSolana });
+  // Every network a payment may go out on, for the default-chain choice.
+  const allNetworks = useMemo(() => [...networks.map(({ id, name }) => ({ id, name })), ...solanaNetworks], [networks, solanaNetworks]);
   const [budgetKey, setBudgetKey] = useState(0);
   // On narrow screens the budget is a sheet over the chat, opened from the top bar.
   const [budgetOpen, setBudgetOpen] = useState(false);
@@ -101,6 +111,8 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   const chat = useChatStream({
     walletAddress: wallet.address,
     sign: wallet.sign,
+    solanaAddress: solana.address,
+    signSolana: solana.sign,
     signFromBudget,
     extras,
     onProposal,
@@ -177,12 +189,15 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   const pendingFromBudget = pending?.paidFrom === "agent-budget";
   const budgetLeft =
     agentBudget.stored && agentBudget.left !== undefined ? formatUnits(agentBudget.left, agentBudget.stored.network.usdc.decimals) : undefined;
-  const payingFrom = pendingFromBudget ? agentBudget.stored?.grant.session : wallet.address;
-  const payingBalance = pendingFromBudget ? budgetLeft : balance;
+  // A Solana quote is signed by the Solana wallet, from its address (its balance is not read here).
+  const pendingOnSolana = pending?.approval?.transaction !== undefined;
+  const payingFrom = pendingFromBudget ? agentBudget.stored?.grant.session : pendingOnSolana ? solana.address : wallet.address;
+  const payingBalance = pendingFromBudget ? budgetLeft : pendingOnSolana ? undefined : balance;
+  const canSignPending = pendingFromBudget ? signFromBudget !== undefined : pendingOnSolana ? solana.sign !== undefined : wallet.sign !== undefined;
 
   // An approval is not a new message: it starts no cooldown (the server does not count it).
   const paymentActions: PaymentActions = {
-    canSign: pendingFromBudget ? signFromBudget !== undefined : wallet.sign !== undefined,
+    canSign: canSignPending,
     walletLoading: wallet.status === "loading",
     busy: streaming || approving !== undefined,
     approving,
@@ -201,7 +216,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
   useEffect(() => {
     if (!pending || streaming || approving !== undefined) return;
     const fromBudget = pending.paidFrom === "agent-budget";
-    if (!fromBudget && !wallet.sign) return;
+    if (!canSignPending) return;
     if (prompted.current.has(pending.paymentId) || (!fromBudget && needsConfirmation(pending))) return;
     if (fromBudget && silentThisMessage.current > 0) return;
     prompted.current.add(pending.paymentId);
@@ -266,7 +281,8 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
           >
             Budget
           </button>
-          <SettingsPanel settings={settingsState} networks={networks.map(({ id, name }) => ({ id, name }))} />
+          <SettingsPanel settings={settingsState} networks={allNetworks} />
+          {solanaNetworks.length > 0 ? <SolanaWalletButton wallet={solana} /> : null}
           <WalletConnectButton />
         </div>
       </header>
@@ -279,10 +295,10 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
       {sandbox ? (
         <p className={styles.banner} role="status" data-testid="sandbox-banner">
           <strong>Sandbox.</strong> Payments use play USDC on a local chain. Connect the <em>Sandbox demo wallet</em> to try
-          them, or any wallet on the sandbox chain.
+          them, or any wallet on the sandbox chain{sandboxSolana ? <>; on Solana, the <em>Sandbox Solana wallet</em></> : null}.
         </p>
       ) : null}
-      <ProposalBanner settings={settingsState} networks={networks.map(({ id, name }) => ({ id, name }))} />
+      <ProposalBanner settings={settingsState} networks={allNetworks} />
       <div className={styles.layout}>
         <section className={styles.chat} aria-label="Chat with the payment agent">
           {entries.length === 0 ? (
@@ -324,7 +340,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox }: ChatConfig
           />
         </section>
         <aside id="budget-sheet" className={styles.aside} aria-label="Your budget" data-open={budgetOpen}>
-          <BudgetPanel wallet={wallet.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} signIn={signInWallet} />
+          <BudgetPanel wallet={wallet.address} solanaWallet={solana.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} signIn={signInWallet} />
           <AgentBudgetCard
             budget={agentBudget}
             canGrant={wallet.actions !== undefined}

@@ -40,6 +40,10 @@ export type UseChatStreamOptions = {
   walletAddress?: string;
   /** Signs a quote's typed data with the wallet; absent when no wallet can sign. */
   sign?: ((typedData: ApprovalTypedData) => Promise<`0x${string}`>) | undefined;
+  /** The person's Solana wallet, if one is connected; sent with every request. */
+  solanaAddress?: string | undefined;
+  /** Signs a quote's Solana transaction (base64) with that wallet; absent when none is connected. */
+  signSolana?: ((transaction: string, networkId: string) => Promise<string>) | undefined;
   /**
    * Signs a quote made for the wallet's agent budget (`paidFrom: "agent-budget"`) with its
    * session key, no prompt; absent when this page holds no usable budget.
@@ -72,6 +76,8 @@ export function useChatStream({
   extras,
   walletAddress,
   sign,
+  solanaAddress,
+  signSolana,
   signFromBudget,
   onProposal,
   onFinish,
@@ -192,11 +198,12 @@ export function useChatStream({
       const body: ChatRequestBody = {
         messages: toRequestMessages([...entriesRef.current, { id: "pending", role: "user", content: text }]),
         ...(walletAddress ? { walletAddress } : {}),
+        ...(solanaAddress ? { solanaAddress } : {}),
         ...extras?.(),
       };
       return run(body, text, controller);
     },
-    [extras, run, walletAddress],
+    [extras, run, solanaAddress, walletAddress],
   );
 
   const retry = useCallback(async (): Promise<SendOutcome> => {
@@ -223,13 +230,54 @@ export function useChatStream({
         return { kind: "refused", error };
       };
       const approval = payment.approval;
-      const typedData = approval ? readApprovalTypedData(approval.typedData) : undefined;
       // The messages of the request that produced this quote: the approval must resend them.
       const origin = entriesRef.current.find(
         (entry) => entry.role === "assistant" && entry.payments.some((item) => item.paymentId === payment.paymentId),
       );
       const messages = origin?.role === "assistant" ? origin.request : undefined;
       const settings = origin?.role === "assistant" ? origin.requestSettings : undefined;
+      const wallets = { ...(walletAddress ? { walletAddress } : {}), ...(solanaAddress ? { solanaAddress } : {}) };
+      /** Signs with the wallet (or the budget's key), then sends request B with the wallet's answer. */
+      const signAndSend = async (signAnswer: () => Promise<{ signature: string } | { transaction: string }>, signerName: string): Promise<SendOutcome> => {
+        const controller = new AbortController();
+        controllerRef.current = controller;
+        setApproving(payment.paymentId);
+        try {
+          let answer: { signature: string } | { transaction: string };
+          try {
+            answer = await signAnswer();
+          } catch (error) {
+            controllerRef.current = null;
+            const detail = error instanceof Error && error.message ? ` (${error.message.split("\n")[0]})` : "";
+            return refuse("signing-failed", `${signerName} could not sign the payment${detail}.`);
+          }
+          if (controller.signal.aborted) {
+            controllerRef.current = null;
+            return { kind: "answered" };
+          }
+          const body: ChatRequestBody = {
+            messages: messages ?? [],
+            ...wallets,
+            ...extras?.(),
+            // The quote is bound to its conversation's model and settings, whatever the picker says now.
+            ...settings,
+            payment: { paymentId: payment.paymentId, token: approval?.token ?? "", ...answer },
+          };
+          return await run(body, undefined, controller);
+        } finally {
+          setApproving(undefined);
+        }
+      };
+
+      // A Solana quote: the wallet signs the transaction itself; the server checks it is the quoted one.
+      if (approval?.transaction !== undefined) {
+        if (!solanaAddress || !signSolana) return refuse("no-wallet", "Connect a Solana wallet to approve this payment.");
+        if (!messages) return refuse("invalid-quote", "This quote cannot be signed: it is incomplete.");
+        const transaction = approval.transaction;
+        return signAndSend(async () => ({ transaction: await signSolana(transaction, payment.network) }), "The Solana wallet");
+      }
+
+      const typedData = approval ? readApprovalTypedData(approval.typedData) : undefined;
       const fromBudget = payment.paidFrom === "agent-budget";
       // The budget's key signs with the quote's card beside it, to check one against the other.
       const signer = fromBudget ? (signFromBudget ? (data: ApprovalTypedData) => signFromBudget(data, payment) : undefined) : sign;
@@ -248,37 +296,9 @@ export function useChatStream({
           `This quote was made for the wallet ${payer.slice(0, 6)}…${payer.slice(-4)}. Switch back to it to approve, or ask again with this wallet.`,
         );
       }
-
-      const controller = new AbortController();
-      controllerRef.current = controller;
-      setApproving(payment.paymentId);
-      try {
-        let signature: `0x${string}`;
-        try {
-          signature = await signer(typedData);
-        } catch (error) {
-          controllerRef.current = null;
-          const detail = error instanceof Error && error.message ? ` (${error.message.split("\n")[0]})` : "";
-          return refuse("signing-failed", `${fromBudget ? "The agent budget" : "The wallet"} could not sign the payment${detail}.`);
-        }
-        if (controller.signal.aborted) {
-          controllerRef.current = null;
-          return { kind: "answered" };
-        }
-        const body: ChatRequestBody = {
-          messages,
-          walletAddress,
-          ...extras?.(),
-          // The quote is bound to its conversation's model and settings, whatever the picker says now.
-          ...settings,
-          payment: { paymentId: payment.paymentId, token: approval.token, signature },
-        };
-        return await run(body, undefined, controller);
-      } finally {
-        setApproving(undefined);
-      }
+      return signAndSend(async () => ({ signature: await signer(typedData) }), fromBudget ? "The agent budget" : "The wallet");
     },
-    [extras, newId, run, sign, signFromBudget, update, walletAddress],
+    [extras, newId, run, sign, signFromBudget, signSolana, solanaAddress, update, walletAddress],
   );
 
   const reject = useCallback((paymentId: string) => update((current) => rejectPayment(current, paymentId)), [update]);

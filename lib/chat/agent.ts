@@ -40,11 +40,13 @@ export type ToolContext = {
   env: ServerEnv;
   db: Database;
   walletAddress: `0x${string}` | undefined;
+  /** The person's Solana wallet, if one is connected: Solana payments are quoted for it. */
+  solanaAddress?: string | undefined;
   limits: SpendingLimits;
   preferences: Preferences;
   approval: PaymentApprovalInput | undefined;
-  /** Whether `walletAddress` proved itself in this request (its session, or an approval it signed): only then is its history told. */
-  walletProven: boolean;
+  /** The named wallets that proved themselves in this request (their session, or an approval one signed): only their history is told. */
+  provenWallets: readonly string[];
   /** The digest of the conversation this request carries: a quote is bound to it (lib/chat/conversation.ts). */
   conversation: string;
   /** How many payments may still be paid without a prompt for this message (one per message the person sends). */

@@ -4,6 +4,7 @@
 // once: a caller who writes a new wallet address, or a new forwarding header, into each
 // message still waits. Keys are stored hashed: the server keeps no addresses or IPs in the
 // clear for this.
+import { caseKey } from "@/lib/address";
 import { createHash } from "node:crypto";
 import type { Database } from "@/lib/db";
 import { AppError } from "@/lib/errors";
@@ -51,7 +52,7 @@ export async function claimCooldown({ db, keys, seconds, now = new Date() }: Cla
   });
 }
 
-/** What a message counts against: its client, and the wallet it names if any. */
-export function cooldownKeys(request: Request, walletAddress: string | undefined, settings: ClientAddressSettings): string[] {
-  return [clientKey(request, settings), ...(walletAddress ? [`wallet:${walletAddress.toLowerCase()}`] : [])];
+/** What a message counts against: its client, and each wallet that proved itself (a person's EVM and Solana wallets alike). */
+export function cooldownKeys(request: Request, wallets: readonly string[], settings: ClientAddressSettings): string[] {
+  return [clientKey(request, settings), ...wallets.map((wallet) => `wallet:${caseKey(wallet)}`)];
 }

@@ -24,7 +24,8 @@ import { conversationDigest } from "./conversation";
 import { claimCooldown, cooldownKeys } from "./cooldown";
 import { defaultModelTier, selectChatModel, type ChatModel, type ModelTier } from "./models";
 import { toPaymentStatus } from "./payment-lines";
-import { readChatRequest } from "./request";
+import { sameAddress } from "@/lib/address";
+import { readChatRequest, walletsOf } from "./request";
 import { isSignedInAs, sessionCookie } from "@/lib/session";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 
@@ -94,8 +95,8 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
           checkApproval({
             db,
             env,
-            approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signature },
-            wallet: body.walletAddress,
+            approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signature ?? payment.transaction ?? "" },
+            wallets: Object.values(walletsOf(body)),
             binding: conversation,
             ...(deps.approvalGate ? { gate: () => deps.approvalGate?.take(clientKey(request, env), now) } : {}),
             ...(now ? { now } : {}),
@@ -105,11 +106,12 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     // A wallet has proved itself when the request carries its signed-in session, or an approval
     // it signed: only then does the request count against its cooldown, and only then does it
     // see its own history. A wallet merely named is counted under its client.
-    const signedIn = body.walletAddress !== undefined && isSignedInAs(request, body.walletAddress, env, now);
-    const provenWallet = checked?.kind === "fresh" ? checked.claims.wallet : signedIn ? body.walletAddress : undefined;
+    const signedIn = Object.values(walletsOf(body)).filter((wallet) => isSignedInAs(request, wallet, env, now));
+    const approvedBy = checked?.kind === "fresh" ? checked.claims.wallet : undefined;
+    const provenWallets = approvedBy ? [approvedBy, ...signedIn.filter((wallet) => !sameAddress(wallet, approvedBy))] : signedIn;
     // A message claims the cooldown; so does a quote made after an approval, in the same request.
     const claimMessage = () =>
-      claimCooldown({ db, keys: cooldownKeys(request, provenWallet, env), seconds: env.CHAT_COOLDOWN_SECONDS, ...(now ? { now } : {}) });
+      claimCooldown({ db, keys: cooldownKeys(request, provenWallets, env), seconds: env.CHAT_COOLDOWN_SECONDS, ...(now ? { now } : {}) });
     if (!checked) await step(claimMessage());
     // An approval that is not of a live quote counts as a message too, but its own answer (a
     // refusal, or what happened to it) is never hidden behind a 429: it takes the slot if free.
@@ -182,11 +184,12 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             env,
             db,
             walletAddress: body.walletAddress,
+            solanaAddress: body.solanaAddress,
             limits,
             preferences: body.preferences ?? {},
             approval: body.payment,
             agentBudget: body.agentBudget,
-            walletProven: provenWallet !== undefined,
+            provenWallets,
             conversation,
             // One payment without a prompt per message the person sends: the message's first
             // quote may be one; any later quote in its reply, or after its approval, asks.
@@ -215,7 +218,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     );
     const headers = new Headers(chatStreamHeaders);
     // The approval's signature proved the wallet: its session starts here, as a sign-in would.
-    if (checked?.kind === "fresh" && !signedIn) headers.append("Set-Cookie", sessionCookie(request, checked.claims.wallet, env, now));
+    if (approvedBy && !signedIn.some((wallet) => sameAddress(wallet, approvedBy))) headers.append("Set-Cookie", sessionCookie(request, approvedBy, env, now));
     return new Response(stream, { status: 200, headers });
   } catch (error) {
     if (isDeadline(error, deadline)) {

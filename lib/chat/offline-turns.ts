@@ -131,10 +131,17 @@ function preferenceChanges(text: string): Record<string, unknown> | undefined {
   if (/\bprefer\b.*\b(cheap|cheapest|cost|price)\b|\bpriority\b.*\bcost\b/.test(text)) changes.priority = "cost";
   if (/\bprefer\b.*\b(fast|fastest|speed|quick)\b|\bpriority\b.*\bspeed\b/.test(text)) changes.priority = "speed";
   const chain = /\bdefault (?:chain|network)\b/.test(text)
-    ? /\b(base sepolia|base|sandbox|local)\b/.exec(text)?.[1]
+    ? /\b(base sepolia|base|sandbox|local|solana devnet|solana)\b/.exec(text)?.[1]
     : undefined;
   if (chain) {
-    changes.defaultChain = chain === "base sepolia" ? "eip155:84532" : chain === "base" ? "eip155:8453" : "eip155:31337";
+    const ids: Record<string, string> = {
+      "base sepolia": "eip155:84532",
+      base: "eip155:8453",
+      // The sandbox's Solana answers as devnet.
+      "solana devnet": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      solana: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+    };
+    changes.defaultChain = ids[chain] ?? "eip155:31337";
   }
   const limits: Record<string, string> = {};
   for (const match of text.matchAll(/\b(daily|weekly|monthly|per[- ]payment)\s+limit\s+(?:to|of|at)?\s*\$?\s*(\d+(?:\.\d{1,6})?)/g)) {
@@ -172,6 +179,8 @@ function topicOf(raw: string): Topic | undefined {
         : {},
     };
   }
+  const define = /\b(?:define|definition of|meaning of)\s+(?:the\s+word\s+)?["“]?([a-z]+)/.exec(text);
+  if (define) return { query: "dictionary", params: { word: define[1] ?? "" } };
   if (/\btranslate\b/.test(text)) {
     const quoted = /["“](.+?)["”]/.exec(raw)?.[1];
     const target = /\b(?:to|into)\s+([a-z]+)\s*[?.!]?\s*$/.exec(text)?.[1];

@@ -26,7 +26,15 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
     payTo: facts.payTo,
     ...(facts.paidFrom ? { paidFrom: facts.paidFrom } : {}),
     ...(warnings && warnings.length > 0 ? { warnings } : {}),
-    ...(approval ? { approval: { typedData: approval.toSign, token: approval.token, expiresAt: approval.expiresAt.toISOString() } } : {}),
+    ...(approval
+      ? {
+          approval: {
+            ...(approval.signs === "transaction" ? { transaction: String(approval.toSign) } : { typedData: approval.toSign }),
+            token: approval.token,
+            expiresAt: approval.expiresAt.toISOString(),
+          },
+        }
+      : {}),
     ...(txHash ? { txHash } : {}),
     ...(explorerUrl ? { explorerUrl } : {}),
     ...(reason ? { reason } : {}),

@@ -1,7 +1,7 @@
 // The body of `POST /api/chat` (SPEC section 2): read within a size limit, parsed as JSON,
 // validated with one zod schema, and checked for pasted secrets, before any other work.
 import { z } from "zod";
-import { evmAddressSchema } from "@/lib/address";
+import { evmAddressSchema, solanaAddressSchema } from "@/lib/address";
 import { AppError } from "@/lib/errors";
 import { MAX_APPROVAL_TOKEN_CHARS } from "@/lib/payments/approval-token";
 import { parseUsd } from "@/lib/money";
@@ -25,7 +25,11 @@ const usdAmount = z
     return micros;
   });
 
-export const networkIdSchema = z.string().regex(/^eip155:\d{1,12}$/, "must be a CAIP-2 network id such as eip155:8453");
+export const networkIdSchema = z
+  .string()
+  .regex(/^(eip155:\d{1,12}|solana:[1-9A-HJ-NP-Za-km-z]{32})$/, "must be a CAIP-2 network id such as eip155:8453 or solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp");
+/** Networks an agent budget may name: EVM only (its delegation is an EIP-712 signature). */
+const evmNetworkIdSchema = z.string().regex(/^eip155:\d{1,12}$/, "must be a CAIP-2 network id such as eip155:8453");
 
 const messageSchema = z.strictObject({
   role: z.enum(["user", "assistant", "system"]),
@@ -45,13 +49,23 @@ export const preferencesSchema = z.strictObject({
   confirmationThreshold: usdAmount.optional(),
 });
 
-export const paymentApprovalSchema = z.strictObject({
-  paymentId: z.string().min(1).max(100),
-  token: z.string().min(1).max(MAX_APPROVAL_TOKEN_CHARS),
-  // A key wallet's signature is 132 characters; a smart account's (ERC-1271, passkey-signed, or
-  // wrapped for ERC-6492 with its factory's deployment call) runs to several kilobytes.
-  signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384),
-});
+/**
+ * The wallet's answer to a quote, one of two: an EVM wallet's signature of the typed data, or a
+ * Solana wallet's signed transaction (base64, at most Solana's 1,232-byte packet).
+ */
+export const paymentApprovalSchema = z
+  .strictObject({
+    paymentId: z.string().min(1).max(100),
+    token: z.string().min(1).max(MAX_APPROVAL_TOKEN_CHARS),
+    // A key wallet's signature is 132 characters; a smart account's (ERC-1271, passkey-signed, or
+    // wrapped for ERC-6492 with its factory's deployment call) runs to several kilobytes.
+    signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384).optional(),
+    transaction: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be a base64 signed transaction").max(1_644).optional(),
+  })
+  .refine((approval) => (approval.signature === undefined) !== (approval.transaction === undefined), {
+    message: "must carry the wallet's signature (EVM) or its signed transaction (Solana), one of them",
+    path: ["signature"],
+  });
 
 /**
  * The agent budget the page holds (lib/chain/delegation.ts): the wallet's signed delegation
@@ -68,7 +82,7 @@ export const agentBudgetSchema = z.strictObject({
     .regex(/^(0|[1-9]\d{0,12})$/, { message: "must be a whole number of atomic USDC units, at most 1000000 USD", abort: true })
     .refine((value) => BigInt(value) <= MAX_USD, "must be at most 1000000 USD"),
   validUntil: z.number().int().min(0).max(2 ** 40),
-  networks: z.array(networkIdSchema).min(1).max(16),
+  networks: z.array(evmNetworkIdSchema).min(1).max(16),
   signature: z
     .string()
     .regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature")
@@ -80,6 +94,7 @@ export const chatRequestSchema = z
   .strictObject({
     messages: z.array(messageSchema).min(1).max(100),
     walletAddress: evmAddressSchema.optional(),
+    solanaAddress: solanaAddressSchema.optional(),
     spendingLimits: spendingLimitsSchema.optional(),
     preferences: preferencesSchema.optional(),
     model: z.enum(modelTiers).default(defaultModelTier),
@@ -204,4 +219,9 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
     offset += chunk.byteLength;
   }
   return out;
+}
+
+/** The wallets a request names, one per chain family it pays on, in the form the payment core takes them. */
+export function walletsOf({ walletAddress, solanaAddress }: { walletAddress?: string | undefined; solanaAddress?: string | undefined }): Record<string, string> {
+  return { ...(walletAddress ? { eip155: walletAddress } : {}), ...(solanaAddress ? { solana: solanaAddress } : {}) };
 }

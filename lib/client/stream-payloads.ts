@@ -19,7 +19,7 @@ const paymentStatusSchema = z.object({
   amount: z.object({ serviceFee: decimal, gasFee: decimal, total: decimal, currency: z.literal("USDC"), usd: decimal }),
   payTo: z.string().max(100),
   paidFrom: z.literal("agent-budget").optional(),
-  approval: z.object({ typedData: z.unknown(), token: z.string(), expiresAt: z.string().max(40) }).optional(),
+  approval: z.object({ typedData: z.unknown().optional(), transaction: z.string().max(8_000).optional(), token: z.string(), expiresAt: z.string().max(40) }).optional(),
   txHash: z.string().max(200).optional(),
   explorerUrl: text.optional(),
   reason: z.object({ code: z.enum(paymentFailureCodes), message: text }).optional(),

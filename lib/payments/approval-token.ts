@@ -15,7 +15,7 @@ import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { mac, macMatches, signingKey, verifyingKeys, type SigningKeyEnv } from "@/lib/signing-keys";
 import type { ServiceCall } from "@/lib/x402/service-call";
-import type { BudgetGrant } from "./rails/rail";
+import type { BudgetGrant, PreparedPayment } from "./rails/rail";
 
 export type ApprovalClaims = {
   v: 1;
@@ -33,9 +33,12 @@ export type ApprovalClaims = {
   nonce: string;
   /** Unix seconds: the signed authorization's validBefore. */
   expiresAt: number;
-  /** What the wallet signs, in its rail's form. */
+  /** What the wallet signs, in its rail's form, and which form it is. */
   toSign: unknown;
+  signs: PreparedPayment["signs"];
   payload: PaymentPayload;
+  /** The person's other wallets (an EVM and a Solana one), whose payments count against the same limits. */
+  countedWith?: string[];
   /**
    * What the door bound the quote to (the chat: a digest of the conversation it was quoted
    * for); an approval must bring the same.

@@ -46,8 +46,8 @@ export type CheckApprovalParameters = {
   db: Database;
   env: ServerEnv;
   approval: ApprovalInput;
-  /** The wallet the request names, if it names one: it must be the quoted one. */
-  wallet: string | undefined;
+  /** The wallets the request names (one per chain family), if it names any: the quoted one must be among them. */
+  wallets: readonly string[];
   /** What the door binds approvals to (the chat: the conversation's digest): it must be what the quote was bound to. */
   binding: string | undefined;
   /**
@@ -58,7 +58,7 @@ export type CheckApprovalParameters = {
   now?: Date;
 };
 
-export async function checkApproval({ db, env, approval, wallet, binding, gate, now = new Date() }: CheckApprovalParameters): Promise<CheckedApproval> {
+export async function checkApproval({ db, env, approval, wallets, binding, gate, now = new Date() }: CheckApprovalParameters): Promise<CheckedApproval> {
   let claims: ApprovalClaims;
   try {
     claims = verifyApproval(approval.token, approval.paymentId, env);
@@ -67,7 +67,7 @@ export async function checkApproval({ db, env, approval, wallet, binding, gate, 
     throw error;
   }
   const payer = payerOf(claims);
-  if (wallet && !sameAddress(wallet, claims.wallet)) {
+  if (wallets.length > 0 && !wallets.some((wallet) => sameAddress(wallet, claims.wallet))) {
     return {
       kind: "refused",
       error: new AppError("bad-request", "This approval was quoted for another wallet.", {
@@ -132,7 +132,7 @@ export async function checkApproval({ db, env, approval, wallet, binding, gate, 
           network,
           payer,
           amount: facts.amount,
-          prepared: { nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, unsignedPayload: claims.payload },
+          prepared: { nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, signs: claims.signs, unsignedPayload: claims.payload },
           signed: approval.signed,
         });
       } catch (error) {

@@ -90,6 +90,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     },
     limits: parameters.limits,
     ...(budget ? { budget } : {}),
+    ...(claims.countedWith ? { countedWith: claims.countedWith } : {}),
     now,
   });
   // Out of time before the payment was sent: a reservation made anyway is released, since
@@ -116,7 +117,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
 
   // From here on the signed payment is out of this server's hands: its delivery runs to its
   // end and is recorded, whoever is still waiting for it.
-  const payload = rail.complete({ nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, unsignedPayload: claims.payload }, approval.signed);
+  const payload = rail.complete({ nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, signs: claims.signs, unsignedPayload: claims.payload }, approval.signed);
   const context = { db, record: reservation.record, facts, rail, log: parameters.log };
   const called = callServiceWithPayment(claims.service, payload, {
     allowPrivate: parameters.env.X402_ALLOW_PRIVATE_ADDRESSES,

@@ -117,9 +117,14 @@ export async function countedSince(db: Queryable, wallet: string, since: Date): 
 /** One rolling period against its limit: what counts against it (settled, pending, reserved), and what is left. */
 export type PeriodCount = { period: Period; counted: bigint; limit: bigint; remaining: bigint };
 
+/** A person's wallets, whose payments count against one set of limits: one address, or several (an EVM and a Solana wallet). */
+export type Wallets = string | readonly string[];
+
+const walletKeys = (wallets: Wallets): string[] => [...new Set((typeof wallets === "string" ? [wallets] : wallets).map(walletKey))].sort();
+
 export async function countedByPeriod(
   db: Queryable,
-  { wallet, limits, now = new Date() }: { wallet: string; limits: SpendingLimits; now?: Date },
+  { wallet, limits, now = new Date() }: { wallet: Wallets; limits: SpendingLimits; now?: Date },
 ): Promise<PeriodCount[]> {
   // One query for the three rolling periods: a reservation holds its wallet's lock while it runs.
   const since = (period: Period) => new Date(now.getTime() - periods[period]).toISOString();
@@ -128,8 +133,8 @@ export async function countedByPeriod(
             COALESCE(SUM(amount) FILTER (WHERE created_at > $3), 0)::text AS week,
             COALESCE(SUM(amount) FILTER (WHERE created_at > $4), 0)::text AS month
      FROM payments
-     WHERE wallet = $1 AND status IN ('reserved', 'pending', 'settled') AND created_at > $4`,
-    [walletKey(wallet), since("day"), since("week"), since("month")],
+     WHERE wallet = ANY($1::text[]) AND status IN ('reserved', 'pending', 'settled') AND created_at > $4`,
+    [walletKeys(wallet), since("day"), since("week"), since("month")],
   );
   return (Object.keys(periods) as Period[]).map((period) => {
     const counted = BigInt(row?.[period] ?? "0");
@@ -163,7 +168,7 @@ export async function findBudgetBreach(db: Queryable, { budget, amount }: { budg
 /** The first limit that paying `amount` now would pass, if any. */
 export async function findLimitBreach(
   db: Queryable,
-  { wallet, amount, limits, now = new Date() }: { wallet: string; amount: bigint; limits: SpendingLimits; now?: Date },
+  { wallet, amount, limits, now = new Date() }: { wallet: Wallets; amount: bigint; limits: SpendingLimits; now?: Date },
 ): Promise<LimitBreach | undefined> {
   if (amount > limits.perPayment) return { limit: "perPayment", limitAmount: limits.perPayment, spent: 0n, amount };
   for (const { period, counted, limit } of await countedByPeriod(db, { wallet, limits, now })) {
@@ -186,22 +191,32 @@ export type ReserveResult =
  * Reserves a payment against the limits, atomically per wallet. The same payment id (or the
  * same signed nonce) reserved again returns the first record instead of a second reservation.
  * A payment from the wallet's agent budget (`budget`) is also held to the budget's total; the
- * budget belongs to the wallet, so the wallet's lock serialises its payments too.
+ * budget belongs to the wallet, so the wallet's lock serialises its payments too. `countedWith`:
+ * the person's other wallets (an EVM and a Solana wallet), whose payments count against the same
+ * limits: all of them are locked, always in one order, so concurrent payments from either pass
+ * no limit together.
  */
 export async function reservePayment(
   db: Database,
-  { payment, limits, budget, now = new Date() }: { payment: NewPayment; limits: SpendingLimits; budget?: BudgetCap; now?: Date },
+  {
+    payment,
+    limits,
+    budget,
+    countedWith = [],
+    now = new Date(),
+  }: { payment: NewPayment; limits: SpendingLimits; budget?: BudgetCap; countedWith?: readonly string[]; now?: Date },
 ): Promise<ReserveResult> {
+  const wallets = walletKeys([payment.wallet, ...countedWith]);
   return db.transaction(async (tx) => {
-    // Serialises reservations of one wallet across requests and processes.
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [walletKey(payment.wallet)]);
+    // Serialises reservations of one person's wallets across requests and processes.
+    for (const key of wallets) await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [key]);
     const [existing] = await tx.query<PaymentRow>(
       `SELECT ${columns} FROM payments WHERE payment_id = $1 OR nonce = $2 LIMIT 1`,
       [payment.paymentId, payment.nonce],
     );
     if (existing) return { kind: "existing", record: toRecord(existing) };
     const breach =
-      (await findLimitBreach(tx, { wallet: payment.wallet, amount: payment.amount, limits, now })) ??
+      (await findLimitBreach(tx, { wallet: wallets, amount: payment.amount, limits, now })) ??
       (budget ? await findBudgetBreach(tx, { budget, amount: payment.amount }) : undefined);
     if (breach) return { kind: "limit-exceeded", breach };
     const [row] = await tx.query<PaymentRow>(
@@ -326,30 +341,30 @@ export async function findPayment(db: Queryable, paymentId: string): Promise<Pay
   return row ? toRecord(row) : undefined;
 }
 
-export async function recentPayments(db: Queryable, wallet: string, limit = 10): Promise<PaymentRecord[]> {
+export async function recentPayments(db: Queryable, wallets: Wallets, limit = 10): Promise<PaymentRecord[]> {
   const rows = await db.query<PaymentRow>(
-    `SELECT ${columns} FROM payments WHERE wallet = $1 ORDER BY created_at DESC LIMIT $2`,
-    [walletKey(wallet), limit],
+    `SELECT ${columns} FROM payments WHERE wallet = ANY($1::text[]) ORDER BY created_at DESC LIMIT $2`,
+    [walletKeys(wallets), limit],
   );
   return rows.map(toRecord);
 }
 
-/** Settled payments of a wallet (each with its transaction), newest settlement first. */
-export async function settledPayments(db: Queryable, wallet: string, limit: number): Promise<PaymentRecord[]> {
+/** Settled payments of a wallet, or of a person's wallets (each with its transaction), newest settlement first. */
+export async function settledPayments(db: Queryable, wallets: Wallets, limit: number): Promise<PaymentRecord[]> {
   const rows = await db.query<PaymentRow>(
-    `SELECT ${columns} FROM payments WHERE wallet = $1 AND status = 'settled' AND tx_hash IS NOT NULL
+    `SELECT ${columns} FROM payments WHERE wallet = ANY($1::text[]) AND status = 'settled' AND tx_hash IS NOT NULL
      ORDER BY COALESCE(settled_at, created_at) DESC, payment_id LIMIT $2`,
-    [walletKey(wallet), limit],
+    [walletKeys(wallets), limit],
   );
   return rows.map(toRecord);
 }
 
-/** What a wallet has settled since `since`, by settlement time. Reserved and failed payments are not counted. */
-export async function settledSince(db: Queryable, wallet: string, since: Date): Promise<bigint> {
+/** What a wallet (or a person's wallets together) has settled since `since`, by settlement time. Reserved and failed payments are not counted. */
+export async function settledSince(db: Queryable, wallets: Wallets, since: Date): Promise<bigint> {
   const [row] = await db.query<{ spent: string }>(
     `SELECT COALESCE(SUM(amount), 0)::text AS spent FROM payments
-     WHERE wallet = $1 AND status = 'settled' AND COALESCE(settled_at, created_at) > $2`,
-    [walletKey(wallet), since.toISOString()],
+     WHERE wallet = ANY($1::text[]) AND status = 'settled' AND COALESCE(settled_at, created_at) > $2`,
+    [walletKeys(wallets), since.toISOString()],
   );
   return BigInt(row?.spent ?? "0");
 }

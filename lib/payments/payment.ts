@@ -58,8 +58,9 @@ export type PaymentFacts = {
 
 /** What the wallet is asked to sign, and the token that carries the quote to the approval. */
 export type PaymentApproval = {
-  /** The rail's form: EIP-712 typed data on EVM. */
+  /** The rail's form: EIP-712 typed data on EVM, a wire transaction (base64) on Solana. */
   toSign: unknown;
+  signs: "typed-data" | "transaction";
   token: string;
   expiresAt: Date;
 };

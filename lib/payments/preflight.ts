@@ -14,8 +14,10 @@ export type PreflightResult =
 
 export type RunPreflightParameters = {
   db: Queryable;
-  /** Whose limits the payment counts against. */
+  /** The wallet that pays, whose limits the payment counts against... */
   wallet: string;
+  /** ...with the person's other wallets, whose payments count against the same limits. */
+  countedWith?: readonly string[];
   /** Paid from the wallet's agent budget: its session address pays, within the budget's total. */
   budget?: BudgetCap;
   rail: PaymentRail;
@@ -28,7 +30,7 @@ export type RunPreflightParameters = {
 export async function runPreflight(parameters: RunPreflightParameters): Promise<PreflightResult> {
   const { wallet, budget, rail, network, amount, limits } = parameters;
   const breach =
-    (await findLimitBreach(parameters.db, { wallet, amount, limits, ...(parameters.now ? { now: parameters.now } : {}) })) ??
+    (await findLimitBreach(parameters.db, { wallet: [wallet, ...(parameters.countedWith ?? [])], amount, limits, ...(parameters.now ? { now: parameters.now } : {}) })) ??
     (budget ? await findBudgetBreach(parameters.db, { budget, amount }) : undefined);
   if (breach) return { ok: false, code: "limit-exceeded", message: describeBreach(breach), breach };
 

@@ -24,8 +24,12 @@ export type QuotePaymentParameters = {
   db: Database;
   env: ServerEnv;
   call: ServiceCall;
-  /** The wallet that would pay; without one, a paid service asks for a wallet first. */
-  wallet: string | undefined;
+  /**
+   * The person's wallets, by the CAIP-2 namespace of the rail each pays on (an EVM wallet, a
+   * Solana wallet): a service is paid from the one of its rail, and all of them count against
+   * one set of limits. Without any, a paid service asks for a wallet first.
+   */
+  wallets: Readonly<Record<string, string>>;
   limits: SpendingLimits;
   defaultChain: string | undefined;
   /** At or below it a payment may be paid from the agent budget without a prompt. */
@@ -102,9 +106,9 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
       report: { status: "failed", summary: "The service's payment request was not valid x402. Nothing was paid." },
     };
   }
-  const wallet = parameters.wallet;
   const serviceName = cleanText(paymentRequired.resource?.serviceName || new URL(call.url).host, 80);
-  if (!wallet) {
+  const wallets = Object.values(parameters.wallets);
+  if (wallets.length === 0) {
     return {
       report: {
         status: "wallet-needed",
@@ -126,9 +130,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
       };
     }
   }
-  const quoteFor = (payer: string) =>
-    createQuote({ paymentRequired, wallet: payer, perPaymentLimit: parameters.limits.perPayment, defaultChain: parameters.defaultChain, env });
-  let quote = await quoteFor(wallet);
+  let quote = await createQuote({ paymentRequired, wallet: parameters.wallets, perPaymentLimit: parameters.limits.perPayment, defaultChain: parameters.defaultChain, env });
   if ("code" in quote) {
     return { notice: { code: quote.code, message: quote.message }, end: quote.code, report: { status: "failed", reason: quote.code, summary: `${quote.message} Nothing was paid.` } };
   }
@@ -138,8 +140,10 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   onUpdate({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
   // prompt; anything else asks the wallet, saying why when a budget was there but did not apply.
-  const { rail, network, amount } = quote;
+  const { rail, network, amount, payer: wallet } = quote;
   const { db, limits } = parameters;
+  // The person's other wallets, whose payments count against the same limits.
+  const countedWith = wallets.filter((other) => other !== wallet);
   const notes: string[] = [];
   const mayGoSilent = parameters.silentPayments.left > 0;
   const choice = await chooseAgentBudget({ db, grant: mayGoSilent ? parameters.agentBudget : undefined, wallet, rail, network, amount, threshold: parameters.confirmationThreshold });
@@ -149,11 +153,11 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   let budget: AgentBudgetUse | undefined;
   let preflight: PreflightResult | undefined;
   if (choice.use) {
-    const fromBudget = await quoteFor(choice.budget.payer);
-    if ("code" in fromBudget) throw new Error("the same payment request quoted for the wallet but not for its agent budget");
-    const checked = await runPreflight({ db, wallet, budget: choice.budget, rail, network, amount, limits });
+    // The same option, signed by the session key instead of the wallet.
+    const fromBudget = await rail.prepare({ paymentRequired, requirement: quote, payer: choice.budget.payer });
+    const checked = await runPreflight({ db, wallet, countedWith, budget: choice.budget, rail, network, amount, limits });
     if (checked.ok || checked.code === "limit-exceeded") {
-      quote = fromBudget;
+      quote = { ...quote, ...fromBudget, payer: choice.budget.payer };
       budget = choice;
       preflight = checked;
     } else {
@@ -164,7 +168,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   } else if (choice.note) {
     notes.push(choice.note);
   }
-  preflight ??= await runPreflight({ db, wallet, rail, network, amount, limits });
+  preflight ??= await runPreflight({ db, wallet, countedWith, rail, network, amount, limits });
   if (budget) facts.paidFrom = "agent-budget";
   if (!preflight.ok) {
     const code = preflight.code === "blockchain-error" ? "network-congestion" : preflight.code;
@@ -188,8 +192,10 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
     nonce: quote.nonce,
     expiresAt: quote.validBefore,
     toSign: quote.toSign,
+    signs: quote.signs,
     payload: quote.unsignedPayload,
     ...(budget ? { agentBudget: budget.grant } : {}),
+    ...(countedWith.length > 0 ? { countedWith } : {}),
     ...(parameters.binding === undefined ? {} : { binding: parameters.binding }),
   };
   const token = issueApproval(claims, env);
@@ -200,7 +206,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   }
   if (budget) parameters.silentPayments.left -= 1;
   const expiresAt = new Date(quote.validBefore * 1000);
-  onUpdate({ facts, stage: "awaiting-signature", approval: { toSign: quote.toSign, token, expiresAt }, warnings: [...notes, ...preflight.warnings] });
+  onUpdate({ facts, stage: "awaiting-signature", approval: { toSign: quote.toSign, signs: quote.signs, token, expiresAt }, warnings: [...notes, ...preflight.warnings] });
   const price = `$${formatUsd(amount)} USDC to ${serviceName} on ${network.name}`;
   if (budget) {
     return {
@@ -230,34 +236,52 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   };
 }
 
-export type PaymentQuote = PayableRequirement & PreparedPayment & { x402Version: number; rail: PaymentRail };
+export type PaymentQuote = PayableRequirement & PreparedPayment & { x402Version: number; rail: PaymentRail; payer: string };
 
 export type QuoteRefusal = { code: "payment-failed"; message: string };
 
 export type CreateQuoteParameters = {
   paymentRequired: PaymentRequired;
-  /** The address whose signature pays: the wallet, or its agent budget's session key. */
-  wallet: string;
+  /**
+   * Who would pay. One address pays on any rail that accepts it (a test's key, an agent budget's
+   * session key); the person's wallets by rail namespace pay on their own rail only, and a
+   * service's options on a rail with no wallet connected are not chosen.
+   */
+  wallet: string | Readonly<Record<string, string>>;
   perPaymentLimit: bigint;
   defaultChain: string | undefined;
   env: RailEnv;
 };
 
+type Candidate = PayableRequirement & { rail: PaymentRail; payer: string };
+
 /**
- * When every option is above the per-payment limit the cheapest is still quoted: pre-flight then
- * refuses it as `limit-exceeded`, so the person sees the price and the limit that stopped it on
- * a payment card, like any other limit (SPEC section 3, `checking`).
+ * Chooses what to pay among the options a service accepts, and builds what the payer's wallet
+ * signs. Only options a rail can pay, with a wallet to pay them, are candidates; among them,
+ * those within the per-payment limit come first, then the default chain, then the cheapest.
+ * When every candidate is above the limit the cheapest is still quoted: pre-flight then refuses
+ * it as `limit-exceeded`, so the person sees the price and the limit that stopped it on a
+ * payment card, like any other limit (SPEC section 3, `checking`).
  */
 export async function createQuote({ paymentRequired, wallet, perPaymentLimit, defaultChain, env }: CreateQuoteParameters): Promise<PaymentQuote | QuoteRefusal> {
   const rails = paymentRails(env);
-  const candidates: Array<PayableRequirement & { rail: PaymentRail }> = [];
+  const candidates: Candidate[] = [];
   const reasons: string[] = [];
+  const walletless: string[] = [];
   for (const requirements of paymentRequired.accepts) {
     const check = rails.check(requirements, paymentRequired.x402Version);
-    if (check.payable) candidates.push(check);
-    else reasons.push(check.reason);
+    if (!check.payable) {
+      reasons.push(check.reason);
+      continue;
+    }
+    const payer = typeof wallet === "string" ? wallet : wallet[check.rail.namespace];
+    if (payer) candidates.push({ ...check, payer });
+    else walletless.push(check.network.name);
   }
   if (candidates.length === 0) {
+    if (walletless.length > 0) {
+      return { code: "payment-failed", message: `The service takes payment on ${[...new Set(walletless)].join(" or ")} only, and no wallet for it is connected: connect one, then ask again.` };
+    }
     return { code: "payment-failed", message: `The service asks for a payment this agent cannot make: ${[...new Set(reasons)].join("; ") || "no payment options"}.` };
   }
   const withinLimit = (candidate: PayableRequirement) => candidate.amount <= perPaymentLimit;
@@ -267,9 +291,9 @@ export async function createQuote({ paymentRequired, wallet, perPaymentLimit, de
       Number(b.network.id === defaultChain) - Number(a.network.id === defaultChain) ||
       (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0),
   );
-  const first = candidates[0] as (typeof candidates)[number];
+  const first = candidates[0] as Candidate;
   // Above the limit, the card shows the lowest price asked, not the default chain's.
   const chosen = withinLimit(first) ? first : candidates.reduce((cheapest, next) => (next.amount < cheapest.amount ? next : cheapest));
-  const prepared = await chosen.rail.prepare({ paymentRequired, requirement: chosen, payer: wallet });
+  const prepared = await chosen.rail.prepare({ paymentRequired, requirement: chosen, payer: chosen.payer });
   return { x402Version: paymentRequired.x402Version, ...chosen, ...prepared };
 }

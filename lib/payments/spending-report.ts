@@ -2,9 +2,10 @@
 // payments only (what the wallet's transfers on chain already make public), summed over the
 // rolling day, week and month, and the latest ones with their transaction links. Limits stay in
 // the browser; the page computes what is left.
+import { sameAddress } from "@/lib/address";
 import type { Queryable } from "@/lib/db";
 import { formatUsd } from "@/lib/money";
-import { periods, recentPayments, settledPayments, settledSince, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus } from "./ledger";
+import { periods, recentPayments, settledPayments, settledSince, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { paymentRails, type RailEnv } from "./rails";
 import { ownTransactionPage } from "./rails/rail";
@@ -13,7 +14,9 @@ export const MAX_RECENT_PAYMENTS = 20;
 
 export type SpendingReport = {
   wallet: string;
-  /** Whether `recent` is the wallet's history: only for its own signed-in session (SPEC section 9). */
+  /** Every wallet the report counts, when more than one was asked for (a person's EVM and Solana wallets). */
+  wallets?: string[];
+  /** Whether `recent` is the wallets' whole history: only for their own signed-in session (SPEC section 9). */
   signedIn: boolean;
   periods: Array<{ period: Period; spentUsd: string; since: string }>;
   recent: Array<{
@@ -32,10 +35,13 @@ export type SpendingReport = {
 export type GetSpendingReportParameters = {
   db: Queryable;
   env: RailEnv;
-  /** A validated address; the report names it as given. */
-  wallet: string;
-  /** Name the payments (services, ids, transactions), or only the totals. */
-  history: boolean;
+  /** A validated address, or a person's addresses (one per chain family) counted together; the report names them as given. */
+  wallet: string | readonly string[];
+  /**
+   * Name the payments (services, ids, transactions) of every wallet (true), of none (false: only
+   * the totals), or of these (the ones that proved themselves).
+   */
+  history: boolean | readonly string[];
   now?: Date;
   recentLimit?: number;
 };
@@ -56,7 +62,9 @@ export async function getSpendingReport({
       return { period, spentUsd: formatUsd(await settledSince(db, wallet, since)), since: since.toISOString() };
     }),
   );
-  const settled = history ? await settledPayments(db, wallet, Math.min(recentLimit, MAX_RECENT_PAYMENTS)) : [];
+  const named = typeof wallet === "string" ? [wallet] : [...wallet];
+  const listed = history === true ? named : history === false ? [] : named.filter((one) => history.some((other) => sameAddress(one, other)));
+  const settled = listed.length > 0 ? await settledPayments(db, listed, Math.min(recentLimit, MAX_RECENT_PAYMENTS)) : [];
   const recent = settled.flatMap((payment) => {
     if (!payment.txHash) return [];
     return [
@@ -72,7 +80,7 @@ export async function getSpendingReport({
       },
     ];
   });
-  return { wallet, signedIn: history, periods: windows, recent };
+  return { wallet: named[0] ?? "", ...(named.length > 1 ? { wallets: named } : {}), signedIn: listed.length === named.length, periods: windows, recent };
 }
 
 /** A link to a payment's transaction: its rail's explorer, or the app's own page for a network this server does not know. */
@@ -105,17 +113,24 @@ export type LimitUse = {
 export async function getLimitUse({
   db,
   env,
-  wallet,
+  wallets,
+  history,
   limits,
   recentLimit = 10,
 }: {
   db: Queryable;
   env: RailEnv;
-  wallet: string;
+  /** The person's wallets, one per chain family: the limits count them together. */
+  wallets: Wallets;
+  /** Of those, the ones whose payments may be listed (they proved themselves). */
+  history: readonly string[];
   limits: SpendingLimits;
   recentLimit?: number;
 }): Promise<LimitUse> {
-  const [counted, recent] = await Promise.all([countedByPeriod(db, { wallet, limits }), recentLimit > 0 ? recentPayments(db, wallet, recentLimit) : []]);
+  const [counted, recent] = await Promise.all([
+    countedByPeriod(db, { wallet: wallets, limits }),
+    recentLimit > 0 && history.length > 0 ? recentPayments(db, history, recentLimit) : [],
+  ]);
   const rails = paymentRails(env);
   return {
     periods: counted,

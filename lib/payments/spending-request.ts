@@ -2,7 +2,7 @@
 // rate limit, validate the query, build the report, answer. Every answer, error or not, is
 // JSON that no cache keeps.
 import { z } from "zod";
-import { evmAddressSchema } from "@/lib/address";
+import { isEvmAddress, walletAddressSchema } from "@/lib/address";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
@@ -10,14 +10,16 @@ import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit
 import { isSignedInAs } from "@/lib/session";
 import { getSpendingReport } from "./spending-report";
 
-/** The query: exactly one `wallet`, an address (EIP-55 checksummed if mixed case). */
+/**
+ * The query: `wallet`, an EVM address (EIP-55 checksummed if mixed case) or a Solana address;
+ * given twice, a person's EVM and Solana wallets, counted together as their limits are.
+ */
 export const spendingQuerySchema = z.object({
   wallet: z
-    .array(z.string())
+    .array(walletAddressSchema)
     .min(1, "is required")
-    .max(1, "must be given once")
-    .transform((values) => values[0] ?? "")
-    .pipe(evmAddressSchema),
+    .max(2, "must be given at most twice (an EVM and a Solana wallet)")
+    .refine((wallets) => new Set(wallets.map(isEvmAddress)).size === wallets.length, "must name at most one wallet per chain family"),
 });
 
 export type SpendingQuery = z.infer<typeof spendingQuerySchema>;
@@ -42,15 +44,15 @@ export async function handleSpendingRequest(request: Request, deps: SpendingDepe
   try {
     const env = deps.env();
     deps.rateLimit.take(clientKey(request, env), deps.now?.());
-    const { wallet } = readSpendingQuery(request);
+    const { wallet: wallets } = readSpendingQuery(request);
     const now = deps.now?.();
     const report = await getSpendingReport({
       db: await deps.database(),
       env,
-      wallet,
-      // Which payments, to which services: only for the wallet's own session. Anyone else gets
-      // the totals, which the wallet's transfers on chain already make public.
-      history: isSignedInAs(request, wallet, env, now),
+      wallet: wallets,
+      // Which payments, to which services: only for the wallets' own session. Anyone else gets
+      // the totals, which the wallets' transfers on chain already make public.
+      history: wallets.filter((wallet) => isSignedInAs(request, wallet, env, now)),
       ...(now ? { now } : {}),
     });
     return Response.json(report, { status: 200, headers: noStore });

@@ -22,8 +22,10 @@ export type PaymentAmount = {
 };
 
 export type PaymentApproval = {
-  /** EIP-712 typed data for the wallet's `eth_signTypedData_v4`. */
-  typedData: unknown;
+  /** EIP-712 typed data for the wallet's `eth_signTypedData_v4` (EVM). */
+  typedData?: unknown;
+  /** The transaction for the wallet's `solana:signTransaction`, base64 wire format (Solana). */
+  transaction?: string;
   token: string;
   expiresAt: string;
 };

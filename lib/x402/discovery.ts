@@ -6,12 +6,11 @@
 // others still answer; one malformed listing is skipped, not its registry.
 import type { DiscoveryResource, ListDiscoveryResourcesParams } from "@x402/extensions/bazaar";
 import { z } from "zod";
-import type { NetworkId } from "@/lib/chain/networks";
 import type { ServerEnv } from "@/lib/env";
 import { readBoundedBody } from "@/lib/net/bounded-body";
 import { guardedFetchFollowing } from "@/lib/net/guarded-fetch";
 import { formatUsd } from "@/lib/money";
-import { checkRequirement } from "./requirements";
+import { checkAnyRequirement } from "./requirements";
 
 export const DISCOVERY_CACHE_MS = 30_000;
 const PAGE_SIZE = 100;
@@ -27,11 +26,12 @@ export type ServiceListing = {
   method: "GET" | "POST";
   description: string;
   tags: string[];
-  network: NetworkId;
+  /** CAIP-2: `eip155:<chainId>` or `solana:<genesis hash prefix>`. */
+  network: string;
   /** Price per call in atomic USDC units, and the same as a USD decimal string. */
   amount: bigint;
   priceUsd: string;
-  asset: `0x${string}`;
+  asset: string;
   payTo: string;
   /** Typical response time the listing declares, if it does. */
   latencyMs: number | undefined;
@@ -40,7 +40,7 @@ export type ServiceListing = {
   registry: string;
 };
 
-type DiscoveryEnv = Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "X402_ALLOW_PRIVATE_ADDRESSES">;
+type DiscoveryEnv = Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "solanaRpcUrls" | "X402_ALLOW_PRIVATE_ADDRESSES">;
 
 const cache = new Map<string, { at: number; items: DiscoveryResource[] }>();
 
@@ -188,11 +188,11 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
   if (!url) return [];
   // Payable here by the same rule as a quote (lib/x402/requirements.ts), v1 and v2 spellings alike.
   const payable = (Array.isArray(item.accepts) ? item.accepts : []).flatMap((requirements) => {
-    const check = checkRequirement(requirements, env);
+    const check = checkAnyRequirement(requirements, env);
     return check.payable ? [check] : [];
   });
   // One listing per network the service can be paid on.
-  return payable.map(({ network, amount, asset, payTo }): ServiceListing => {
+  return payable.map(({ networkId, amount, asset, payTo }): ServiceListing => {
     const info = bazaarInfo(item.extensions);
     return {
       // Text is bounded once, by boundListing, after this.
@@ -201,7 +201,7 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
       method: info.method === "POST" ? "POST" : "GET",
       description: item.description ?? "",
       tags: item.tags ?? [],
-      network: network.id,
+      network: networkId,
       amount,
       priceUsd: formatUsd(amount),
       asset,

@@ -9,9 +9,10 @@ import type { PaymentRequirements } from "@x402/core/types";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 import { getAddress, isAddress } from "viem";
 import { chainIdOf, findNetwork, isEnabled, type NetworkConfig, type NetworkId } from "@/lib/chain/networks";
+import { findSolanaNetwork, isSolanaAddress, type SolanaNetworkConfig } from "@/lib/chain/solana";
 import type { ServerEnv } from "@/lib/env";
 
-export type RequirementsEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+export type RequirementsEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "solanaRpcUrls">;
 
 /** A requirement that can be paid here, with its fields read and normalized. */
 export type PayableRequirement = {
@@ -94,4 +95,55 @@ function hasUsdcDomain(requirements: PaymentRequirements, network: NetworkConfig
   if (typeof extra !== "object" || extra === null) return false;
   const { name, version } = extra as { name?: unknown; version?: unknown };
   return name === network.usdc.name && version === network.usdc.version;
+}
+
+/** A Solana requirement that can be paid here, with its fields read. */
+export type PayableSolanaRequirement = {
+  requirements: PaymentRequirements;
+  network: SolanaNetworkConfig;
+  amount: bigint;
+  asset: string;
+  payTo: string;
+  /** The facilitator that pays the transaction's fee and adds its signature. */
+  feePayer: string;
+};
+
+/**
+ * Whether a Solana `exact` requirement can be paid here: an enabled Solana network (x402 v2's
+ * CAIP-2 spelling), its USDC mint, a positive whole amount within u64, a payee and a fee payer
+ * that are Solana addresses.
+ */
+export function checkSolanaRequirement(
+  requirements: PaymentRequirements,
+  env: RequirementsEnv,
+  { x402Version }: { x402Version?: number } = {},
+): ({ payable: true } & PayableSolanaRequirement) | { payable: false; reason: string } {
+  const refuse = (reason: string) => ({ payable: false as const, reason });
+  if (typeof requirements !== "object" || requirements === null) return refuse("the payment option is not an object");
+  const { scheme, network: named, asset, payTo, amount, extra } = requirements as Partial<Record<keyof PaymentRequirements, unknown>>;
+  if (scheme !== "exact") return refuse(`scheme ${String(scheme)} is not supported`);
+  // x402 v1 names Solana networks (`solana-devnet`); its SVM scheme is not paid here.
+  if (x402Version === 1) return refuse(`network ${String(named)} is not enabled here (Solana is paid through x402 v2)`);
+  const network = typeof named === "string" && env.X402_NETWORKS.includes(named) ? findSolanaNetwork(named, env) : undefined;
+  if (!network) return refuse(`network ${String(named)} is not enabled here`);
+  if (asset !== network.usdc.mint) return refuse(`asset ${String(asset)} is not USDC on ${network.name}`);
+  if (typeof amount !== "string" || !/^\d{1,20}$/.test(amount) || BigInt(amount) === 0n || BigInt(amount) > 2n ** 64n - 1n) {
+    return refuse("the amount is not a positive whole number of atomic units");
+  }
+  if (!isSolanaAddress(payTo)) return refuse("payTo is not a Solana address");
+  const feePayer = (extra as { feePayer?: unknown } | null | undefined)?.feePayer;
+  if (!isSolanaAddress(feePayer)) return refuse("the requirements name no fee payer (extra.feePayer)");
+  return { payable: true, requirements, network, amount: BigInt(amount), asset: network.usdc.mint, payTo, feePayer };
+}
+
+/** Whether any chain family this product pays on can pay the requirement: what a listing shows. */
+export function checkAnyRequirement(
+  requirements: PaymentRequirements,
+  env: RequirementsEnv,
+  options: { x402Version?: number } = {},
+): { payable: true; networkId: string; amount: bigint; asset: string; payTo: string } | { payable: false; reason: string } {
+  const named = (requirements as { network?: unknown } | null)?.network;
+  const check = typeof named === "string" && named.startsWith("solana:") ? checkSolanaRequirement(requirements, env, options) : checkRequirement(requirements, env, options);
+  if (!check.payable) return check;
+  return { payable: true, networkId: check.network.id, amount: check.amount, asset: check.asset, payTo: check.payTo };
 }

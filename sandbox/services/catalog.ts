@@ -5,6 +5,7 @@
 import { createCryptoPrices } from "./crypto-prices";
 import { currencyConvert } from "./currency";
 import type { ServiceDefinition } from "./definition";
+import { dictionary } from "./dictionary";
 import { hostile } from "./hostile";
 import { newsHeadlines } from "./news";
 import { translate } from "./translate";
@@ -18,6 +19,7 @@ export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): Ser
     newsHeadlines,
     currencyConvert,
     translate,
+    dictionary,
     hostile,
   ];
 }

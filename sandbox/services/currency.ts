@@ -29,6 +29,7 @@ export const currencyConvert: ServiceDefinition = {
   price: 1_000n, // 0.001 USDC
   latencyMs: 100,
   tags: ["currency", "fx", "conversion", latencyTag(100)],
+  rails: ["evm", "solana"],
   discovery: {
     input: { from: "USD", to: "EUR", amount: "100" },
     inputSchema: {

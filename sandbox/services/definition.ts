@@ -13,6 +13,8 @@ export type ServiceRequest = {
 /** A bad request from the caller: answered 400, and the payment is not settled. */
 export class ServiceInputError extends Error {}
 
+export type ServiceRail = "evm" | "solana";
+
 export type ServiceDefinition = {
   /** Stable slug, used in SandboxInfo and by `setServiceOnline`. */
   name: string;
@@ -28,6 +30,8 @@ export type ServiceDefinition = {
   tags: string[];
   /** Listed only when the sandbox is asked to include test-only services. */
   testOnly?: boolean;
+  /** Where it takes payment: the sandbox's EVM chain, its Solana, or both (the 402 lists one option each). Default: EVM. */
+  rails?: readonly ServiceRail[];
   /** The authorization window the 402 asks for; default 300 s. Tests ask for more. */
   maxTimeoutSeconds?: number;
   discovery: DeclareDiscoveryExtensionInput;

@@ -44,6 +44,7 @@ export const newsHeadlines: ServiceDefinition = {
   price: 3_000n, // 0.003 USDC
   latencyMs: 300,
   tags: ["news", "headlines", latencyTag(300)],
+  rails: ["evm", "solana"],
   discovery: {
     input: { topic: "technology", limit: "3" },
     inputSchema: {

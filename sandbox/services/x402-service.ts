@@ -8,6 +8,7 @@
 import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer } from "@x402/core/server";
 import type { HTTPAdapter, HTTPRequestContext, HTTPResponseInstructions, RouteConfig } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { ExactSvmScheme } from "@x402/svm/exact/server";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Hex } from "viem";
@@ -35,11 +36,16 @@ export type AfterSettlement = "fail" | "hang" | "break";
  */
 export type ClaimedSettlement = { transaction: unknown };
 
+/** Where a service takes payment on the local Solana: the network, USDC's mint, and the owner paid (its token account must exist). */
+export type SolanaPayee = { network: string; mint: string; payTo: string };
+
 export type RunningService = RunningServer & {
   definition: ServiceDefinition;
   /** The paid resource's own URL (server origin + path). */
   resourceUrl: string;
   payTo: Hex;
+  /** Its Solana payee, if it takes payment there. */
+  solanaPayTo: string | undefined;
   isOnline(): boolean;
   setOnline(online: boolean): void;
   /** While true, every paid request fails after verification (answers 500, settles nothing). */
@@ -56,6 +62,8 @@ export type StartServiceParameters = {
   facilitatorUrl: string;
   usdcAddress: Hex;
   payTo: Hex;
+  /** Needed when the definition takes payment on Solana. */
+  solana?: SolanaPayee;
   log?: (line: string) => void;
 };
 
@@ -88,20 +96,31 @@ function writeInstructions(response: ServerResponse, instructions: HTTPResponseI
 
 export function routeConfigFor(
   definition: ServiceDefinition,
-  { resourceUrl, usdcAddress, payTo }: { resourceUrl: string; usdcAddress: Hex; payTo: Hex },
+  { resourceUrl, usdcAddress, payTo, solana }: { resourceUrl: string; usdcAddress: Hex; payTo: Hex; solana?: SolanaPayee | undefined },
 ): RouteConfig {
+  const rails = definition.rails ?? ["evm"];
+  const maxTimeoutSeconds = definition.maxTimeoutSeconds ?? MAX_TIMEOUT_SECONDS;
+  const evm = {
+    scheme: "exact",
+    network: SANDBOX_NETWORK,
+    payTo,
+    price: { asset: usdcAddress, amount: definition.price.toString(), extra: { name: USDC_NAME, version: USDC_VERSION } },
+    maxTimeoutSeconds,
+  } as const;
+  if (rails.includes("solana") && !solana) throw new Error(`${definition.name} takes Solana payments, and no Solana payee was given`);
+  const onSolana = solana
+    ? {
+        scheme: "exact",
+        network: solana.network as `${string}:${string}`,
+        payTo: solana.payTo,
+        price: { asset: solana.mint, amount: definition.price.toString() },
+        // A Solana payment lives as long as its blockhash: about a minute.
+        maxTimeoutSeconds: Math.min(maxTimeoutSeconds, 60),
+      }
+    : undefined;
+  const accepts = [...(rails.includes("evm") ? [evm] : []), ...(onSolana && rails.includes("solana") ? [onSolana] : [])];
   return {
-    accepts: {
-      scheme: "exact",
-      network: SANDBOX_NETWORK,
-      payTo,
-      price: {
-        asset: usdcAddress,
-        amount: definition.price.toString(),
-        extra: { name: USDC_NAME, version: USDC_VERSION },
-      },
-      maxTimeoutSeconds: definition.maxTimeoutSeconds ?? MAX_TIMEOUT_SECONDS,
-    },
+    accepts,
     resource: resourceUrl,
     description: definition.description,
     mimeType: "application/json",
@@ -117,6 +136,7 @@ export async function startService({
   facilitatorUrl,
   usdcAddress,
   payTo,
+  solana,
   log = () => undefined,
 }: StartServiceParameters): Promise<RunningService> {
   let online = true;
@@ -128,6 +148,7 @@ export async function startService({
 
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl }))
     .register(SANDBOX_NETWORK, new ExactEvmScheme())
+    .register((solana?.network ?? "solana:*") as `${string}:${string}`, new ExactSvmScheme())
     .registerExtension(bazaarResourceServerExtension);
 
   let httpServer: x402HTTPResourceServer | undefined;
@@ -173,7 +194,7 @@ export async function startService({
     if (result.type === "no-payment-required") throw new HttpError(500, "route is not protected");
 
     if (claimedSettlement) {
-      const claim = { success: true, transaction: claimedSettlement.transaction, network: SANDBOX_NETWORK };
+      const claim = { success: true, transaction: claimedSettlement.transaction, network: result.paymentRequirements.network };
       log(`${definition.name}: claims a settlement it did not make`);
       response.writeHead(200, {
         ...CORS_HEADERS,
@@ -258,7 +279,7 @@ export async function startService({
 
   resourceUrl = `${server.url}${definition.path}`;
   httpServer = new x402HTTPResourceServer(resourceServer, {
-    [`${definition.method} ${definition.path}`]: routeConfigFor(definition, { resourceUrl, usdcAddress, payTo }),
+    [`${definition.method} ${definition.path}`]: routeConfigFor(definition, { resourceUrl, usdcAddress, payTo, solana: definition.rails?.includes("solana") ? solana : undefined }),
   });
   try {
     await httpServer.initialize();
@@ -272,6 +293,7 @@ export async function startService({
     definition,
     resourceUrl,
     payTo,
+    solanaPayTo: definition.rails?.includes("solana") ? solana?.payTo : undefined,
     isOnline: () => online,
     setOnline: (value) => {
       online = value;

@@ -10,6 +10,7 @@ import { infoFilePath, type SandboxInfo } from "@/sandbox/info";
 const offset = Number(process.env.E2E_PORT_OFFSET ?? 0);
 export const sandboxPorts = {
   SANDBOX_RPC_PORT: String(18545 + offset),
+  SANDBOX_SOLANA_PORT: String(18899 + offset),
   SANDBOX_FACILITATOR_PORT: String(14020 + offset),
   SANDBOX_REGISTRY_PORT: String(14030 + offset),
   SANDBOX_SERVICES_PORT: String(14100 + offset),

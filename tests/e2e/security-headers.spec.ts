@@ -37,8 +37,9 @@ function expectSecurityHeaders(response: APIResponse): void {
   expect(scripts.some((source) => /^'nonce-[A-Za-z0-9+/]{22}==?'$/.test(source))).toBe(true);
   expect(scripts).not.toContain("'unsafe-inline'");
   expect(scripts).not.toContain("'unsafe-eval'");
-  // The page reads the sandbox chain from the browser; nothing else is reachable.
-  expect(policy.get("connect-src")).toEqual(["'self'", new URL(sandboxInfo().rpcUrl).origin]);
+  // The page reads the sandbox chain from the browser, and its Solana demo wallet signs through
+  // the local Solana; nothing else is reachable.
+  expect(policy.get("connect-src")).toEqual(["'self'", new URL(sandboxInfo().rpcUrl).origin, new URL(sandboxInfo().solana.rpcUrl).origin]);
 }
 
 const nonceOf = (response: APIResponse) =>

@@ -52,7 +52,11 @@ describe("GET /api/health", () => {
       status: "ok",
       database: { name: "database", ok: true },
       registries: [{ name: registryHost, ok: true }],
-      networks: [{ network: sandbox.info.network, name: rpcHost, ok: true }],
+      networks: [
+        { network: sandbox.info.network, name: rpcHost, ok: true },
+        // The local Solana: its slot stands for the block number.
+        { network: sandbox.info.solana.network, name: new URL(sandbox.info.solana.rpcUrl).host, ok: true },
+      ],
     });
     expect(BigInt(report.networks[0]?.blockNumber ?? "-1")).toBeGreaterThan(0n);
     for (const check of [report.database, ...report.registries, ...report.networks]) {
@@ -78,6 +82,7 @@ describe("GET /api/health", () => {
     ]);
     expect(report.networks).toMatchObject([
       { network: sandbox.info.network, name: `127.0.0.1:${deadPort}`, ok: false, error: "the RPC did not answer" },
+      { network: sandbox.info.solana.network, ok: true },
     ]);
     const text = JSON.stringify(report);
     expect(text).not.toContain("secret-key");

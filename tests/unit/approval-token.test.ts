@@ -59,6 +59,7 @@ async function largestClaims({ description = 11_000 }: { description?: number } 
     nonce: quote.nonce,
     expiresAt: quote.validBefore,
     toSign: quote.toSign,
+    signs: quote.signs,
     payload: quote.unsignedPayload,
   };
 }

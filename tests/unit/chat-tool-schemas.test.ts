@@ -15,7 +15,7 @@ function context(): ToolContext {
     preferences: {},
     approval: undefined,
     agentBudget: undefined,
-    walletProven: false,
+    provenWallets: [],
     silentPayments: { left: 1 },
     conversation: "digest",
     writer: { text() {}, payment() {}, data() {}, error() {}, closed: false },

@@ -119,6 +119,11 @@ describe("chat request validation", () => {
     ["a bad priority", { messages: [{ role: "user", content: "hi" }], preferences: { priority: "luck" } }, "preferences.priority"],
     ["a bad network id", { messages: [{ role: "user", content: "hi" }], preferences: { defaultChain: "base" } }, "preferences.defaultChain"],
     ["a payment without a signature", { messages: [{ role: "user", content: "hi" }], payment: { paymentId: "p", token: "t" } }, "payment.signature"],
+    ["a payment with both a signature and a transaction", { messages: [{ role: "user", content: "hi" }], payment: { paymentId: "p", token: "t", signature: `0x${"ab".repeat(65)}`, transaction: "AQID" } }, "payment.signature"],
+    ["a signed transaction that is not base64", { messages: [{ role: "user", content: "hi" }], payment: { paymentId: "p", token: "t", transaction: "not base64!" } }, "payment.transaction"],
+    ["a signed transaction over Solana's packet size", { messages: [{ role: "user", content: "hi" }], payment: { paymentId: "p", token: "t", transaction: "A".repeat(1_648) } }, "payment.transaction"],
+    ["a Solana address that is not base58", { messages: [{ role: "user", content: "hi" }], solanaAddress: "0OIl".repeat(10) }, "solanaAddress"],
+    ["an EVM address as the Solana address", { messages: [{ role: "user", content: "hi" }], solanaAddress: address }, "solanaAddress"],
     ["an array body", [{ role: "user", content: "hi" }], "(body)"],
   ])("answers 400 bad-request naming the field for %s", async (_name, body, field) => {
     const error = await refusal(jsonRequest(body));
@@ -172,6 +177,23 @@ describe("approval signatures", () => {
     const error = await refusal(approval(`0x${"ab".repeat(9_000)}`));
     expect(error.status).toBe(400);
     expect(fieldsOf(error)).toContain("payment.signature");
+  });
+});
+
+describe("a Solana wallet in a request (SPEC section 10)", () => {
+  test("its address travels as written, beside the EVM one, and its approval carries the signed transaction", async () => {
+    const solanaAddress = "9jsJcfzVQmx668dtmJMTGk37wvaWVaD87GnNbpY3RQpR";
+    const body = await readChatRequest(
+      jsonRequest({
+        messages: [{ role: "user", content: "pay it" }],
+        walletAddress: address,
+        solanaAddress,
+        preferences: { defaultChain: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" },
+        payment: { paymentId: "p", token: "t.m", transaction: "AQID" },
+      }),
+    );
+    expect(body).toMatchObject({ walletAddress: address, solanaAddress, payment: { transaction: "AQID" } });
+    expect(body.payment?.signature).toBeUndefined();
   });
 });
 

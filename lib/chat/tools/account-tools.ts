@@ -3,7 +3,8 @@
 // raised limit waits for the person's confirmation there).
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
-import { networkIdSchema } from "@/lib/chat/request";
+import { sameAddress } from "@/lib/address";
+import { networkIdSchema, walletsOf } from "@/lib/chat/request";
 import type { Period } from "@/lib/payments/ledger";
 import { getLimitUse } from "@/lib/payments/spending-report";
 import { formatUsd, parseUsd } from "@/lib/money";
@@ -40,14 +41,16 @@ export function createAccountTools(context: ToolContext) {
         "The connected wallet's spending: spent and remaining against the daily, weekly and monthly limits, the per-payment limit, and recent payments with transaction links.",
       inputSchema: getSpendingInput,
       execute: async ({ period }) => {
-        const wallet = context.walletAddress;
-        if (!wallet) {
+        const wallets = Object.values(walletsOf(context));
+        if (wallets.length === 0) {
           return { connected: false, summary: "No wallet is connected, so there is no spending to show. Connect a wallet first." };
         }
-        // Which payments, to which services, only for a wallet that proved itself in this request;
-        // for a wallet merely named, the totals and what is left, as the chain already shows them.
-        const history = context.walletProven;
-        const use = await getLimitUse({ db: context.db, env: context.env, wallet, limits: context.limits, recentLimit: history ? 10 : 0 });
+        // The limits count every wallet the person connected together. Which payments, to which
+        // services, only for a wallet that proved itself in this request; for a wallet merely
+        // named, the totals and what is left, as the chain already shows them.
+        const proven = wallets.filter((wallet) => context.provenWallets.some((other) => sameAddress(other, wallet)));
+        const history = proven.length === wallets.length;
+        const use = await getLimitUse({ db: context.db, env: context.env, wallets, history: proven, limits: context.limits });
         const spending = use.periods.filter((entry) => !period || entry.period === period);
         const periods = spending.map((entry) => ({
           period: entry.period,
@@ -59,7 +62,7 @@ export function createAccountTools(context: ToolContext) {
         const names: Record<Period, string> = { day: "24 hours", week: "7 days", month: "30 days" };
         return {
           connected: true,
-          wallet,
+          wallets,
           periods,
           perPaymentLimitUsd: formatUsd(context.limits.perPayment),
           ...(history ? {} : { history: "Sign in with this wallet (Budget → Show my payments) to see which payments these are." }),

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ToolContext } from "@/lib/chat/agent";
 import { quotePayment } from "@/lib/payments/quote";
 import type { ServiceCall } from "@/lib/x402/service-call";
+import { walletsOf } from "../request";
 import { toPaymentStatus } from "../payment-lines";
 
 // Wrapped once per process so that its JSON schema is made once (see discovery-tools.ts).
@@ -36,7 +37,7 @@ export function createPaymentTool(context: ToolContext) {
         db: context.db,
         env: context.env,
         call,
-        wallet: context.walletAddress,
+        wallets: walletsOf(context),
         limits: context.limits,
         defaultChain: context.preferences.defaultChain,
         confirmationThreshold: context.preferences.confirmationThreshold ?? 0n,

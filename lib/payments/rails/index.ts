@@ -5,6 +5,7 @@ import type { PaymentRequirements } from "@x402/core/types";
 import type { RequirementsEnv } from "@/lib/x402/requirements";
 import type { PaymentNetwork } from "../payment";
 import { createEvmRail } from "./evm";
+import { createSolanaRail } from "./solana";
 import type { PaymentRail, RequirementVerdict } from "./rail";
 
 export type RailEnv = RequirementsEnv;
@@ -22,7 +23,7 @@ const byEnv = new WeakMap<RailEnv, PaymentRails>();
 export function paymentRails(env: RailEnv): PaymentRails {
   let rails = byEnv.get(env);
   if (!rails) {
-    rails = railsOf([createEvmRail(env)]);
+    rails = railsOf([createEvmRail(env), createSolanaRail(env)]);
     byEnv.set(env, rails);
   }
   return rails;

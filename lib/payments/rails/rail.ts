@@ -33,8 +33,10 @@ export type PreparedPayment = {
   nonce: string;
   /** Unix seconds: the authorization is collectable until then, never longer. */
   validBefore: number;
-  /** What the wallet signs, in the rail's form (EIP-712 typed data on EVM). */
+  /** What the wallet signs, in the rail's form: EIP-712 typed data on EVM, a wire transaction (base64) on Solana. */
   toSign: unknown;
+  /** Which of the two: what the page asks the wallet for. */
+  signs: "typed-data" | "transaction";
   /** The x402 payload with a stand-in where the signature goes. */
   unsignedPayload: PaymentPayload;
 };

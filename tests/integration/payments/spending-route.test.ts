@@ -80,9 +80,13 @@ let ip = 0;
  * Each call comes from its own client unless one is given, so the rate limit stays out of the
  * way; `signedInAs` sends that wallet's session cookie, as its own signed-in page does.
  */
-function get(query: string, client = `203.0.113.${(ip += 1)}`, { signedInAs }: { signedInAs?: string } = {}): Promise<Response> {
+function get(query: string, client = `203.0.113.${(ip += 1)}`, { signedInAs }: { signedInAs?: string | string[] } = {}): Promise<Response> {
   const url = `http://localhost/api/spending${query}`;
-  const session = signedInAs ? sessionCookie(new Request(url), signedInAs, serverEnv()).split(";")[0] : undefined;
+  // One session may name a wallet of each family: each proves itself in turn, as a page's would.
+  let session: string | undefined;
+  for (const one of typeof signedInAs === "string" ? [signedInAs] : (signedInAs ?? [])) {
+    session = sessionCookie(new Request(url, session ? { headers: { cookie: session } } : {}), one, serverEnv()).split(";")[0];
+  }
   return GET(new Request(url, { headers: { "x-forwarded-for": client, ...(session ? { cookie: session } : {}) } }));
 }
 
@@ -99,6 +103,7 @@ const usd = (micros: number) => BigInt(micros);
 
 describe("GET /api/spending", () => {
   const wallet = "0x52908400098527886E0F7030069857D2E4169EE7"; // EIP-55 checksummed
+  const solanaWallet = "9jsJcfzVQmx668dtmJMTGk37wvaWVaD87GnNbpY3RQpR";
   const paid: Record<string, Recorded> = {};
 
   beforeAll(async () => {
@@ -228,12 +233,39 @@ describe("GET /api/spending", () => {
     expect(body.error.code).toBe("bad-request");
   });
 
+  test("a person's EVM and Solana wallets are read together: the totals count both, and payments are listed only for the wallets signed in", async () => {
+    const onSolana = await record(solanaWallet, usd(5_000), { ago: HOUR, network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", service: "Lexicon" });
+    const both = `?wallet=${wallet}&wallet=${solanaWallet}`;
+    const read = async (signedInAs?: string[]) => {
+      const response = await get(both, undefined, signedInAs ? { signedInAs } : {});
+      expect(response.status).toBe(200);
+      return (await response.json()) as SpendingReport;
+    };
+
+    const stranger = await read();
+    expect(stranger).toMatchObject({ wallet, wallets: [wallet, solanaWallet], signedIn: false, recent: [] });
+    expect(stranger.periods.map((entry) => entry.spentUsd)).toEqual(["0.015", "0.035", "0.075"]);
+
+    // Only the EVM wallet signed in: its payments are listed, the Solana wallet's are not.
+    const halfway = await read([wallet]);
+    expect(halfway.signedIn).toBe(false);
+    expect(halfway.recent.map((payment) => payment.paymentId)).not.toContain(onSolana.paymentId);
+    expect(halfway.recent).toHaveLength(4);
+
+    const own = await read([wallet, solanaWallet]);
+    expect(own.signedIn).toBe(true);
+    expect(own.recent[0]).toMatchObject({ paymentId: onSolana.paymentId, network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", service: { name: "Lexicon" } });
+  });
+
   test("bad-request messages say what is wrong", async () => {
     const message = async (query: string) => ((await (await get(query)).json()) as { error: { message: string } }).error.message;
     expect(await message("")).toMatchInlineSnapshot(`"The wallet query parameter is required."`);
     expect(await message("?wallet=0xnope")).toMatchInlineSnapshot(`"The wallet query parameter must be 0x followed by 40 hex digits."`);
     expect(await message("?wallet=0x52908400098527886E0F7030069857D2E4169ee7")).toMatchInlineSnapshot(`"The wallet query parameter has a wrong EIP-55 checksum."`);
-    expect(await message("?wallet=0x1&wallet=0x2")).toMatchInlineSnapshot(`"The wallet query parameter must be given once."`);
+    expect(await message("?wallet=0x1&wallet=0x2")).toMatchInlineSnapshot(`"The wallet query parameter must be 0x followed by 40 hex digits."`);
+    expect(await message(`?wallet=${wallet}&wallet=${wallet}`)).toMatchInlineSnapshot(`"The wallet query parameter must name at most one wallet per chain family."`);
+    expect(await message(`?wallet=${wallet}&wallet=${solanaWallet}&wallet=${solanaWallet}`)).toMatchInlineSnapshot(`"The wallet query parameter must be given at most twice (an EVM and a Solana wallet)."`);
+    expect(await message("?wallet=not-an-address")).toMatchInlineSnapshot(`"The wallet query parameter must be an EVM address (0x and 40 hex digits) or a Solana address (32 to 44 base58 characters)."`);
   });
 
   test("a client over 60 requests a minute gets 429 with Retry-After; others still pass", async () => {

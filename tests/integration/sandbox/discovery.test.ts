@@ -43,14 +43,22 @@ describe("the sandbox registry", () => {
       if (!item) continue;
       expect(item).toMatchObject({ type: "http", x402Version: 2, serviceName: entry.serviceName, description: entry.description });
       expect(Number.isNaN(Date.parse(item.lastUpdated))).toBe(false);
+      // One option per network the service takes, as its 402 lists them.
       expect(item.accepts).toEqual([
-        expect.objectContaining({
-          scheme: "exact",
-          network: "eip155:31337",
-          amount: entry.priceAtomic,
-          asset: sandbox.info.usdc.address,
-          payTo: entry.payTo,
-        }),
+        ...(entry.networks.includes("eip155:31337")
+          ? [expect.objectContaining({ scheme: "exact", network: "eip155:31337", amount: entry.priceAtomic, asset: sandbox.info.usdc.address, payTo: entry.payTo })]
+          : []),
+        ...(entry.solanaPayTo
+          ? [
+              expect.objectContaining({
+                scheme: "exact",
+                network: sandbox.info.solana.network,
+                amount: entry.priceAtomic,
+                asset: sandbox.info.solana.usdc.mint,
+                payTo: entry.solanaPayTo,
+              }),
+            ]
+          : []),
       ]);
       const bazaar = bazaarOf(item);
       expect(bazaar.info.input.method).toBe(entry.method);
@@ -99,7 +107,11 @@ describe("the sandbox registry", () => {
   it("is readable through the real Bazaar client of @x402/extensions, including search", async () => {
     const client = withBazaar(new HTTPFacilitatorClient({ url: sandbox.info.registryUrl }));
     const listing = await client.extensions.bazaar.listResources({ network: "eip155:31337" });
-    expect(listing.items.length).toBe(sandbox.info.services.filter((entry) => entry.listed).length);
+    expect(listing.items.length).toBe(sandbox.info.services.filter((entry) => entry.listed && entry.networks.includes("eip155:31337")).length);
+    const onSolana = await client.extensions.bazaar.listResources({ network: sandbox.info.solana.network as `${string}:${string}` });
+    expect(onSolana.items.map((item) => item.resource).sort()).toEqual(
+      sandbox.info.services.filter((entry) => entry.listed && entry.solanaPayTo).map((entry) => entry.url).sort(),
+    );
     const found = await client.extensions.bazaar.search({ query: "weather" });
     expect(found.resources.map((item) => item.serviceName).sort()).toEqual(["Budget Weather", "QuickWeather Pro"]);
     const plain = await fetch(`${sandbox.info.registryUrl}/discovery/search?q=crypto`).then((r) => r.json() as Promise<{ resources: DiscoveryResource[] }>);

@@ -3,7 +3,7 @@
 // the service's payTo; replays, tampered payloads and failed handlers move no money.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAIL_QUERY_FLAG, startSandbox, type Sandbox } from "@/sandbox";
-import { chainReader, createPayer, sampleRequest, service, settlementOf } from "./reference-client";
+import { chainReader, createPayer, createSolanaPayer, sampleRequest, service, settlementOf } from "./reference-client";
 
 let sandbox: Sandbox;
 let chain: ReturnType<typeof chainReader>;
@@ -33,7 +33,7 @@ const expectedData: Record<string, (data: Record<string, unknown>) => void> = {
 describe("paying sandbox services with the reference x402 client", () => {
   it("pays every listed service once: the price moves on chain to its payTo and the data comes back", async () => {
     const payer = await createPayer(sandbox, 1_000_000n);
-    const listed = sandbox.info.services.filter((entry) => entry.listed);
+    const listed = sandbox.info.services.filter((entry) => entry.listed && entry.networks.includes(sandbox.info.network));
     expect(listed.length).toBeGreaterThanOrEqual(5);
     let spent = 0n;
 
@@ -56,6 +56,28 @@ describe("paying sandbox services with the reference x402 client", () => {
     }
 
     expect(await chain.balanceOf(payer.account.address)).toBe(1_000_000n - spent);
+  });
+
+  it("pays every service that takes Solana with the real @x402/svm client: the price moves on the local Solana to its payee", async () => {
+    const payer = await createSolanaPayer(sandbox, 1_000_000n);
+    const onSolana = sandbox.info.services.filter((entry) => entry.listed && entry.networks.includes(sandbox.info.solana.network));
+    // At least two, one of them taking EVM payments too (SPEC section 10).
+    expect(onSolana.length).toBeGreaterThanOrEqual(2);
+    expect(onSolana.some((entry) => entry.networks.includes(sandbox.info.network))).toBe(true);
+    let spent = 0n;
+    for (const entry of onSolana) {
+      const payeeBefore = sandbox.solana.usdcBalance(entry.solanaPayTo ?? "");
+      const { url, init } = sampleRequest(entry);
+      const response = await payer.pay(url, init);
+      expect(response.status, entry.name).toBe(200);
+      expectedData[entry.name]?.((await response.json()) as Record<string, unknown>);
+      const settlement = settlementOf(response);
+      expect(settlement).toMatchObject({ success: true, network: sandbox.info.solana.network });
+      expect(settlement.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);
+      expect(sandbox.solana.usdcBalance(entry.solanaPayTo ?? "")).toBe(payeeBefore + BigInt(entry.priceAtomic));
+      spent += BigInt(entry.priceAtomic);
+    }
+    expect(sandbox.solana.usdcBalance(payer.key.address)).toBe(1_000_000n - spent);
   });
 
   it("settles payments from several payers at the same time, each exactly once", async () => {
@@ -106,6 +128,15 @@ describe("paying sandbox services with the reference x402 client", () => {
         asset: sandbox.info.usdc.address,
         payTo: entry.payTo,
         extra: { name: "USD Coin", version: "2" },
+      }),
+      // It takes Solana too: the same price in USDC at the local Solana's mint, the facilitator paying the fee.
+      expect.objectContaining({
+        scheme: "exact",
+        network: sandbox.info.solana.network,
+        amount: entry.priceAtomic,
+        asset: sandbox.info.solana.usdc.mint,
+        payTo: entry.solanaPayTo,
+        extra: expect.objectContaining({ feePayer: sandbox.info.solana.feePayer }),
       }),
     ]);
   });

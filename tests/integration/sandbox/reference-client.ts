@@ -3,6 +3,9 @@
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
+import { newSolanaKey } from "@/sandbox/solana";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
 import { createPublicClient, http, parseEventLogs, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -39,6 +42,19 @@ export async function createPayer(sandbox: Sandbox, usdc: bigint): Promise<Payer
       return { header, payload };
     },
   };
+}
+
+/**
+ * A Solana payer: the real @x402/svm client with a fresh funded key, building its transfers
+ * against the local Solana (the `exact` scheme's client asks the RPC for a blockhash).
+ */
+export async function createSolanaPayer(sandbox: Sandbox, usdc: bigint) {
+  const key = newSolanaKey();
+  if (usdc > 0n) await sandbox.solana.fund({ to: key.address, usdc });
+  const signer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(key.secretKey)));
+  const client = new x402Client().register(sandbox.info.solana.network as `${string}:${string}`, new ExactSvmScheme(signer, { rpcUrl: sandbox.info.solana.rpcUrl }));
+  client.setSpendControls({ allowedAssets: [{ network: sandbox.info.solana.network as `${string}:${string}`, asset: sandbox.info.solana.usdc.mint }] });
+  return { key, pay: wrapFetchWithPayment(fetch, client) };
 }
 
 export function chainReader(sandbox: Sandbox) {
@@ -80,6 +96,7 @@ export function sampleRequest(entry: SandboxServiceInfo): { url: string; init?: 
     "crypto-prices": "symbol=BTC",
     "news-headlines": "topic=technology&limit=2",
     "currency-convert": "from=USD&to=EUR&amount=10",
+    dictionary: "word=ledger",
     "prize-oracle": "",
   };
   if (entry.method === "POST") {

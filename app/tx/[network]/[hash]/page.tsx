@@ -1,16 +1,20 @@
 // A transaction on a chain without a public block explorer (the local sandbox): the link in a
 // payment's `explorerUrl` lands here and shows what the chain itself says about it.
 import { notFound } from "next/navigation";
-import { getTransactionSummary } from "@/lib/chain/transaction";
+import { getTransactionSummary, isTransactionId } from "@/lib/chain/transaction";
 import { findNetwork } from "@/lib/chain/networks";
+import { findSolanaNetwork } from "@/lib/chain/solana";
 import { serverEnv } from "@/lib/env";
 import { formatUnits } from "@/lib/money";
 
 export default async function TransactionPage({ params }: { params: Promise<{ network: string; hash: string }> }) {
   const { network: rawNetwork, hash } = await params;
-  const network = findNetwork(decodeURIComponent(rawNetwork), serverEnv());
-  if (!network || !/^0x[0-9a-fA-F]{64}$/.test(hash)) notFound();
-  const tx = await getTransactionSummary({ network, hash: hash as `0x${string}` }).catch(() => undefined);
+  const env = serverEnv();
+  const networkId = decodeURIComponent(rawNetwork);
+  const network = findNetwork(networkId, env) ?? findSolanaNetwork(networkId, env);
+  if (!network || !isTransactionId(network, hash)) notFound();
+  const tx = await getTransactionSummary({ network, hash }).catch(() => undefined);
+  const { decimals } = network.usdc;
   return (
     <div className="page">
       <header className="page-header">
@@ -24,19 +28,19 @@ export default async function TransactionPage({ params }: { params: Promise<{ ne
           <dl className="tx-details" data-testid="tx-details">
             <dt>Status</dt>
             <dd data-testid="tx-status">{tx.status === "success" ? "Confirmed" : "Reverted"}</dd>
-            <dt>Block</dt>
-            <dd>{tx.blockNumber.toString()}</dd>
+            <dt>{tx.landed.unit}</dt>
+            <dd>{tx.landed.number.toString()}</dd>
             <dt>Time</dt>
-            <dd>{tx.timestamp.toISOString()}</dd>
+            <dd>{tx.timestamp ? tx.timestamp.toISOString() : "not known"}</dd>
             <dt>Submitted by</dt>
             <dd>
-              <code>{tx.from}</code> (the facilitator, which pays the gas)
+              <code>{tx.from}</code> (the facilitator, which pays the {"chainId" in network ? "gas" : "fee"})
             </dd>
             {tx.usdcTransfers.map((transfer, index) => (
               <div key={index} className="tx-transfer" data-testid="tx-transfer">
                 <dt>USDC transfer</dt>
                 <dd>
-                  {formatUnits(transfer.value, network.usdc.decimals)} USDC from <code>{transfer.from}</code> to{" "}
+                  {formatUnits(transfer.value, decimals)} USDC from <code>{transfer.from}</code> to{" "}
                   <code>{transfer.to}</code>
                 </dd>
               </div>

@@ -1,0 +1,202 @@
+// The Solana rail: x402 `exact` on `solana:*` networks (SPEC section 10). The x402 packages'
+// own SVM client builds the transaction (compute budget, the token program's TransferChecked of
+// exactly the price from the payer's USDC account to the payee's, a memo; the facilitator as fee
+// payer, named by the requirements' `extra.feePayer`); the payer's wallet signs it
+// (`solana:signTransaction`), and the facilitator adds its own signature and sends it. This
+// server never signs: it checks that what the wallet returns is the quoted transaction, byte for
+// byte, with the payer's valid signature, before anything is reserved or sent.
+import { x402Client } from "@x402/core/client";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import {
+  address as toAddress,
+  getBase58Decoder,
+  getBase64Decoder,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getPublicKeyFromAddress,
+  getTransactionDecoder,
+  verifySignature,
+  type SignatureBytes,
+  type TransactionPartialSigner,
+} from "@solana/kit";
+import { createHash } from "node:crypto";
+import {
+  findSolanaNetwork,
+  getSolanaSignaturesFor,
+  getSolanaSlot,
+  getSolanaTransaction,
+  getSolanaUsdcBalance,
+  isSolanaAddress,
+  isSolanaBlockhashValid,
+  usdcAccountOf,
+  type SolanaNetworkConfig,
+} from "@/lib/chain/solana";
+import { ChainUnavailableError, type PaymentRail, type PreparedPayment, type RequirementVerdict } from "../rail";
+import { checkSolanaRequirement } from "@/lib/x402/requirements";
+import type { PaymentNetwork } from "../../payment";
+import type { RailEnv } from "../index";
+
+export const SOLANA_NAMESPACE = "solana";
+
+/** How long a quote stays signable: a blockhash lives about a minute (150 blocks of 400 ms). */
+const BLOCKHASH_LIFETIME_SECONDS = 60;
+/** How far back the payer's USDC account's history is searched for a payment whose answer was lost. */
+const HISTORY_SEARCHED = 50;
+
+const base64 = { decode: (text: string) => Uint8Array.from(getBase64Encoder().encode(text)), encode: (bytes: Uint8Array) => getBase64Decoder().decode(bytes) };
+
+export function createSolanaRail(env: RailEnv): PaymentRail {
+  const configOf = (network: Pick<PaymentNetwork, "id">): SolanaNetworkConfig => {
+    const config = findSolanaNetwork(network.id, env);
+    if (!config) throw new Error(`${network.id} is not a Solana network known here`);
+    return config;
+  };
+  const chain = async <T>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      throw new ChainUnavailableError("Solana's RPC did not answer.", { cause: error });
+    }
+  };
+
+  return {
+    namespace: SOLANA_NAMESPACE,
+    network(id) {
+      const config = findSolanaNetwork(id, env);
+      return config ? paymentNetworkOf(config) : undefined;
+    },
+    check(requirements: PaymentRequirements, x402Version): RequirementVerdict {
+      const check = checkSolanaRequirement(requirements, env, x402Version === undefined ? {} : { x402Version });
+      if (!check.payable) return check;
+      return { payable: true, requirements, network: paymentNetworkOf(check.network), amount: check.amount, asset: check.asset, payTo: check.payTo };
+    },
+    async prepare({ paymentRequired, requirement, payer }) {
+      const config = configOf(requirement.network);
+      if (!isSolanaAddress(payer)) throw new Error("the payer is not a Solana address");
+      let unsigned: string | undefined;
+      // The payer's signature comes from the person's wallet: the x402 client's signer here only
+      // leaves its place empty, and the transaction is captured as the client built it.
+      const signer: TransactionPartialSigner = {
+        address: toAddress(payer),
+        signTransactions: async (transactions) => transactions.map(() => ({ [toAddress(payer)]: new Uint8Array(64) as SignatureBytes })),
+      };
+      const quotedAt = Math.floor(Date.now() / 1000);
+      const client = x402Client.fromConfig({
+        schemes: [{ network: "solana:*", client: new ExactSvmScheme(signer, { rpcUrl: requireRpc(config) }) }],
+        spendControls: false,
+        paymentRequirementsSelector: () => requirement.requirements,
+      });
+      const unsignedPayload = await chain(() => client.createPaymentPayload(paymentRequired));
+      unsigned = (unsignedPayload.payload as { transaction?: unknown }).transaction as string | undefined;
+      if (typeof unsigned !== "string") throw new Error("the x402 client built a payload without a transaction");
+      const { messageBytes, blockhash } = readTransaction(unsigned);
+      return {
+        nonce: `${messageHash(messageBytes)}.${blockhash}`,
+        validBefore: quotedAt + BLOCKHASH_LIFETIME_SECONDS,
+        toSign: unsigned,
+        signs: "transaction",
+        unsignedPayload,
+      } satisfies PreparedPayment;
+    },
+    async verify({ payer, prepared, signed }) {
+      if (typeof prepared.toSign !== "string" || !isSolanaAddress(payer)) return { valid: false };
+      let returned: ReturnType<typeof readTransaction>;
+      try {
+        returned = readTransaction(signed);
+      } catch {
+        return { valid: false, why: { message: "The signed transaction is not a Solana transaction (its base64 does not decode).", field: "is not a base64 Solana transaction" } };
+      }
+      const quoted = readTransaction(prepared.toSign);
+      if (!sameBytes(returned.messageBytes, quoted.messageBytes)) {
+        const added = returned.instructions - quoted.instructions;
+        return {
+          valid: false,
+          why: added > 0
+            ? {
+                message: `Your wallet added ${added} instruction${added === 1 ? "" : "s"} to the transaction before signing it (some wallets, Phantom among them, add safety instructions). This agent sends only the exact quoted transfer, so it was not sent. Approve with a wallet that signs the transaction as it is.`,
+                field: "the wallet added instructions to the quoted transaction",
+              }
+            : { message: "The signed transaction is not the quoted one: its amount, payee, fee payer, blockhash or instructions were changed.", field: "is not the quoted transaction" },
+        };
+      }
+      const signature = returned.signatures[payer];
+      if (!signature) return { valid: false };
+      const key = await getPublicKeyFromAddress(toAddress(payer));
+      return (await verifySignature(key, signature, returned.messageBytes)) ? { valid: true } : { valid: false };
+    },
+    complete(prepared, signed): PaymentPayload {
+      return { ...prepared.unsignedPayload, payload: { ...prepared.unsignedPayload.payload, transaction: signed } };
+    },
+    async balance(network, owner) {
+      // No USDC account at all holds nothing: an insufficient balance, said as such.
+      return (await getSolanaUsdcBalance({ network: configOf(network), owner })) ?? 0n;
+    },
+    checkpoint(network) {
+      return getSolanaSlot({ network: configOf(network) });
+    },
+    async paymentState({ network, payer, nonce, claimed }) {
+      const config = configOf(network);
+      const [hash, blockhash = ""] = nonce.split(".");
+      const isOurs = async (signature: string) => {
+        const landed = await getSolanaTransaction({ network: config, signature });
+        return landed !== undefined && landed.succeeded && messageHash(landed.messageBytes) === hash;
+      };
+      // The transaction's id is its fee payer's signature, made by the facilitator as it sends
+      // it: the chain is asked for the one the service names, else searched, in the payer's
+      // USDC account's history, for a transaction with exactly the quoted message.
+      if (claimed && (await isOurs(claimed))) return { state: "used", txHash: claimed };
+      for (const signature of await getSolanaSignaturesFor({ network: config, account: await usdcAccountOf(config, payer), limit: HISTORY_SEARCHED })) {
+        if (signature !== claimed && (await isOurs(signature))) return { state: "used", txHash: signature };
+      }
+      // Not landed: it still can while its blockhash lives; after, never.
+      return { state: "unused", expired: !(await isSolanaBlockhashValid({ network: config, blockhash })) };
+    },
+    async verifyGrant() {
+      // The agent budget pays on EVM networks only.
+      return false;
+    },
+    formatAddress(value) {
+      return isSolanaAddress(value) ? value : undefined;
+    },
+  };
+}
+
+function paymentNetworkOf(config: SolanaNetworkConfig): PaymentNetwork {
+  return {
+    id: config.id,
+    name: config.name,
+    testnet: config.testnet,
+    asset: { symbol: "USDC", address: config.usdc.mint, decimals: config.usdc.decimals },
+    // The facilitator pays the transaction's fee, as fee payer.
+    payerFee: 0n,
+    readable: config.rpcUrl !== undefined,
+    transactionUrl: config.transactionUrl,
+  };
+}
+
+function requireRpc(config: SolanaNetworkConfig): string {
+  if (!config.rpcUrl) throw new ChainUnavailableError(`No RPC_URL_${config.reference} is configured.`);
+  return config.rpcUrl;
+}
+
+/** A wire transaction's message, its blockhash, its instruction count and its signatures by signer. */
+function readTransaction(wire: string) {
+  const transaction = getTransactionDecoder().decode(base64.decode(wire));
+  const messageBytes = Uint8Array.from(transaction.messageBytes);
+  const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+  const signatures: Record<string, SignatureBytes> = {};
+  for (const [signer, signature] of Object.entries(transaction.signatures)) {
+    if (signature && signature.some((byte) => byte !== 0)) signatures[signer] = signature;
+  }
+  return { messageBytes, blockhash: String(message.lifetimeToken), instructions: message.instructions.length, signatures };
+}
+
+/** One payment's message, as an id: sha256, base58. */
+function messageHash(bytes: Uint8Array): string {
+  return getBase58Decoder().decode(createHash("sha256").update(bytes).digest());
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
+}

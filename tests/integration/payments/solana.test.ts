@@ -1,0 +1,177 @@
+// Paying on Solana through POST /api/chat (SPEC section 10), on the sandbox's local Solana: the
+// real @x402/svm client and facilitator, USDC at its mint, a PGlite ledger, and a fresh key
+// signing the quoted transaction as a person's Solana wallet would. The model is scripted.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createChatTools } from "@/lib/chat/tools";
+import { findSolanaNetwork } from "@/lib/chain/solana";
+import { getTransactionSummary } from "@/lib/chain/transaction";
+import { findPayment } from "@/lib/payments/ledger";
+import { startSandbox, type Sandbox } from "@/sandbox";
+import { newSolanaKey, type SolanaKey } from "@/sandbox/solana";
+import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
+import {
+  finishOf,
+  generousLimits,
+  newPayer,
+  payingModel,
+  paymentsOf,
+  sandboxEnv,
+  sandboxService,
+  signQuote,
+  type Quoted,
+} from "@/tests/helpers/paid-chat";
+
+let sandbox: Sandbox;
+let chat: TestChat;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
+  chat = await createTestChat({
+    tools: createChatTools,
+    env: sandboxEnv(sandbox),
+    model: payingModel(sandboxService(sandbox, "news-headlines").url, { topic: "technology", limit: "2" }),
+  });
+});
+afterAll(async () => {
+  await chat?.close();
+  await sandbox?.stop();
+});
+
+async function solanaPayer(usdc = 1_000_000n): Promise<SolanaKey> {
+  const key = newSolanaKey();
+  await sandbox.solana.fund({ to: key.address, usdc });
+  return key;
+}
+
+/** Request A with the wallets a person connected: the quote awaiting the wallet. */
+async function quoteFor(wallets: { walletAddress?: string; solanaAddress?: string }, limits = generousLimits): Promise<Quoted> {
+  const body = { messages: [{ role: "user", content: "Technology headlines, please" }], ...wallets, spendingLimits: limits };
+  const lines = await collectLines(await chat.post(body));
+  const awaiting = paymentsOf(lines).find((status) => status.status === "awaiting-signature");
+  if (!awaiting) throw new Error(`no quote: ${JSON.stringify(lines)}`);
+  return { status: awaiting, body };
+}
+
+/** Request B: the same conversation, with the transaction the wallet signed. */
+const approve = (quoted: Quoted, transaction: string) =>
+  chat.post({ ...quoted.body, payment: { paymentId: quoted.status.paymentId, token: quoted.status.approval?.token ?? "", transaction } });
+
+const signed = (payer: SolanaKey, quoted: Quoted) => sandbox.solana.signAs(payer, quoted.status.approval?.transaction ?? "");
+
+describe("paying on Solana", () => {
+  test("a person with a Solana wallet approves the quoted transfer; it lands, the payee gets the price, and the ledger has its signature", async () => {
+    const payer = await solanaPayer();
+    const news = sandboxService(sandbox, "news-headlines");
+    const quoted = await quoteFor({ solanaAddress: payer.address });
+    expect(quoted.status).toMatchObject({
+      network: sandbox.info.solana.network,
+      payTo: news.solanaPayTo,
+      amount: { serviceFee: news.price, gasFee: "0", total: news.price, currency: "USDC" },
+      asset: { symbol: "USDC", address: sandbox.info.solana.usdc.mint, decimals: 6 },
+    });
+    expect(quoted.status.approval?.transaction).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(quoted.status.approval?.typedData).toBeUndefined();
+    const before = sandbox.solana.usdcBalance(payer.address);
+    const payeeBefore = sandbox.solana.usdcBalance(news.solanaPayTo ?? "");
+
+    const response = await approve(quoted, signed(payer, quoted));
+    expect(response.status).toBe(200);
+    const lines = await collectLines(response);
+    expect(paymentsOf(lines).map((status) => status.status)).toEqual(["submitted", "confirmed", "delivered"]);
+    const done = finishOf(lines);
+    expect(done).toMatchObject({ finishReason: "payment-complete", network: sandbox.info.solana.network });
+    // A Solana transaction's id: the fee payer's signature, 64 bytes in base58.
+    expect(done?.txHash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);
+
+    const price = BigInt(news.priceAtomic);
+    expect(sandbox.solana.usdcBalance(payer.address)).toBe(before - price);
+    expect(sandbox.solana.usdcBalance(news.solanaPayTo ?? "")).toBe(payeeBefore + price);
+    const record = await findPayment(chat.db, quoted.status.paymentId);
+    expect(record).toMatchObject({ status: "settled", txHash: done?.txHash, amount: price, wallet: payer.address });
+
+    // The transaction's link is the app's own page (no public explorer shows this chain); it reads the chain.
+    expect(done?.explorerUrl).toBe(`/tx/${sandbox.info.solana.network}/${done?.txHash}`);
+    const network = findSolanaNetwork(sandbox.info.solana.network, chat.env);
+    const summary = network ? await getTransactionSummary({ network, hash: String(done?.txHash) }) : undefined;
+    expect(summary).toMatchObject({
+      status: "success",
+      landed: { unit: "Slot" },
+      from: sandbox.info.solana.feePayer,
+      usdcTransfers: [{ from: payer.address, to: news.solanaPayTo, value: price }],
+    });
+  });
+
+  test("the same signed transaction sent again is told what happened, and nothing moves twice", async () => {
+    const payer = await solanaPayer();
+    const quoted = await quoteFor({ solanaAddress: payer.address });
+    const transaction = signed(payer, quoted);
+    const first = finishOf(await collectLines(await approve(quoted, transaction)));
+    const after = sandbox.solana.usdcBalance(payer.address);
+
+    const again = await approve(quoted, transaction);
+    expect(again.status).toBe(200);
+    const lines = await collectLines(again);
+    expect(finishOf(lines)).toMatchObject({ finishReason: "payment-complete", txHash: first?.txHash });
+    expect(sandbox.solana.usdcBalance(payer.address)).toBe(after);
+  });
+
+  test("a signed transaction other than the one quoted under the token is refused before anything is sent", async () => {
+    const payer = await solanaPayer();
+    const quoted = await quoteFor({ solanaAddress: payer.address });
+    const other = await quoteFor({ solanaAddress: payer.address });
+    const before = sandbox.solana.usdcBalance(payer.address);
+    // The payer's own signature, on a transaction quoted under another token.
+    const response = await approve(quoted, signed(payer, other));
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error).toMatchObject({ code: "bad-request" });
+    expect(body.error.message).toMatch(/transaction/i);
+    expect(sandbox.solana.usdcBalance(payer.address)).toBe(before);
+    // Nothing was reserved: the ledger never saw it.
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toBeUndefined();
+  });
+
+  test("an unsigned transaction (the wallet's signature missing) is refused as not the wallet's", async () => {
+    const payer = await solanaPayer();
+    const quoted = await quoteFor({ solanaAddress: payer.address });
+    const response = await approve(quoted, quoted.status.approval?.transaction ?? "");
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("bad-request");
+    expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
+  test("a transaction signed after its blockhash expired is answered as expired, and nothing moves", async () => {
+    const payer = await solanaPayer();
+    const quoted = await quoteFor({ solanaAddress: payer.address });
+    sandbox.solana.expireBlockhashes();
+    const response = await approve(quoted, signed(payer, quoted));
+    const lines = await collectLines(response);
+    expect(response.status).toBe(200);
+    expect(finishOf(lines)?.finishReason).toBe("payment-failed");
+    expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
+  test("one person, two wallets: the limits count EVM and Solana payments together", async () => {
+    const evm = await newPayer(sandbox);
+    const solana = await solanaPayer();
+    const news = sandboxService(sandbox, "news-headlines");
+    // A daily limit of one and a half payments.
+    const limits = { ...generousLimits, daily: ((Number(news.priceAtomic) * 1.5) / 1e6).toFixed(6) };
+    const wallets = { walletAddress: evm.address, solanaAddress: solana.address };
+
+    const first = await quoteFor(wallets, limits);
+    // Both wallets can pay; the EVM one is quoted first, as the network comes first in X402_NETWORKS.
+    expect(first.status.network).toBe(sandbox.info.network);
+    const paid = finishOf(await collectLines(await chat.post({ ...first.body, payment: { paymentId: first.status.paymentId, token: first.status.approval?.token ?? "", signature: await signQuote(evm, first.status) } })));
+    expect(paid?.finishReason).toBe("payment-complete");
+
+    // The next one, on Solana (the person's default chain now), would pass the limit the two share.
+    const lines = await collectLines(
+      await chat.post({ messages: [{ role: "user", content: "More headlines" }], ...wallets, spendingLimits: limits, preferences: { defaultChain: sandbox.info.solana.network } }),
+    );
+    const refused = paymentsOf(lines).at(-1);
+    expect(refused).toMatchObject({ status: "failed", network: sandbox.info.solana.network });
+    expect(JSON.stringify(refused?.reason)).toMatch(/daily/i);
+  });
+});
