@@ -87,6 +87,12 @@ export async function writeInfoFile(info: SandboxInfo, dataDir: string = DEFAULT
   return path;
 }
 
+/** Where a service takes payment, when not EVM only. */
+function railsOf(service: SandboxServiceInfo): string {
+  if (!service.solanaPayTo) return "";
+  return service.networks.length > 1 ? "  (EVM or Solana)" : "  (Solana only)";
+}
+
 export function describeInfo(info: SandboxInfo): string {
   const lines = [
     `Chain        ${info.rpcUrl} (chain id ${info.chainId}, ${info.network})`,
@@ -102,7 +108,7 @@ export function describeInfo(info: SandboxInfo): string {
     ...info.services.map(
       (service) =>
         `  ${service.name.padEnd(18)} ${service.method.padEnd(4)} ${service.url.padEnd(36)} ${service.price.padStart(6)} USDC` +
-        `  ~${service.latencyMs} ms${service.solanaPayTo ? "  (EVM or Solana)" : ""}${service.listed ? "" : "  (unlisted, test-only)"}`,
+        `  ~${service.latencyMs} ms${railsOf(service)}${service.listed ? "" : "  (unlisted, test-only)"}`,
     ),
   ];
   return lines.join("\n");

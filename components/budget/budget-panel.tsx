@@ -155,7 +155,11 @@ export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKe
       <h3 className={styles.subtitle}>Recent payments</h3>
       {report && report.signedIn === false ? (
         <div>
-          <p className={styles.muted}>Which payments you made is shown only to you. Sign in with your wallet to see them (it signs a message, never a payment).</p>
+          <p className={styles.muted}>
+            {signIn
+              ? "Which payments you made is shown only to you. Sign in with your wallet to see them (it signs a message, never a payment)."
+              : "Which payments you made is shown only to you: they appear once your wallet proves itself here, by approving a payment (a Solana wallet) or signing in (an EVM wallet)."}
+          </p>
           {signIn ? (
             <button
               type="button"

@@ -1,6 +1,15 @@
 // Paying on Solana through POST /api/chat (SPEC section 10), on the sandbox's local Solana: the
 // real @x402/svm client and facilitator, USDC at its mint, a PGlite ledger, and a fresh key
 // signing the quoted transaction as a person's Solana wallet would. The model is scripted.
+import { sign as signEd25519 } from "node:crypto";
+import {
+  getBase64Decoder,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getCompiledTransactionMessageEncoder,
+  getTransactionDecoder,
+  getTransactionEncoder,
+} from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { findSolanaNetwork } from "@/lib/chain/solana";
@@ -18,6 +27,7 @@ import {
   sandboxEnv,
   sandboxService,
   signQuote,
+  usdcBalance,
   type Quoted,
 } from "@/tests/helpers/paid-chat";
 
@@ -57,6 +67,23 @@ const approve = (quoted: Quoted, transaction: string) =>
   chat.post({ ...quoted.body, payment: { paymentId: quoted.status.paymentId, token: quoted.status.approval?.token ?? "", transaction } });
 
 const signed = (payer: SolanaKey, quoted: Quoted) => sandbox.solana.signAs(payer, quoted.status.approval?.transaction ?? "");
+
+type CompiledMessage = ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>;
+
+/** The quoted transaction with its message changed by `change` (signatures emptied), as base64. */
+function tampered(quoted: Quoted, change: (message: CompiledMessage) => CompiledMessage): string {
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(quoted.status.approval?.transaction ?? ""));
+  const message = change(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes));
+  const messageBytes = getCompiledTransactionMessageEncoder().encode(message);
+  const signatures = Object.fromEntries(Object.keys(transaction.signatures).map((key) => [key, null]));
+  return getBase64Decoder().decode(getTransactionEncoder().encode({ messageBytes, signatures } as never));
+}
+
+/** The index of the instruction run by `program` (by its address). */
+const instructionOf = (message: CompiledMessage, program: string) =>
+  message.instructions.findIndex((instruction) => String(message.staticAccounts[instruction.programAddressIndex]) === program);
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
 
 describe("paying on Solana", () => {
   test("a person with a Solana wallet approves the quoted transfer; it lands, the payee gets the price, and the ledger has its signature", async () => {
@@ -129,6 +156,141 @@ describe("paying on Solana", () => {
     expect(sandbox.solana.usdcBalance(payer.address)).toBe(before);
     // Nothing was reserved: the ledger never saw it.
     expect(await findPayment(chat.db, quoted.status.paymentId)).toBeUndefined();
+  });
+
+  test("a transfer changed after the quote (another amount, another payee) and signed by the payer is refused, nothing sent", async () => {
+    for (const change of [
+      // TransferChecked's data: [12, amount (u64 LE), decimals]: twice the price.
+      (message: CompiledMessage): CompiledMessage => {
+        const index = instructionOf(message, TOKEN_PROGRAM);
+        if (index < 0) throw new Error("the quoted transaction has no token transfer");
+        const instructions = message.instructions.map((instruction, at) => {
+          if (at !== index || !instruction.data) return instruction;
+          const data = Uint8Array.from(instruction.data);
+          const view = new DataView(data.buffer);
+          view.setBigUint64(1, view.getBigUint64(1, true) * 2n, true);
+          return { ...instruction, data };
+        });
+        return { ...message, instructions };
+      },
+      // The payee's token account swapped for the payer's own.
+      (message: CompiledMessage): CompiledMessage => {
+        const index = instructionOf(message, TOKEN_PROGRAM);
+        const instructions = message.instructions.map((instruction, at) => {
+          if (at !== index || !instruction.accountIndices) return instruction;
+          const [source, mint, , owner] = instruction.accountIndices;
+          return { ...instruction, accountIndices: [source ?? 0, mint ?? 0, source ?? 0, owner ?? 0] };
+        });
+        return { ...message, instructions };
+      },
+    ]) {
+      const payer = await solanaPayer();
+      const quoted = await quoteFor({ solanaAddress: payer.address });
+      const response = await approve(quoted, sandbox.solana.signAs(payer, tampered(quoted, change)));
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error).toMatchObject({ code: "bad-request", message: expect.stringMatching(/not the quoted one/) });
+      expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n);
+      expect(await findPayment(chat.db, quoted.status.paymentId)).toBeUndefined();
+    }
+  });
+
+  test("a wallet that adds an instruction before signing gets a refusal that says so, and nothing is sent", async () => {
+    const payer = await solanaPayer();
+    const quoted = await quoteFor({ solanaAddress: payer.address });
+    // A second memo, as a wallet's own "safety" instruction would be.
+    const withExtra = tampered(quoted, (message) => {
+      const memo = message.instructions[instructionOf(message, MEMO_PROGRAM)];
+      if (!memo) throw new Error("the quoted transaction has no memo");
+      return { ...message, instructions: [...message.instructions, { ...memo, data: new TextEncoder().encode("wallet guard") }] };
+    });
+    const response = await approve(quoted, sandbox.solana.signAs(payer, withExtra));
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("bad-request");
+    expect(body.error.message).toMatch(/wallet added 1 instruction/);
+    expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
+  test("a signature by another key over the quoted transaction, and base64 that is no transaction, are refused", async () => {
+    const payer = await solanaPayer();
+    const quoted = await quoteFor({ solanaAddress: payer.address });
+    const stranger = newSolanaKey();
+    const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(quoted.status.approval?.transaction ?? ""));
+    const forged = getBase64Decoder().decode(
+      getTransactionEncoder().encode({
+        ...transaction,
+        signatures: { ...transaction.signatures, [payer.address]: new Uint8Array(signEd25519(null, Uint8Array.from(transaction.messageBytes), stranger.privateKey)) },
+      } as never),
+    );
+    for (const answer of [forged, "AAAA"]) {
+      const response = await approve(quoted, answer);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("bad-request");
+    }
+    expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n);
+  });
+
+  test("a Solana wallet without a USDC account is told it holds no USDC there, before it is asked to sign", async () => {
+    const payer = newSolanaKey();
+    const lines = await collectLines(await chat.post({ messages: [{ role: "user", content: "Headlines" }], solanaAddress: payer.address, spendingLimits: generousLimits }));
+    const failed = paymentsOf(lines).at(-1);
+    expect(failed).toMatchObject({ status: "failed", network: sandbox.info.solana.network });
+    expect(failed?.reason?.code).toBe("insufficient-balance");
+    expect(paymentsOf(lines).some((status) => status.status === "awaiting-signature")).toBe(false);
+  });
+
+  test("paid means paid: the service takes the payment and answers 500; the chain is asked, and the person is told it was paid, not delivered", async () => {
+    const payer = await solanaPayer();
+    const quoted = await quoteFor({ solanaAddress: payer.address });
+    const price = BigInt(sandboxService(sandbox, "news-headlines").priceAtomic);
+    sandbox.setServiceAfterSettlement("news-headlines", "fail");
+    let lines: Awaited<ReturnType<typeof collectLines>>;
+    try {
+      lines = await collectLines(await approve(quoted, signed(payer, quoted)));
+    } finally {
+      sandbox.setServiceAfterSettlement("news-headlines", undefined);
+    }
+    expect(paymentsOf(lines).map((status) => [status.status, status.reason?.code])).toEqual([
+      ["submitted", undefined],
+      ["confirmed", undefined],
+      ["failed", "not-delivered"],
+    ]);
+    const done = finishOf(lines);
+    expect(done?.txHash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);
+    expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n - price);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", txHash: done?.txHash });
+  });
+
+  test("ten approvals at once across both rails, against a daily limit for three: three are paid", async () => {
+    const evm = await newPayer(sandbox);
+    const solana = await solanaPayer();
+    const news = sandboxService(sandbox, "news-headlines");
+    const price = BigInt(news.priceAtomic);
+    const limits = { ...generousLimits, daily: ((Number(price) * 3) / 1e6).toFixed(6) };
+    const wallets = { walletAddress: evm.address, solanaAddress: solana.address };
+    const onChain = async (defaultChain: string) => {
+      const body = { messages: [{ role: "user", content: "Headlines" }], ...wallets, spendingLimits: limits, preferences: { defaultChain } };
+      const status = paymentsOf(await collectLines(await chat.post(body))).find((entry) => entry.status === "awaiting-signature");
+      if (!status) throw new Error("no quote");
+      return { status, body };
+    };
+    const evmQuotes = await Promise.all([1, 2, 3, 4, 5].map(() => onChain(sandbox.info.network)));
+    const solanaQuotes = await Promise.all([1, 2, 3, 4, 5].map(() => onChain(sandbox.info.solana.network)));
+    expect(new Set(evmQuotes.map((quote) => quote.status.network))).toEqual(new Set([sandbox.info.network]));
+    expect(new Set(solanaQuotes.map((quote) => quote.status.network))).toEqual(new Set([sandbox.info.solana.network]));
+
+    const answers = await Promise.all([
+      ...evmQuotes.map(async (quote) =>
+        chat.post({ ...quote.body, payment: { paymentId: quote.status.paymentId, token: quote.status.approval?.token ?? "", signature: await signQuote(evm, quote.status) } }),
+      ),
+      ...solanaQuotes.map((quote) => approve(quote, signed(solana, quote))),
+    ]);
+    const finishes = await Promise.all(answers.map(async (response) => (response.status === 200 ? finishOf(await collectLines(response))?.finishReason : response.status)));
+    expect(finishes.filter((finish) => finish === "payment-complete")).toHaveLength(3);
+    const evmSpent = 1_000_000n - (await usdcBalance(sandbox)(evm.address));
+    const solanaSpent = 1_000_000n - sandbox.solana.usdcBalance(solana.address);
+    expect(evmSpent + solanaSpent).toBe(3n * price);
   });
 
   test("an unsigned transaction (the wallet's signature missing) is refused as not the wallet's", async () => {
