@@ -87,6 +87,17 @@ export function solanaKeyFromSeed(seed: Uint8Array): SolanaKey {
   return { address: base58.encode(pub) as Address, secretKey: base58.encode(Buffer.concat([Buffer.from(seed), pub])), privateKey };
 }
 
+/** Signs a wire transaction (base64) as `key`, which must be one of its signers; other signatures are kept. */
+export function signTransactionAs(key: SolanaKey, wire: string): string {
+  const transaction = getTransactionDecoder().decode(base64.decode(wire));
+  const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+  const index = message.staticAccounts.map(String).indexOf(key.address);
+  if (index < 0 || index >= message.header.numSignerAccounts) throw new Error(`${key.address} does not sign this transaction`);
+  const signature = new Uint8Array(signEd25519(null, Uint8Array.from(transaction.messageBytes), key.privateKey));
+  const signatures = { ...transaction.signatures, [key.address]: signature };
+  return base64.encode(new Uint8Array(getTransactionEncoder().encode({ ...transaction, signatures } as never)));
+}
+
 type Landed = { signature: string; slot: number; blockTime: number; wire: string; err: unknown; logs: string[]; pre: TokenBalance[]; post: TokenBalance[] };
 type TokenBalance = { accountIndex: number; mint: string; owner: string; programId: string; uiTokenAmount: { amount: string; decimals: number; uiAmount: number; uiAmountString: string } };
 
@@ -214,7 +225,11 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
     if (failed && /Signature|AlreadyProcessed|BlockhashNotFound/i.test(err ?? "")) {
       throw rpcError(-32002, `Transaction simulation failed: ${err}`, { err, logs: meta.logs() });
     }
-    const record: Landed = { signature, slot: slot(), blockTime: Math.floor(Date.now() / 1000), wire, err, logs: meta.logs(), pre, post: balancesOf(accounts) };
+    const post = balancesOf(accounts);
+    // Token accounts made by a transaction (an owner's associated account, created through the
+    // RPC) are known from then on, so that usdcBalance reads them too.
+    for (const entry of post) if (entry.mint === SOLANA_SANDBOX_USDC && !ataByOwner.has(entry.owner)) ataByOwner.set(entry.owner, accounts[entry.accountIndex] as Address);
+    const record: Landed = { signature, slot: slot(), blockTime: Math.floor(Date.now() / 1000), wire, err, logs: meta.logs(), pre, post };
     landed.set(signature, record);
     for (const account of accounts) {
       const list = byAccount.get(account) ?? [];
@@ -225,14 +240,7 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
     return { err, logs: meta.logs(), signature };
   };
 
-  const signAs = (key: SolanaKey, wire: string) => {
-    const { transaction, message } = decode(wire);
-    const index = message.staticAccounts.map(String).indexOf(key.address);
-    if (index < 0 || index >= message.header.numSignerAccounts) throw new Error(`${key.address} does not sign this transaction`);
-    const signature = new Uint8Array(signEd25519(null, Uint8Array.from(transaction.messageBytes), key.privateKey));
-    const signatures = { ...transaction.signatures, [key.address]: signature };
-    return base64.encode(new Uint8Array(getTransactionEncoder().encode({ ...transaction, signatures } as never)));
-  };
+  const signAs = (key: SolanaKey, wire: string) => signTransactionAs(key, wire);
 
   const context = () => ({ slot: slot(), apiVersion: "2.2.0" });
   const methods: Record<string, (params: unknown[]) => unknown> = {

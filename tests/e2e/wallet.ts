@@ -13,6 +13,7 @@ import { createFunder } from "@/sandbox/funder";
 import { watchCspViolations, type CspWatch } from "./csp";
 import { deploySmartAccount, smartAccount, smartAccountSigner, type SmartAccount } from "@/sandbox/smart-account";
 import { sandboxInfo } from "./sandbox";
+import { installSolanaTestWallet, type SolanaTestWallet } from "./solana-wallet";
 
 export const TEST_WALLET_NAME = "Test Wallet";
 export const TEST_WALLET_RDNS = "dev.test.wallet";
@@ -348,6 +349,8 @@ export type WalletFixtures = {
   unfundedWallet: TestWallet;
   /** A fresh sandbox account holding TEST_WALLET_USDC and 1 ETH for its own transactions' gas. */
   gasWallet: TestWallet;
+  /** A fresh Solana key holding TEST_WALLET_USDC on the local Solana, injected as a Wallet Standard wallet. */
+  solanaWallet: SolanaTestWallet;
 };
 
 export const test = base.extend<WalletFixtures & { cspViolations: CspWatch }>({
@@ -390,6 +393,9 @@ export const test = base.extend<WalletFixtures & { cspViolations: CspWatch }>({
     const { rpcUrl, chainId } = sandboxInfo();
     const { privateKey } = await newSandboxAccount({ usdc: TEST_WALLET_USDC, eth: 10n ** 18n });
     await use(await installTestWallet(page, { privateKey, rpcUrl, chainId }));
+  },
+  solanaWallet: async ({ page }, use) => {
+    await use(await installSolanaTestWallet(page, { usdc: TEST_WALLET_USDC }));
   },
   unfundedWallet: async ({ page }, use) => {
     const { rpcUrl, chainId } = sandboxInfo();
