@@ -7,7 +7,7 @@ import { SANDBOX_HOST } from "./ports";
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
-export type RunningServer = { url: string; port: number; close(): Promise<void> };
+export type RunningServer = { url: string; port: number; close(): Promise<void>; server: Server };
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -99,6 +99,7 @@ export async function listen(port: number, handler: RequestHandler): Promise<Run
   return {
     port: actualPort,
     url: `http://${SANDBOX_HOST}:${actualPort}`,
+    server,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

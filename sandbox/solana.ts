@@ -10,7 +10,9 @@
  * Blockhashes live as on a real cluster: a new one every couple of seconds, each good for about
  * a minute (150 blocks of 400 ms); a transaction on an older one is refused (BlockhashNotFound).
  * The sandbox's own keys (the demo wallet, the funder) sign through `sandbox_signTransaction`,
- * the way anvil signs for its unlocked accounts: no key reaches the page.
+ * the way anvil signs for its unlocked accounts: no key reaches the page. The same port answers
+ * WebSocket subscriptions (`signatureSubscribe`, `slotSubscribe`), so @solana/kit's
+ * `sendAndConfirmTransactionFactory` works against it with `rpcUrl` as `ws://`.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as signEd25519, type KeyObject } from "node:crypto";
 import {
@@ -25,6 +27,8 @@ import {
 } from "@solana/kit";
 import { AccountState, findAssociatedTokenPda, getMintEncoder, getTokenDecoder, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { LiteSVM, TransactionMetadata } from "litesvm";
+import type { Server } from "node:http";
+import { WebSocketServer, type WebSocket } from "ws";
 import { HttpError, listen, readJson, sendJson, type RunningServer } from "./http";
 
 /** Devnet: the network @x402/svm's client knows, answered here by the local SVM. */
@@ -35,6 +39,8 @@ export const SOLANA_SANDBOX_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU
 export const SOLANA_USDC_DECIMALS = 6;
 
 const SLOT_MS = 400;
+/** The funder's own USDC (1,000,000 USDC), besides its being the mint's authority. */
+const FUNDER_USDC = 1_000_000_000_000n;
 /** Blocks a blockhash stays valid for, as on a real cluster. */
 const BLOCKHASH_BLOCKS = 150;
 /** How often a new blockhash is made. */
@@ -126,6 +132,7 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
   };
 
   const landed = new Map<string, Landed>();
+  let onLanded: (record: Landed) => void = () => undefined;
   const byAccount = new Map<string, string[]>();
   const held = new Map<string, SolanaKey>();
   const funder = newSolanaKey();
@@ -236,6 +243,7 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
       list.unshift(signature);
       byAccount.set(account, list.slice(0, HISTORY_PER_ACCOUNT));
     }
+    onLanded(record);
     log(`solana: ${signature.slice(0, 12)}… ${err ? `failed (${err})` : "landed"}`);
     return { err, logs: meta.logs(), signature };
   };
@@ -249,6 +257,7 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
     getGenesisHash: () => GENESIS_HASH,
     getSlot: () => slot(),
     getBlockHeight: () => blockHeight(),
+    getEpochInfo: () => ({ absoluteSlot: slot(), blockHeight: blockHeight(), epoch: 0, slotIndex: slot(), slotsInEpoch: 432_000, transactionCount: null }),
     getLatestBlockhash: () => ({ context: context(), value: latestBlockhash() }),
     isBlockhashValid: ([hash]) => ({ context: context(), value: blockhashValid(String(hash)) }),
     getMinimumBalanceForRentExemption: ([size]) => Number(rent(Number(size))),
@@ -332,10 +341,17 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
     sendJson(response, 200, JSON.parse(JSON.stringify(reply, (_key, value: unknown) => (typeof value === "bigint" ? Number(value) : value))));
   });
 
-  await prepareTokenAccount(funder.address);
+  // The funder is the mint's authority and also holds USDC, so a test may mint or transfer.
+  await fund({ to: funder.address, usdc: FUNDER_USDC });
+  const subscriptions = serveSubscriptions(server.server, { slot, landedSignature: (signature) => landed.get(signature) });
+  onLanded = subscriptions.landed;
 
   return {
     ...server,
+    close: async () => {
+      await subscriptions.close();
+      await server.close();
+    },
     rpcUrl: server.url,
     network: SOLANA_SANDBOX_NETWORK,
     mint: SOLANA_SANDBOX_USDC,
@@ -352,5 +368,96 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
       current = { hash: current.hash, at: 0 };
     },
     prepareTokenAccount,
+  };
+}
+
+/**
+ * The subscriptions a validator's WebSocket port answers that @solana/kit's confirmation uses:
+ * a signature's landing (one notification, then done) and the slot as it advances.
+ */
+function serveSubscriptions(server: Server, { slot, landedSignature }: { slot: () => number; landedSignature: (signature: string) => Landed | undefined }) {
+  const sockets = new WebSocketServer({ server });
+  const waiting = new Map<string, Set<(record: Landed) => void>>();
+  let nextId = 1;
+
+  sockets.on("connection", (socket: WebSocket) => {
+    const timers = new Map<number, NodeJS.Timeout>();
+    const forget = new Map<number, () => void>();
+    const send = (body: unknown) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(body));
+    const notify = (method: string, subscription: number, result: unknown) => send({ jsonrpc: "2.0", method, params: { result, subscription } });
+    const unsubscribe = (id: number) => {
+      clearInterval(timers.get(id));
+      timers.delete(id);
+      forget.get(id)?.();
+      forget.delete(id);
+    };
+    socket.on("message", (data) => {
+      let body: { id?: unknown; method?: unknown; params?: unknown };
+      try {
+        body = JSON.parse(String(data)) as typeof body;
+      } catch {
+        send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+        return;
+      }
+      if (body.id === undefined) return; // a notification (a client's ping) asks for no answer
+      const params = Array.isArray(body.params) ? body.params : [];
+      const reply = (result: unknown) => send({ jsonrpc: "2.0", id: body.id, result });
+      const id = nextId++;
+      switch (body.method) {
+        case "signatureSubscribe": {
+          const signature = String(params[0]);
+          reply(id);
+          const deliver = (record: Landed) => {
+            notify("signatureNotification", id, { context: { slot: record.slot }, value: { err: record.err } });
+            forget.delete(id);
+          };
+          const found = landedSignature(signature);
+          if (found) {
+            deliver(found);
+            return;
+          }
+          const listeners = waiting.get(signature) ?? new Set();
+          listeners.add(deliver);
+          waiting.set(signature, listeners);
+          forget.set(id, () => listeners.delete(deliver));
+          return;
+        }
+        case "slotSubscribe": {
+          reply(id);
+          timers.set(
+            id,
+            setInterval(() => {
+              const now = slot();
+              notify("slotNotification", id, { parent: now - 1, root: Math.max(0, now - 32), slot: now });
+            }, SLOT_MS),
+          );
+          return;
+        }
+        case "signatureUnsubscribe":
+        case "slotUnsubscribe":
+          unsubscribe(Number(params[0]));
+          reply(true);
+          return;
+        default:
+          send({ jsonrpc: "2.0", id: body.id, error: { code: -32601, message: `Method not found: ${String(body.method)}` } });
+      }
+    });
+    socket.on("close", () => {
+      for (const subscription of [...timers.keys(), ...forget.keys()]) unsubscribe(subscription);
+    });
+  });
+
+  return {
+    landed(record: Landed) {
+      const listeners = waiting.get(record.signature);
+      if (!listeners) return;
+      waiting.delete(record.signature);
+      for (const deliver of listeners) deliver(record);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets.clients) socket.terminate();
+        sockets.close(() => resolve());
+      }),
   };
 }

@@ -3,13 +3,29 @@
 // signing the quoted transaction as a person's Solana wallet would. The model is scripted.
 import { sign as signEd25519 } from "node:crypto";
 import {
+  address,
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromBytes,
+  createSolanaRpc,
+  createSolanaRpcSubscriptions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase58Encoder,
   getBase64Decoder,
+  getBase64EncodedWireTransaction,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getCompiledTransactionMessageEncoder,
   getTransactionDecoder,
   getTransactionEncoder,
+  partiallySignTransaction,
+  pipe,
+  sendAndConfirmTransactionFactory,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
 } from "@solana/kit";
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { findSolanaNetwork } from "@/lib/chain/solana";
@@ -86,6 +102,46 @@ const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
 
 describe("paying on Solana", () => {
+  test("an outside client with only sandbox.json: @solana/kit funds a fresh wallet from the funder's USDC and waits over WebSocket, then signs the quote itself and pays", async () => {
+    const { rpcUrl, usdc, funder: funderKey } = sandbox.info.solana;
+    const rpc = createSolanaRpc(rpcUrl);
+    const rpcSubscriptions = createSolanaRpcSubscriptions(rpcUrl.replace(/^http/, "ws"));
+    const funder = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(funderKey.secretKey)));
+    const person = await generateKeyPairSigner();
+    const mint = address(usdc.mint);
+    const accountOf = async (owner: string) => (await findAssociatedTokenPda({ mint, owner: address(owner), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+    const [funderAccount, personAccount] = await Promise.all([accountOf(funder.address), accountOf(person.address)]);
+    const createAccount = await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: funder, owner: person.address, mint });
+    const { value: blockhash } = await rpc.getLatestBlockhash().send();
+    const funding = await signTransactionMessageWithSigners(
+      pipe(
+        createTransactionMessage({ version: 0 }),
+        (draft) => setTransactionMessageFeePayerSigner(funder, draft),
+        (draft) => setTransactionMessageLifetimeUsingBlockhash(blockhash, draft),
+        (draft) =>
+          appendTransactionMessageInstructions(
+            [
+              createAccount,
+              getTransferCheckedInstruction({ source: funderAccount, mint, destination: personAccount, authority: funder, amount: 50_000n, decimals: usdc.decimals }),
+            ],
+            draft,
+          ),
+      ),
+    );
+    await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(funding as never, { commitment: "confirmed" });
+    const { value: funded } = await rpc.getTokenAccountBalance(personAccount).send();
+    expect(funded.amount).toBe("50000");
+
+    const quoted = await quoteFor({ solanaAddress: person.address });
+    const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(quoted.status.approval?.transaction ?? ""));
+    const transaction = getBase64EncodedWireTransaction(await partiallySignTransaction([person.keyPair], unsigned));
+    const lines = await collectLines(await approve(quoted, transaction));
+    expect(paymentsOf(lines).at(-1)?.status).toBe("delivered");
+    const { value: after } = await rpc.getTokenAccountBalance(personAccount).send();
+    expect(BigInt(after.amount)).toBe(50_000n - BigInt(sandboxService(sandbox, "news-headlines").priceAtomic));
+    expect(finishOf(lines)?.txHash).toBeTruthy();
+  });
+
   test("a person with a Solana wallet approves the quoted transfer; it lands, the payee gets the price, and the ledger has its signature", async () => {
     const payer = await solanaPayer();
     const news = sandboxService(sandbox, "news-headlines");
