@@ -115,6 +115,11 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         <dt>Network</dt>
         <dd>
           {payment.chain} <span className={styles.muted}>({payment.network})</span>
+          {payment.networkChoice ? (
+            <span className={styles.networkChoice} data-testid="payment-network-choice">
+              {payment.networkChoice}
+            </span>
+          ) : null}
         </dd>
         {awaiting ? (
           <>

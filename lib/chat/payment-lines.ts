@@ -5,7 +5,7 @@ import { formatUnits, formatUsd } from "@/lib/money";
 import { totalOf, type PaymentUpdate } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 
-export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, reason, collectableUntil, warnings }: PaymentUpdate): PaymentStatus {
+export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, reason, collectableUntil, warnings, networkChoice }: PaymentUpdate): PaymentStatus {
   const { asset } = facts.network;
   const total = totalOf(facts);
   return {
@@ -26,6 +26,7 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
     payTo: facts.payTo,
     ...(facts.paidFrom ? { paidFrom: facts.paidFrom } : {}),
     ...(warnings && warnings.length > 0 ? { warnings } : {}),
+    ...(networkChoice ? { networkChoice } : {}),
     ...(approval
       ? {
           approval: {

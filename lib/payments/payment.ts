@@ -76,6 +76,8 @@ export type PaymentUpdate = {
   /** With `payment-pending`: until when the service could still collect the signed payment. */
   collectableUntil?: Date;
   warnings?: string[];
+  /** With the quote, when the service takes more than one network: why this one. */
+  networkChoice?: string;
 };
 
 /** What the agent is told about a payment: a summary it can relay, and the details behind it. */

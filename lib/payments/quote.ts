@@ -206,7 +206,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   }
   if (budget) parameters.silentPayments.left -= 1;
   const expiresAt = new Date(quote.validBefore * 1000);
-  onUpdate({ facts, stage: "awaiting-signature", approval: { toSign: quote.toSign, signs: quote.signs, token, expiresAt }, warnings: [...notes, ...preflight.warnings] });
+  onUpdate({ facts, stage: "awaiting-signature", approval: { toSign: quote.toSign, signs: quote.signs, token, expiresAt }, warnings: [...notes, ...preflight.warnings], ...(quote.networkChoice ? { networkChoice: quote.networkChoice } : {}) });
   const price = `$${formatUsd(amount)} USDC to ${serviceName} on ${network.name}`;
   if (budget) {
     return {
@@ -236,7 +236,14 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
   };
 }
 
-export type PaymentQuote = PayableRequirement & PreparedPayment & { x402Version: number; rail: PaymentRail; payer: string };
+export type PaymentQuote = PayableRequirement &
+  PreparedPayment & {
+    x402Version: number;
+    rail: PaymentRail;
+    payer: string;
+    /** When the service takes more than one network: why this one, in the person's words. */
+    networkChoice?: string;
+  };
 
 export type QuoteRefusal = { code: "payment-failed"; message: string };
 
@@ -295,5 +302,36 @@ export async function createQuote({ paymentRequired, wallet, perPaymentLimit, de
   // Above the limit, the card shows the lowest price asked, not the default chain's.
   const chosen = withinLimit(first) ? first : candidates.reduce((cheapest, next) => (next.amount < cheapest.amount ? next : cheapest));
   const prepared = await chosen.rail.prepare({ paymentRequired, requirement: chosen, payer: chosen.payer });
-  return { x402Version: paymentRequired.x402Version, ...chosen, ...prepared };
+  const networkChoice = withinLimit(chosen) ? whyThisNetwork({ chosen, candidates, walletless, defaultChain, withinLimit }) : undefined;
+  return { x402Version: paymentRequired.x402Version, ...chosen, ...prepared, ...(networkChoice ? { networkChoice } : {}) };
+}
+
+/**
+ * Why the quote pays on its network when the service takes others too: their wallet is not
+ * connected, this is the person's default chain, the others are above the per-payment limit, or
+ * this is the cheapest (or, at no lower price elsewhere, the one the service lists first).
+ */
+function whyThisNetwork({
+  chosen,
+  candidates,
+  walletless,
+  defaultChain,
+  withinLimit,
+}: {
+  chosen: Candidate;
+  candidates: readonly Candidate[];
+  walletless: readonly string[];
+  defaultChain: string | undefined;
+  withinLimit: (candidate: PayableRequirement) => boolean;
+}): string | undefined {
+  const others = candidates.filter((candidate) => candidate.network.id !== chosen.network.id);
+  const names = (list: readonly string[]) => [...new Set(list)].join(" or ");
+  if (others.length === 0) {
+    return walletless.length > 0 ? `The service also takes ${names(walletless)}; no wallet for it is connected.` : undefined;
+  }
+  const also = `The service also takes ${names([...others.map((other) => other.network.name), ...walletless])}`;
+  if (chosen.network.id === defaultChain) return `${also}; this is your default chain.`;
+  if (others.every((other) => !withinLimit(other))) return `${also}, above your per-payment limit there.`;
+  if (others.every((other) => other.amount > chosen.amount)) return `${also}, at a higher price there.`;
+  return `${also}, at no lower price; the service lists this one first.`;
 }

@@ -54,6 +54,8 @@ export type PaymentStatus = {
    */
   collectableUntil?: string;
   warnings?: string[];
+  /** With the quote, when the service takes more than one network: why this one pays. */
+  networkChoice?: string;
 };
 
 export type Usage = { inputTokens: number; outputTokens: number };

@@ -112,10 +112,17 @@ describe("x402 quotes", () => {
     const cheapest = await quoteOf(v2Required);
     if ("code" in cheapest) throw new Error(cheapest.message);
     expect([cheapest.network.id, cheapest.amount]).toEqual(["eip155:84532", 10_000n]);
+    // The quote says why this network: the other one the service takes (Base) asks more.
+    expect(cheapest.networkChoice).toBe("The service also takes Base, at a higher price there.");
     const preferred = await quoteOf(v2Required, { defaultChain: "eip155:8453" });
     if ("code" in preferred) throw new Error(preferred.message);
     expect([preferred.network.id, preferred.amount]).toEqual(["eip155:8453", 20_000n]);
     expect(preferred.unsignedPayload.accepted).toEqual(v2Required.accepts[1]);
+    expect(preferred.networkChoice).toBe("The service also takes Base Sepolia; this is your default chain.");
+    // One network the service takes: nothing to explain.
+    const only = await quoteOf({ ...v2Required, accepts: v2Required.accepts.slice(2) });
+    if ("code" in only) throw new Error(only.message);
+    expect(only.networkChoice).toBeUndefined();
   });
 
   test("refuses what cannot be paid safely: unknown asset, wrong EIP-712 domain, other schemes", async () => {
@@ -157,10 +164,12 @@ describe("x402 quotes", () => {
     const within = await quoteOf(v2Required, { perPayment: 15_000n, defaultChain: "eip155:8453" });
     if ("code" in within) throw new Error(within.message);
     expect([within.network.id, within.amount]).toEqual(["eip155:84532", 10_000n]);
+    expect(within.networkChoice).toBe("The service also takes Base, above your per-payment limit there.");
     // Every option above the limit: the lowest price asked, even off the default chain.
     const above = await quoteOf(v2Required, { perPayment: 9_999n, defaultChain: "eip155:8453" });
     if ("code" in above) throw new Error(above.message);
     expect([above.network.id, above.amount]).toEqual(["eip155:84532", 10_000n]);
+    expect(above.networkChoice).toBeUndefined();
   });
 
   test("a service asking for a one-year window gets an authorization valid for at most 10 minutes", async () => {

@@ -392,4 +392,22 @@ describe("paying on Solana", () => {
     expect(refused).toMatchObject({ status: "failed", network: sandbox.info.solana.network });
     expect(JSON.stringify(refused?.reason)).toMatch(/daily/i);
   });
+
+  test("a service that takes both rails is paid where the person's wallet or default chain says, and the quote says why", async () => {
+    const evm = await newPayer(sandbox);
+    const solana = await solanaPayer();
+    const solanaName = findSolanaNetwork(sandbox.info.solana.network, chat.env)?.name ?? "";
+
+    const evmOnly = await quoteFor({ walletAddress: evm.address });
+    expect(evmOnly.status.network).toBe(sandbox.info.network);
+    expect(evmOnly.status.networkChoice).toBe(`The service also takes ${solanaName}; no wallet for it is connected.`);
+
+    const both = { walletAddress: evm.address, solanaAddress: solana.address };
+    const byDefault = await collectLines(
+      await chat.post({ messages: [{ role: "user", content: "Technology headlines, please" }], ...both, spendingLimits: generousLimits, preferences: { defaultChain: sandbox.info.solana.network } }),
+    );
+    const onSolana = paymentsOf(byDefault).find((status) => status.status === "awaiting-signature");
+    expect(onSolana?.network).toBe(sandbox.info.solana.network);
+    expect(onSolana?.networkChoice).toMatch(/^The service also takes .+; this is your default chain\.$/);
+  });
 });
