@@ -3,7 +3,7 @@
  * (when stale) the product and a reference app, starts them with `next start`, and measures
  * cold start, time to first byte, chat throughput and server CPU per request (interleaved
  * rounds), the delay from the model's first chunk to the first `0:` line, the paid round trip on
- * the sandbox, and the chat page's First Load JS; with PGlite, and with PostgreSQL when
+ * the sandbox, discovery in a registry of 20,000 listings, and the chat page's First Load JS; with PGlite, and with PostgreSQL when
  * DATABASE_URL is set. Writes bench/RESULTS.md and bench/results.json afresh.
  */
 import { randomBytes } from "node:crypto";
@@ -16,6 +16,7 @@ import { decodeLine, isFinishLine } from "@/lib/protocol/lines";
 import { onShutdown } from "@/sandbox/lifecycle";
 import { ensureBuild, productBuild, type EnsureBuildReturnType, type NextAppBuild } from "@/sandbox/next-app";
 import { measureFirstByte, measureThroughput, type Contender } from "./chat-load";
+import { measureDiscovery } from "./discovery";
 import { measureFirstLoadJs } from "./first-load-js";
 import { measureFirstTextLine } from "./first-text-line";
 import { machineInfo, versions } from "./machine";
@@ -214,6 +215,10 @@ async function main(): Promise<void> {
       });
     }
 
+    log("discovery in a registry of 20,000 listings, with and without its search...");
+    const discovery = await measureDiscovery();
+    phases["discovery at size"] = phase();
+
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),
       durationSeconds: 0,
@@ -230,6 +235,7 @@ async function main(): Promise<void> {
       databases: [...perDatabase.values()],
       notRun,
       firstLoadJs: measureFirstLoadJs(ROOT),
+      discovery,
       marks: [],
     };
     results.marks = computeMarks(results);

@@ -72,6 +72,7 @@ export async function startFacilitator({
   account,
   eip6492AllowedFactories = [],
   solana,
+  onSettled,
 }: {
   port: number;
   rpcUrl: string;
@@ -80,6 +81,8 @@ export async function startFacilitator({
   eip6492AllowedFactories?: Hex[];
   /** The local Solana it also settles on, and its fee payer's key there. */
   solana?: { rpcUrl: string; network: string; feePayer: SolanaKey };
+  /** Told of each payment it settled: the resource paid for (v2 payloads name it) and the payer. */
+  onSettled?: (call: { resource: string; payer: string | undefined }) => void;
 }): Promise<Facilitator> {
   // Concurrent settlements send from one account: a nonce manager gives each its own nonce
   // instead of all reading the same pending count from the node.
@@ -133,8 +136,11 @@ export async function startFacilitator({
     authorizations.set(key, "settling");
     try {
       const result = await facilitator.settle(payload, requirements);
-      if (result.success) authorizations.set(key, "settled");
-      else authorizations.delete(key);
+      if (result.success) {
+        authorizations.set(key, "settled");
+        const resource = (payload as { resource?: { url?: unknown } }).resource?.url;
+        if (typeof resource === "string") onSettled?.({ resource, payer: result.payer });
+      } else authorizations.delete(key);
       return result;
     } catch (error) {
       authorizations.delete(key);

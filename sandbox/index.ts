@@ -167,15 +167,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await solana.fund({ to: accounts.solana.demoWallet.address, usdc: options.demoWalletUsdc ?? DEMO_WALLET_USDC });
     solana.holdKey(accounts.solana.demoWallet);
 
+    let registryRef: Registry | undefined;
     const facilitator = await startFacilitator({
       port: ports.facilitator,
       rpcUrl: chain.rpcUrl,
       account: accounts.facilitator,
       eip6492AllowedFactories: [CREATE2_FACTORY],
       solana: { rpcUrl: solana.rpcUrl, network: solana.network, feePayer: accounts.solana.facilitator },
+      // The registry's quality signals are the payments the facilitator really settled.
+      onSettled: (call) => registryRef?.recordCall(call),
     });
     stoppers.push(facilitator.close);
     const registry = await startRegistry({ port: ports.registry });
+    registryRef = registry;
     stoppers.push(registry.close);
 
     const services = new Map<string, RunningService>();

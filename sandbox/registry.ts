@@ -2,7 +2,9 @@
  * A Bazaar-style discovery registry over HTTP: `GET /discovery/resources` (filters type, payTo,
  * scheme, network; limit/offset pagination), `GET /discovery/search?q=` (or `query=`), and
  * `POST /register` so services listed after start-up are found. Entries are built from each
- * service's own 402 answer, so the listing always matches what the service really asks.
+ * service's own 402 answer, so the listing always matches what the service really asks. Each
+ * entry carries the Bazaar's quality signals (`quality`: paid calls and unique payers in the
+ * last 30 days, the last paid call), counted from the payments the sandbox's facilitator settled.
  */
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { PaymentRequirementsSchema } from "@x402/core/schemas";
@@ -21,7 +23,21 @@ export type Registry = RunningServer & {
   registerFromUrl(url: string, method?: "GET" | "POST"): Promise<DiscoveryResource>;
   unregister(resourceUrl: string): boolean;
   list(): DiscoveryResource[];
+  /** Counts a settled payment for the entry of `resource` (its URL, with or without a query). */
+  recordCall(call: { resource: string; payer: string | undefined; at?: Date }): void;
 };
+
+const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** A URL without its query and fragment: the entry a paid call belongs to. */
+function resourceKey(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url;
+  }
+}
 
 const registerBodySchema = z.union([
   z.object({ url: z.url(), method: z.enum(["GET", "POST"]).optional() }),
@@ -100,8 +116,22 @@ function pageParams(params: URLSearchParams): { limit: number; offset: number } 
   return { limit: Math.min(MAX_LIMIT, Math.max(1, number("limit", DEFAULT_LIMIT))), offset: number("offset", 0) };
 }
 
-export async function startRegistry({ port }: { port: number }): Promise<Registry> {
+/** `search: false` answers `/discovery/search` with 404, as registries without search do. */
+export async function startRegistry({ port, search = true }: { port: number; search?: boolean }): Promise<Registry> {
   const entries = new Map<string, DiscoveryResource>();
+  const calls = new Map<string, Array<{ at: number; payer: string | undefined }>>();
+
+  const withQuality = (item: DiscoveryResource) => {
+    const since = Date.now() - THIRTY_DAYS_MS;
+    const recent = (calls.get(resourceKey(item.resource)) ?? []).filter((call) => call.at >= since);
+    const last = recent.at(-1);
+    const quality = {
+      l30DaysTotalCalls: recent.length,
+      l30DaysUniquePayers: new Set(recent.map((call) => call.payer?.toLowerCase() ?? "unknown")).size,
+      ...(last ? { lastCalledAt: new Date(last.at).toISOString() } : {}),
+    };
+    return { ...item, quality };
+  };
 
   const register = (resource: DiscoveryResource) => {
     entries.set(resource.resource, resource);
@@ -119,12 +149,12 @@ export async function startRegistry({ port }: { port: number }): Promise<Registr
       const matching = [...entries.values()].filter((item) => matchesFilters(item, url.searchParams));
       const body: DiscoveryResourcesResponse = {
         x402Version: 2,
-        items: matching.slice(offset, offset + limit),
+        items: matching.slice(offset, offset + limit).map(withQuality),
         pagination: { limit, offset, total: matching.length },
       };
       return sendJson(response, 200, body);
     }
-    if (request.method === "GET" && url.pathname === "/discovery/search") {
+    if (search && request.method === "GET" && url.pathname === "/discovery/search") {
       const query = url.searchParams.get("q") ?? url.searchParams.get("query") ?? "";
       const { limit } = pageParams(url.searchParams);
       const matching = [...entries.values()].filter(
@@ -132,7 +162,7 @@ export async function startRegistry({ port }: { port: number }): Promise<Registr
       );
       return sendJson(response, 200, {
         x402Version: 2,
-        resources: matching.slice(0, limit),
+        resources: matching.slice(0, limit).map(withQuality),
         partialResults: matching.length > limit,
         pagination: { limit, cursor: null },
       });
@@ -165,5 +195,11 @@ export async function startRegistry({ port }: { port: number }): Promise<Registr
     registerFromUrl,
     unregister: (resourceUrl) => entries.delete(resourceUrl),
     list: () => [...entries.values()],
+    recordCall: ({ resource, payer, at = new Date() }) => {
+      const key = resourceKey(resource);
+      const list = calls.get(key) ?? [];
+      list.push({ at: at.getTime(), payer });
+      calls.set(key, list.slice(-10_000));
+    },
   };
 }

@@ -199,7 +199,17 @@ function stripFiller(text: string): string {
 
 // --- Answering from tool results ----------------------------------------------------------------
 
-type ServiceView = { name?: string; url: string; method?: string; priceUsd?: string; network?: string; description?: string; latencyMs?: number };
+type ServiceView = {
+  name?: string;
+  url: string;
+  method?: string;
+  priceUsd?: string;
+  network?: string;
+  description?: string;
+  latencyMs?: number;
+  paidCalls?: number;
+  uniquePayers?: number;
+};
 
 function firstService(output: unknown): ServiceView | undefined {
   const list = servicesOf(output);
@@ -219,9 +229,26 @@ function servicesOf(output: unknown): ServiceView[] {
         ...(typeof item.network === "string" ? { network: item.network } : {}),
         ...(typeof item.description === "string" ? { description: item.description } : {}),
         ...(typeof item.latencyMs === "number" ? { latencyMs: item.latencyMs } : {}),
+        ...trackRecordOf(item.lastThirtyDays),
       },
     ];
   });
+}
+
+function trackRecordOf(value: unknown): Pick<ServiceView, "paidCalls" | "uniquePayers"> {
+  if (!isRecord(value)) return {};
+  return {
+    ...(typeof value.paidCalls === "number" ? { paidCalls: value.paidCalls } : {}),
+    ...(typeof value.uniquePayers === "number" ? { uniquePayers: value.uniquePayers } : {}),
+  };
+}
+
+/** "12 paid calls by 5 payers in the last 30 days", from what the registry reported. */
+function usageOf(service: ServiceView): string {
+  if (service.paidCalls === undefined && service.uniquePayers === undefined) return "";
+  const calls = service.paidCalls === undefined ? "" : `${service.paidCalls} paid ${service.paidCalls === 1 ? "call" : "calls"}`;
+  const payers = service.uniquePayers === undefined ? "" : `${calls ? " by " : ""}${service.uniquePayers} ${service.uniquePayers === 1 ? "payer" : "payers"}`;
+  return `, ${calls}${payers} in the last 30 days`;
 }
 
 function summarise(result: OfflineToolResult): string {
@@ -231,15 +258,19 @@ function summarise(result: OfflineToolResult): string {
     case "discoverServices":
     case "comparePrices": {
       const services = servicesOf(output);
-      if (services.length === 0) return "I found no matching x402 services in the registries.";
+      const notes = [
+        ...(isRecord(output) && typeof output.trackRecordNote === "string" ? [output.trackRecordNote] : []),
+        ...(isRecord(output) && Array.isArray(output.searchNotes) ? output.searchNotes.filter((note): note is string => typeof note === "string") : []),
+      ];
+      if (services.length === 0) return ["I found no matching x402 services in the registries.", ...notes].join("\n");
       const heading = result.toolName === "comparePrices" ? "Here is how they compare, best first:" : "These x402 services are available:";
       const lines = services.map((service, index) => {
         const price = service.priceUsd ? `$${service.priceUsd} per call` : "price unknown";
         const speed = service.latencyMs !== undefined ? `, about ${service.latencyMs} ms` : "";
         const about = service.description ? `: ${service.description}` : "";
-        return `${index + 1}. ${service.name ?? service.url} (${price}${speed}, ${service.network ?? "unknown network"})${about}`;
+        return `${index + 1}. ${service.name ?? service.url} (${price}${speed}, ${service.network ?? "unknown network"}${usageOf(service)})${about}`;
       });
-      return [heading, ...lines].join("\n");
+      return [heading, ...lines, ...notes].join("\n");
     }
     default:
       if (isRecord(output) && typeof output.summary === "string") return output.summary;

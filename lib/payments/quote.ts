@@ -9,7 +9,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
-import { cleanText } from "@/lib/x402/discovery";
+import { cleanText } from "@/lib/x402/listings";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";

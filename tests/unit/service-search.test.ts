@@ -1,8 +1,9 @@
-// How a query finds services (lib/x402/discovery.ts filterServices): by whole words of the
+// How a query finds services (lib/x402/listings.ts filterServices): by whole words of the
 // listing, singular or plural, so "headlines" finds the news service and never a weather service
-// whose city list says "New York".
+// whose city list says "New York". And how a registry's quality signals are read and rank them.
 import { describe, expect, test } from "vitest";
-import { filterServices, type ServiceListing } from "@/lib/x402/discovery";
+import { parseServerEnv } from "@/lib/env";
+import { filterServices, hasTrackRecord, listingsOf, rankServices, type ServiceListing } from "@/lib/x402/listings";
 
 const listing = (name: string, description: string, tags: string[], url: string): ServiceListing => ({
   name,
@@ -41,5 +42,39 @@ describe("finding services by words", () => {
   test("every word of the query must be found", () => {
     expect(names("weather tokyo")).toEqual(["Budget Weather"]);
     expect(names("weather headlines")).toEqual([]);
+  });
+});
+
+describe("a registry's quality signals", () => {
+  const item = (name: string, amount: string, quality: unknown) => ({
+    resource: `https://${name}.example/api`,
+    type: "http",
+    x402Version: 2,
+    lastUpdated: "2026-01-01T00:00:00.000Z",
+    serviceName: name,
+    accepts: [{ scheme: "exact", network: "eip155:84532", amount, asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: "0x0000000000000000000000000000000000000001", maxTimeoutSeconds: 60, extra: { name: "USDC", version: "2" } }],
+    quality,
+  });
+  const env = parseServerEnv({ X402_NETWORKS: "eip155:84532" });
+  const read = (entry: ReturnType<typeof item>) => listingsOf(entry as never, "https://registry.example", env)[0];
+
+  test("are read as the registry reports them, and what is not a count or a date is left out", () => {
+    expect(read(item("used", "1000", { l30DaysTotalCalls: 120, l30DaysUniquePayers: 40, lastCalledAt: "2026-11-20T10:00:00Z" }))?.quality).toEqual({
+      calls30d: 120,
+      payers30d: 40,
+      lastCalledAt: "2026-11-20T10:00:00.000Z",
+    });
+    expect(read(item("odd", "1000", { l30DaysTotalCalls: -3, l30DaysUniquePayers: "many", lastCalledAt: "yesterday" }))?.quality).toBeUndefined();
+    expect(read(item("none", "1000", undefined))?.quality).toBeUndefined();
+  });
+
+  test("at one price, the service more people paid ranks first; a lower price still wins", () => {
+    const quiet = read(item("quiet", "1000", { l30DaysTotalCalls: 0, l30DaysUniquePayers: 0 }));
+    const busy = read(item("busy", "1000", { l30DaysTotalCalls: 900, l30DaysUniquePayers: 300 }));
+    const cheap = read(item("cheap", "900", { l30DaysTotalCalls: 0, l30DaysUniquePayers: 0 }));
+    if (!quiet || !busy || !cheap) throw new Error("fixture");
+    expect(rankServices([quiet, busy], { priority: "cost" }).map((listing) => listing.name)).toEqual(["busy", "quiet"]);
+    expect(rankServices([quiet, busy, cheap], { priority: "cost" }).map((listing) => listing.name)).toEqual(["cheap", "busy", "quiet"]);
+    expect([hasTrackRecord(cheap), hasTrackRecord(busy), hasTrackRecord(weather)]).toEqual([false, true, undefined]);
   });
 });

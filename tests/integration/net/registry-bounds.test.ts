@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
-import { clearDiscoveryCache, LISTING_LIMITS, listServices } from "@/lib/x402/discovery";
+import { clearDiscoveryCache, listServices } from "@/lib/x402/discovery";
+import { LISTING_LIMITS } from "@/lib/x402/listings";
 import { startLoopbackServer, streamsHugeBody, type LoopbackServer } from "./loopback-server";
 
 const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";

@@ -1,0 +1,88 @@
+/**
+ * Discovery against a registry of 20,000 listings (the sandbox's registry, filled), in this
+ * process through lib/x402/discovery.ts as the tools call it: with the registry's search, the
+ * first query (cold: the first pages, then the search) and the next ones (warm); without search,
+ * the first answer (within the deadline, saying the catalogue is being read), how long the
+ * background read of the whole catalogue takes, and queries answered from the index (warm).
+ */
+import { performance } from "node:perf_hooks";
+import type { DiscoveryResource } from "@x402/extensions/bazaar";
+import { parseServerEnv } from "@/lib/env";
+import { clearDiscoveryCache, findServices } from "@/lib/x402/discovery";
+import { startRegistry } from "@/sandbox/registry";
+import { spread, type Spread } from "./stats";
+
+export const DISCOVERY_LISTINGS = 20_000;
+const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+const WARM_QUERIES = 20;
+
+export type DiscoveryResult = {
+  listings: number;
+  search: { coldMs: number; warmMs: Spread; found: boolean };
+  index: { firstAnswerMs: number; readMs: number; warmMs: Spread; found: boolean };
+};
+
+function listing(index: number): DiscoveryResource {
+  const topic = index === 15_000 ? "zebra stripes" : `topic${index % 500}`;
+  return {
+    resource: `https://service${index}.example/${topic.replace(" ", "-")}`,
+    type: "http",
+    x402Version: 2,
+    lastUpdated: "2026-01-01T00:00:00.000Z",
+    serviceName: `Service ${index}`,
+    description: `Answers questions about ${topic}`,
+    tags: [topic],
+    accepts: [{ scheme: "exact", network: "eip155:31337", amount: String(1_000 + (index % 90)), asset: USDC, payTo: `0x${"2".repeat(40)}`, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } }],
+  };
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await run();
+  return { ms: performance.now() - started, value };
+}
+
+export async function measureDiscovery(): Promise<DiscoveryResult> {
+  const withSearch = await startRegistry({ port: 0 });
+  const withoutSearch = await startRegistry({ port: 0, search: false });
+  try {
+    for (let index = 0; index < DISCOVERY_LISTINGS; index += 1) {
+      withSearch.register(listing(index));
+      withoutSearch.register(listing(index));
+    }
+    const envOf = (url: string) => parseServerEnv({ X402_DISCOVERY_URLS: url, X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1", X402_NETWORKS: "eip155:31337", USDC_ADDRESS_31337: USDC });
+    const isZebra = (services: Array<{ name: string }>) => services.some((service) => service.name === "Service 15000");
+
+    clearDiscoveryCache();
+    const searchEnv = envOf(withSearch.url);
+    const searchCold = await timed(() => findServices(searchEnv, { query: "zebra" }));
+    const searchWarm: number[] = [];
+    for (let round = 0; round < WARM_QUERIES; round += 1) searchWarm.push((await timed(() => findServices(searchEnv, { query: `topic${round * 7}` }))).ms);
+
+    clearDiscoveryCache();
+    const indexEnv = envOf(withoutSearch.url);
+    const readStarted = performance.now();
+    const first = await timed(() => findServices(indexEnv, { query: "zebra" }));
+    let found = isZebra(first.value.services);
+    while (!found || (await findServices(indexEnv, { query: "zebra" })).notes.length > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      found = isZebra((await findServices(indexEnv, { query: "zebra" })).services);
+      if (performance.now() - readStarted > 300_000) break;
+    }
+    const readMs = performance.now() - readStarted;
+    const indexWarm: number[] = [];
+    for (let round = 0; round < WARM_QUERIES; round += 1) indexWarm.push((await timed(() => findServices(indexEnv, { query: `topic${round * 7}` }))).ms);
+    clearDiscoveryCache();
+    return {
+      listings: DISCOVERY_LISTINGS,
+      search: { coldMs: searchCold.ms, warmMs: spread(searchWarm), found: isZebra(searchCold.value.services) },
+      index: { firstAnswerMs: first.ms, readMs, warmMs: spread(indexWarm), found },
+    };
+  } finally {
+    await Promise.all([withSearch.close(), withoutSearch.close()]);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  measureDiscovery().then((result) => console.log(JSON.stringify(result, null, 2)));
+}
