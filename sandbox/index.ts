@@ -21,6 +21,7 @@ import {
 import { startRegistry, type Registry } from "./registry";
 import { SOLANA_SANDBOX_NETWORK, SOLANA_USDC_DECIMALS, startLocalSolana, type LocalSolana } from "./solana";
 import { sandboxServices } from "./services/catalog";
+import { startDeployedService } from "./services/deployed";
 import type { ServiceDefinition } from "./services/definition";
 import { startService, type AfterSettlement, type ClaimedSettlement, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
@@ -75,6 +76,8 @@ export type Sandbox = {
   setServiceAfterSettlement(name: string, mode: AfterSettlement | undefined): void;
   /** Paid requests are not settled, and the service claims they were, with this transaction. */
   setServiceClaimedSettlement(name: string, claim: ClaimedSettlement | undefined): void;
+  /** The `payment-identifier` of each payment the service settled, in order. */
+  paymentIdentifiers(name: string): readonly string[];
   /** Closes a service's port: connections to it are refused from then on. */
   stopService(name: string): Promise<void>;
   /** Mints sandbox USDC (atomic units) and/or sends ETH (wei) from the funder. */
@@ -128,6 +131,7 @@ function serviceInfo(service: RunningService, listed: boolean): SandboxServiceIn
     tags: definition.tags,
     payTo: service.payTo,
     listed,
+    ...(definition.madeWith ? { madeWith: definition.madeWith } : {}),
   };
 }
 
@@ -187,7 +191,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const solanaPayee = definition.rails?.includes("solana") ? accounts.solana.merchant(index).address : undefined;
       // A payee's token account exists before anyone pays it: the exact scheme does not create one.
       if (solanaPayee) await solana.prepareTokenAccount(solanaPayee);
-      const service = await startService({
+      const service = await (definition.madeWith ? startDeployedService : startService)({
         definition,
         port,
         facilitatorUrl: facilitator.url,
@@ -262,6 +266,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       setServiceFailing: (name, failing) => serviceNamed(name).setFailing(failing),
       setServiceAfterSettlement: (name, mode) => serviceNamed(name).setAfterSettlement(mode),
       setServiceClaimedSettlement: (name, claim) => serviceNamed(name).setClaimedSettlement(claim),
+      paymentIdentifiers: (name) => serviceNamed(name).paymentIdentifiers(),
       stopService: (name) => serviceNamed(name).close(),
       fund,
       solana: {

@@ -26,6 +26,8 @@ export type SandboxServiceInfo = {
   payTo: Hex;
   /** Whether the registry lists it (test-only services are unlisted by default). */
   listed: boolean;
+  /** The x402 middleware its server is made with, where it is one (sandbox/services/deployed.ts). */
+  madeWith?: "@x402/express" | "@x402/hono" | "@x402/next";
 };
 
 export type SandboxInfo = {

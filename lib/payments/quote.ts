@@ -4,7 +4,8 @@
 // the payment for the payer's wallet to sign, with a token that carries the quote to request B.
 // Nothing is paid here: paying needs the signature, which comes with request B (./approval.ts).
 // A door hears each step as an update and gets a result it turns into its own words.
-import type { PaymentRequired } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
+import { appendPaymentIdentifierToExtensions, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -193,7 +194,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
     expiresAt: quote.validBefore,
     toSign: quote.toSign,
     signs: quote.signs,
-    payload: quote.unsignedPayload,
+    payload: withPaymentIdentifier(quote.unsignedPayload, paymentId),
     ...(budget ? { agentBudget: budget.grant } : {}),
     ...(countedWith.length > 0 ? { countedWith } : {}),
     ...(parameters.binding === undefined ? {} : { binding: parameters.binding }),
@@ -334,4 +335,14 @@ function whyThisNetwork({
   if (others.every((other) => !withinLimit(other))) return `${also}, above your per-payment limit there.`;
   if (others.every((other) => other.amount > chosen.amount)) return `${also}, at a higher price there.`;
   return `${also}, at no lower price; the service lists this one first.`;
+}
+
+/**
+ * The payload with this payment's id in the `payment-identifier` extension, where the service
+ * declared it: a retried call is then recognized by the service as the same payment. Outside the
+ * signed part on both rails, so it changes nothing the wallet signs.
+ */
+function withPaymentIdentifier(payload: PaymentPayload, paymentId: string): PaymentPayload {
+  if (!payload.extensions || !(PAYMENT_IDENTIFIER in payload.extensions)) return payload;
+  return { ...payload, extensions: appendPaymentIdentifierToExtensions(structuredClone(payload.extensions), paymentId) };
 }

@@ -6,8 +6,11 @@ import { createCryptoPrices } from "./crypto-prices";
 import { currencyConvert } from "./currency";
 import type { ServiceDefinition } from "./definition";
 import { dictionary } from "./dictionary";
+import { airQuality } from "./air-quality";
+import { holidays } from "./holidays";
 import { hostile } from "./hostile";
 import { newsHeadlines } from "./news";
+import { quotations } from "./quotes";
 import { translate } from "./translate";
 import { weatherBudget, weatherExpress } from "./weather";
 
@@ -21,5 +24,8 @@ export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): Ser
     translate,
     dictionary,
     hostile,
+    holidays,
+    airQuality,
+    quotations,
   ];
 }

@@ -34,6 +34,11 @@ export type ServiceDefinition = {
   rails?: readonly ServiceRail[];
   /** The authorization window the 402 asks for; default 300 s. Tests ask for more. */
   maxTimeoutSeconds?: number;
+  /**
+   * Served by a server made with this x402 middleware, as deployed services are (deployed.ts);
+   * absent: by the sandbox's own server over @x402/core (x402-service.ts), which tests can make misbehave.
+   */
+  madeWith?: "@x402/express" | "@x402/hono" | "@x402/next";
   discovery: DeclareDiscoveryExtensionInput;
   handle(request: ServiceRequest): Promise<unknown>;
 };

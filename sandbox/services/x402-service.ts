@@ -10,6 +10,13 @@ import type { HTTPAdapter, HTTPRequestContext, HTTPResponseInstructions, RouteCo
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
+import {
+  declarePaymentIdentifierExtension,
+  extractPaymentIdentifier,
+  PAYMENT_IDENTIFIER,
+  paymentIdentifierResourceServerExtension,
+} from "@x402/extensions/payment-identifier";
+import type { PaymentPayload } from "@x402/core/types";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Hex } from "viem";
 import { SANDBOX_NETWORK } from "../chain";
@@ -54,7 +61,27 @@ export type RunningService = RunningServer & {
   setAfterSettlement(mode: AfterSettlement | undefined): void;
   /** While set, every paid request is verified, not settled, and answered as if it were (ClaimedSettlement). */
   setClaimedSettlement(claim: ClaimedSettlement | undefined): void;
+  /** The `payment-identifier` of each payment it settled, in order (the service declares the extension). */
+  paymentIdentifiers(): readonly string[];
 };
+
+/**
+ * The x402 resource server every sandbox service uses: EVM and Solana `exact`, the Bazaar and
+ * payment-identifier extensions, and a record of the payment identifiers it settled.
+ */
+export function sandboxResourceServer({ facilitatorUrl, solana }: { facilitatorUrl: string; solana?: SolanaPayee | undefined }) {
+  const identifiers: string[] = [];
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl }))
+    .register(SANDBOX_NETWORK, new ExactEvmScheme())
+    .register((solana?.network ?? "solana:*") as `${string}:${string}`, new ExactSvmScheme())
+    .registerExtension(bazaarResourceServerExtension)
+    .registerExtension(paymentIdentifierResourceServerExtension)
+    .onAfterSettle(async ({ paymentPayload }) => {
+      const id = extractPaymentIdentifier(paymentPayload as PaymentPayload, false);
+      if (id) identifiers.push(id);
+    });
+  return { resourceServer, paymentIdentifiers: () => [...identifiers] };
+}
 
 export type StartServiceParameters = {
   definition: ServiceDefinition;
@@ -126,7 +153,7 @@ export function routeConfigFor(
     mimeType: "application/json",
     serviceName: definition.serviceName,
     tags: definition.tags,
-    extensions: declareDiscoveryExtension(definition.discovery),
+    extensions: { ...declareDiscoveryExtension(definition.discovery), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension() },
   };
 }
 
@@ -146,10 +173,7 @@ export async function startService({
   // The resource URL is fixed before listening so the 402 always names the same URL.
   let resourceUrl = "";
 
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl }))
-    .register(SANDBOX_NETWORK, new ExactEvmScheme())
-    .register((solana?.network ?? "solana:*") as `${string}:${string}`, new ExactSvmScheme())
-    .registerExtension(bazaarResourceServerExtension);
+  const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana });
 
   let httpServer: x402HTTPResourceServer | undefined;
 
@@ -307,5 +331,6 @@ export async function startService({
     setClaimedSettlement: (claim) => {
       claimedSettlement = claim;
     },
+    paymentIdentifiers,
   };
 }

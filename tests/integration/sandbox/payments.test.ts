@@ -28,6 +28,9 @@ const expectedData: Record<string, (data: Record<string, unknown>) => void> = {
   },
   "currency-convert": (data) => expect(data).toEqual({ from: "USD", to: "EUR", amount: "10", converted: "9.215", rate: "0.9215" }),
   translate: (data) => expect(data).toMatchObject({ translatedText: "hola amigo", to: "es" }),
+  holidays: (data) => expect(data).toMatchObject({ country: "PT", holidays: expect.arrayContaining([expect.objectContaining({ name: "Freedom Day" })]) }),
+  "air-quality": (data) => expect(data).toMatchObject({ city: "Lisbon", aqi: expect.any(Number), category: "good" }),
+  quotations: (data) => expect(data).toMatchObject({ topic: "money", author: "Benjamin Franklin" }),
 };
 
 describe("paying sandbox services with the reference x402 client", () => {

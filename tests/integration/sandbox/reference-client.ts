@@ -98,6 +98,9 @@ export function sampleRequest(entry: SandboxServiceInfo): { url: string; init?: 
     "currency-convert": "from=USD&to=EUR&amount=10",
     dictionary: "word=ledger",
     "prize-oracle": "",
+    holidays: "country=PT",
+    "air-quality": "city=Lisbon",
+    quotations: "topic=money",
   };
   if (entry.method === "POST") {
     return {

@@ -1,0 +1,42 @@
+/**
+ * Air quality of a city, a reading that moves with the hour. Served by a server made with
+ * `@x402/hono` (deployed.ts). Takes payment on the sandbox's EVM chain and on its Solana.
+ */
+import { latencyTag, requiredParam, ServiceInputError, type ServiceDefinition } from "./definition";
+
+const CITIES: Record<string, number> = { lisbon: 28, london: 41, paris: 45, berlin: 38, tokyo: 52, delhi: 160, "new york": 47 };
+
+function category(index: number): string {
+  if (index <= 50) return "good";
+  if (index <= 100) return "moderate";
+  if (index <= 150) return "unhealthy for sensitive groups";
+  return "unhealthy";
+}
+
+export const airQuality: ServiceDefinition = {
+  name: "air-quality",
+  serviceName: "Clear Air Index",
+  description: `Air quality index of a city now (${Object.keys(CITIES).join(", ")}).`,
+  method: "GET",
+  path: "/air",
+  price: 2_500n, // 0.0025 USDC
+  latencyMs: 200,
+  tags: ["air", "quality", "pollution", latencyTag(200)],
+  rails: ["evm", "solana"],
+  madeWith: "@x402/hono",
+  discovery: {
+    input: { city: "Lisbon" },
+    inputSchema: { properties: { city: { type: "string", description: "City name" } }, required: ["city"] },
+    output: {
+      example: { city: "Lisbon", aqi: 31, category: "good" },
+      schema: { properties: { city: { type: "string" }, aqi: { type: "number" }, category: { type: "string" } }, required: ["city", "aqi", "category"] },
+    },
+  },
+  async handle({ query }) {
+    const city = requiredParam(query, "city");
+    const base = CITIES[city.toLowerCase()];
+    if (base === undefined) throw new ServiceInputError(`no air quality for "${city}"; known: ${Object.keys(CITIES).join(", ")}`);
+    const aqi = base + (new Date().getUTCHours() % 7);
+    return { city, aqi, category: category(aqi), observedAt: new Date().toISOString() };
+  },
+};

@@ -1,0 +1,165 @@
+/**
+ * Sandbox services served the way people deploy x402 services: with the x402 packages'
+ * middlewares, not with @x402/core by hand. `@x402/express`'s `paymentMiddleware` in an Express
+ * app, `@x402/hono`'s in a Hono app (on @hono/node-server), and a Next.js App Router route handler
+ * wrapped with `@x402/next`'s `withX402`, called with the NextRequest a Next server would hand it
+ * (the handler is what a person exports from `app/api/.../route.ts`; running a whole Next server
+ * per service would only add minutes to the sandbox's start). Each middleware answers the 402,
+ * verifies, runs the handler and settles only a handler's success, as it does in production.
+ * They can be switched offline (503) like the sandbox's own; the misbehaviours tests script
+ * (x402-service.ts) belong to the sandbox's own server only.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import { paymentMiddleware as expressPayment } from "@x402/express";
+import { paymentMiddleware as honoPayment } from "@x402/hono";
+import { withX402 } from "@x402/next";
+import express from "express";
+import { Hono } from "hono";
+import { NextRequest, NextResponse } from "next/server";
+import { CORS_HEADERS, sendJson } from "../http";
+import { SANDBOX_HOST } from "../ports";
+import { ServiceInputError, type ServiceDefinition } from "./definition";
+import { routeConfigFor, sandboxResourceServer, type RunningService, type StartServiceParameters } from "./x402-service";
+
+type Answer = { status: number; body: unknown };
+
+/** The definition's handler as any framework calls it: 200 with its data, 400 for bad input, 500 otherwise. */
+async function answerOf(definition: ServiceDefinition, query: URLSearchParams, body: unknown): Promise<Answer> {
+  try {
+    return { status: 200, body: await definition.handle({ query, body }) };
+  } catch (error) {
+    if (error instanceof ServiceInputError) return { status: 400, body: { error: error.message } };
+    return { status: 500, body: { error: "internal error" } };
+  }
+}
+
+export async function startDeployedService({ definition, port, facilitatorUrl, usdcAddress, payTo, solana, log = () => undefined }: StartServiceParameters): Promise<RunningService> {
+  const madeWith = definition.madeWith;
+  if (!madeWith) throw new Error(`${definition.name} names no middleware`);
+  const origin = `http://${SANDBOX_HOST}:${port}`;
+  const resourceUrl = `${origin}${definition.path}`;
+  const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana });
+  const route = routeConfigFor(definition, { resourceUrl, usdcAddress, payTo, solana });
+  const routes = { [`${definition.method} ${definition.path}`]: route };
+
+  let online = true;
+  const listener = requestListener(madeWith, definition, { routes, route, resourceServer, origin });
+  const server = createServer((request, response) => {
+    // What a deployer adds with a CORS middleware, so browser x402 clients can read PAYMENT-RESPONSE.
+    for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
+    if (request.method === "OPTIONS") {
+      response.writeHead(204);
+      response.end();
+      return;
+    }
+    if (!online) {
+      sendJson(response, 503, { error: "service-unavailable", message: `${definition.serviceName} is offline` }, { "Retry-After": "30" });
+      return;
+    }
+    listener(request, response);
+  });
+  server.keepAliveTimeout = 1_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, SANDBOX_HOST, () => resolve());
+  });
+  log(`${definition.name}: served by ${madeWith} on ${origin}`);
+
+  const unsupported = (what: string) => () => {
+    throw new Error(`${definition.name} is served by ${madeWith}: ${what} is scripted on the sandbox's own services only`);
+  };
+  return {
+    url: origin,
+    port,
+    server,
+    close: () => closeServer(server),
+    definition,
+    resourceUrl,
+    payTo,
+    solanaPayTo: definition.rails?.includes("solana") ? solana?.payTo : undefined,
+    isOnline: () => online,
+    setOnline: (value) => {
+      online = value;
+    },
+    setFailing: unsupported("failing"),
+    setAfterSettlement: unsupported("misbehaving after settlement"),
+    setClaimedSettlement: unsupported("claiming a settlement"),
+    paymentIdentifiers,
+  };
+}
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+function requestListener(
+  madeWith: NonNullable<ServiceDefinition["madeWith"]>,
+  definition: ServiceDefinition,
+  { routes, route, resourceServer, origin }: { routes: Record<string, ReturnType<typeof routeConfigFor>>; route: ReturnType<typeof routeConfigFor>; resourceServer: ReturnType<typeof sandboxResourceServer>["resourceServer"]; origin: string },
+): Listener {
+  const queryOf = (url: string) => new URL(url, origin).searchParams;
+  switch (madeWith) {
+    case "@x402/express": {
+      const app = express();
+      app.use(express.json());
+      app.use(expressPayment(routes, resourceServer));
+      app[definition.method === "POST" ? "post" : "get"](definition.path, async (request, response) => {
+        const answer = await answerOf(definition, queryOf(request.originalUrl), request.body);
+        response.status(answer.status).json(answer.body);
+      });
+      return app;
+    }
+    case "@x402/hono": {
+      const app = new Hono();
+      app.use(honoPayment(routes, resourceServer));
+      app.on(definition.method, definition.path, async (context) => {
+        const body = definition.method === "POST" ? await context.req.json().catch(() => undefined) : undefined;
+        const answer = await answerOf(definition, queryOf(context.req.url), body);
+        return context.json(answer.body as object, answer.status as 200);
+      });
+      // @hono/node-server's listener, without its own server: the sandbox's server hands it requests.
+      return getRequestListener(app.fetch);
+    }
+    case "@x402/next": {
+      const handler = withX402(
+        async (request: NextRequest) => {
+          const body = definition.method === "POST" ? await request.json().catch(() => undefined) : undefined;
+          const answer = await answerOf(definition, request.nextUrl.searchParams, body);
+          return NextResponse.json(answer.body, { status: answer.status });
+        },
+        route,
+        resourceServer,
+      );
+      return (request, response) => {
+        void toNextRequest(request, origin)
+          .then(handler)
+          .then((answer) => writeResponse(answer, response))
+          .catch(() => sendJson(response, 500, { error: "internal error" }));
+      };
+    }
+  }
+}
+
+/** The request as Next hands it to a route handler. */
+async function toNextRequest(request: IncomingMessage, origin: string): Promise<NextRequest> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+  return new NextRequest(new URL(request.url ?? "/", origin), { method: request.method ?? "GET", headers, ...(body ? { body } : {}) });
+}
+
+async function writeResponse(answer: Response, response: ServerResponse): Promise<void> {
+  response.writeHead(answer.status, Object.fromEntries(answer.headers));
+  response.end(Buffer.from(await answer.arrayBuffer()));
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+

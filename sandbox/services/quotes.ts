@@ -1,0 +1,39 @@
+/**
+ * A quotation on a topic, from a small local collection. Served by a Next.js App Router route
+ * handler wrapped with `@x402/next`'s `withX402` (deployed.ts).
+ */
+import { latencyTag, requiredParam, ServiceInputError, type ServiceDefinition } from "./definition";
+
+const QUOTES: Record<string, { text: string; author: string }> = {
+  money: { text: "Beware of little expenses; a small leak will sink a great ship.", author: "Benjamin Franklin" },
+  time: { text: "Lost time is never found again.", author: "Benjamin Franklin" },
+  work: { text: "Well begun is half done.", author: "Aristotle" },
+  patience: { text: "Adopt the pace of nature: her secret is patience.", author: "Ralph Waldo Emerson" },
+};
+export const QUOTE_TOPICS = Object.keys(QUOTES);
+
+export const quotations: ServiceDefinition = {
+  name: "quotations",
+  serviceName: "Quote Garden",
+  description: `A famous quotation on a topic (${QUOTE_TOPICS.join(", ")}).`,
+  method: "GET",
+  path: "/api/quote",
+  price: 1_000n, // 0.001 USDC
+  latencyMs: 100,
+  tags: ["quotation", "quotes", latencyTag(100)],
+  madeWith: "@x402/next",
+  discovery: {
+    input: { topic: "money" },
+    inputSchema: { properties: { topic: { type: "string", description: "What the quotation is about" } }, required: ["topic"] },
+    output: {
+      example: { topic: "money", ...QUOTES.money },
+      schema: { properties: { topic: { type: "string" }, text: { type: "string" }, author: { type: "string" } }, required: ["topic", "text", "author"] },
+    },
+  },
+  async handle({ query }) {
+    const topic = requiredParam(query, "topic").toLowerCase();
+    const quote = QUOTES[topic];
+    if (!quote) throw new ServiceInputError(`no quotation on "${topic}"; known: ${QUOTE_TOPICS.join(", ")}`);
+    return { topic, ...quote };
+  },
+};
