@@ -14,11 +14,11 @@
 // once a report has arrived), budget-recent (the list), budget-payment (each item),
 // budget-balance, budget-retry.
 import { useEffect, useId, useState } from "react";
-import { formatLocalTime, parseMoment, shortHex } from "@/components/payment/payment-display";
 import { displayUsd, type SpendingLimitSettings } from "@/lib/client/settings";
-import { safeLink } from "@/lib/client/safe-link";
 import { budgetMeters, readSpendingResponse, type BudgetPeriod, type SpendingReport } from "./budget-model";
 import styles from "./budget-panel.module.css";
+import { PaymentHistory } from "./payment-history";
+import { PaymentItem } from "./payment-item";
 
 export type BudgetPanelProps = {
   /** The connected wallet's address; undefined: nothing is read and the panel asks to connect. */
@@ -185,33 +185,14 @@ export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKe
         </div>
       ) : report && report.recent.length > 0 ? (
         <ul className={styles.recent} data-testid="budget-recent">
-          {report.recent.map((payment) => {
-            const link = safeLink(payment.explorerUrl);
-            const settledAt = parseMoment(payment.settledAt);
-            return (
-              <li key={payment.paymentId} className={styles.payment} data-testid="budget-payment">
-                <span className={styles.paymentName}>{payment.service.name}</span>
-                <span className={styles.paymentAmount}>{displayUsd(payment.amountUsd)}</span>
-                <span className={styles.paymentMeta}>
-                  {payment.paidFrom === "agent-budget" ? <span data-testid="budget-payment-from-agent">agent budget · </span> : null}
-                  {settledAt ? <time dateTime={payment.settledAt}>{formatLocalTime(settledAt)}</time> : null}
-                  {link ? (
-                    <>
-                      {settledAt ? " · " : null}
-                      <a href={link} target="_blank" rel="noopener noreferrer" title={payment.txHash} className={styles.txLink}>
-                        {shortHex(payment.txHash, 8, 4)}
-                        <span className={styles.visuallyHidden}> (transaction, opens in a new tab)</span>
-                      </a>
-                    </>
-                  ) : null}
-                </span>
-              </li>
-            );
-          })}
+          {report.recent.map((payment) => (
+            <PaymentItem key={payment.paymentId} payment={payment} />
+          ))}
         </ul>
       ) : (
         <p className={styles.muted}>{report ? "No payments yet." : load.state === "loading" ? "Loading…" : "Not read yet."}</p>
       )}
+      {report && report.recent.length > 0 ? <PaymentHistory wallets={wallets} refreshKey={refreshKey} /> : null}
     </section>
   );
 }

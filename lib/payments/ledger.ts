@@ -359,6 +359,33 @@ export async function settledPayments(db: Queryable, wallets: Wallets, limit: nu
   return rows.map(toRecord);
 }
 
+/** Where a page of history ends: the next page starts after this payment (newest first). */
+export type HistoryCursor = { at: Date; paymentId: string };
+
+export type HistoryFilter = {
+  /** Settled after this moment. */
+  since?: Date | undefined;
+  /** Words in the service's name or URL (case-insensitive). */
+  service?: string | undefined;
+  after?: HistoryCursor | undefined;
+  limit: number;
+};
+
+/** One page of a person's settled payments, newest first, by settlement time then payment id. */
+export async function paymentHistory(db: Queryable, wallets: Wallets, { since, service, after, limit }: HistoryFilter): Promise<PaymentRecord[]> {
+  const pattern = service?.trim() ? `%${service.trim().replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null;
+  const rows = await db.query<PaymentRow>(
+    `SELECT ${columns} FROM payments
+     WHERE wallet = ANY($1::text[]) AND status = 'settled' AND tx_hash IS NOT NULL
+       AND ($2::timestamptz IS NULL OR COALESCE(settled_at, created_at) > $2::timestamptz)
+       AND ($3::text IS NULL OR service_name ILIKE $3 OR service_url ILIKE $3)
+       AND ($4::timestamptz IS NULL OR (COALESCE(settled_at, created_at), payment_id) < ($4::timestamptz, $5::text))
+     ORDER BY COALESCE(settled_at, created_at) DESC, payment_id DESC LIMIT $6`,
+    [walletKeys(wallets), since?.toISOString() ?? null, pattern, after?.at.toISOString() ?? null, after?.paymentId ?? null, limit],
+  );
+  return rows.map(toRecord);
+}
+
 /** What a wallet (or a person's wallets together) has settled since `since`, by settlement time. Reserved and failed payments are not counted. */
 export async function settledSince(db: Queryable, wallets: Wallets, since: Date): Promise<bigint> {
   const [row] = await db.query<{ spent: string }>(

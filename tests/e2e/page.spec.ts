@@ -4,6 +4,7 @@
 // proposals, the budget meters, and a conversation that goes on after a payment. Each test has
 // a wallet and a client address of its own (tests/e2e/wallet.ts), so cooldowns (counted per
 // client and per wallet) and limits (per wallet) do not cross between tests.
+import { readFile } from "node:fs/promises";
 import type { Locator, Page } from "@playwright/test";
 import { expect, newSandboxAccount, test } from "./wallet";
 import { chatPage } from "./chat-page";
@@ -67,6 +68,35 @@ test("a wallet's payments are listed only for its own session: a new browser ses
   await expect(ui.budget.getByTestId("budget-payment")).toHaveCount(1);
   expect(wallet.signRequests).toBe(2);
   await expect(ui.budget.getByTestId("budget-sign-in")).toHaveCount(0);
+});
+
+test("the whole history: every payment under the budget, filtered by service, and downloaded as CSV", async ({ page }) => {
+  test.setTimeout(150_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  for (const [index, question] of ["What's the weather in Lisbon?", "Convert 10 USD to EUR"].entries()) {
+    await ui.ask(question);
+    const card = (await ui.reply(index * 2)).getByTestId("payment-card");
+    await card.getByTestId("approve-payment").click();
+    await expect(card).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
+  }
+
+  const history = ui.budget.getByTestId("history");
+  await history.getByText("All payments").click();
+  await expect(history.getByTestId("history-payment")).toHaveCount(2);
+  await history.getByTestId("history-service").fill("weather");
+  await history.getByRole("button", { name: "Filter" }).click();
+  await expect(history.getByTestId("history-payment")).toHaveCount(1);
+  await expect(history.getByTestId("history-payment")).toContainText(/weather/i);
+
+  const [download] = await Promise.all([page.waitForEvent("download"), history.getByTestId("history-csv").click()]);
+  expect(download.suggestedFilename()).toMatch(/^x402-payments-\d{4}-\d{2}-\d{2}\.csv$/);
+  const lines = (await readFile((await download.path()) ?? "", "utf8")).trimEnd().split("\r\n");
+  expect(lines[0]).toContain("date,service,service_url,network");
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toMatch(/weather/i);
+  await expect(ui.errors).toHaveCount(0);
 });
 
 test("a quote on another chain than the wallet's switches the wallet before it signs", async ({ page, wallet }) => {

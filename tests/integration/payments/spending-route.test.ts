@@ -6,7 +6,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { GET as GET_HISTORY } from "@/app/api/spending/history/route";
 import { GET } from "@/app/api/spending/route";
+import type { HistoryPage } from "@/lib/payments/payment-history";
 import { getDatabase, type Database } from "@/lib/db";
 import { markFailed, markSettled, reservePayment, type NewPayment } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
@@ -80,14 +82,14 @@ let ip = 0;
  * Each call comes from its own client unless one is given, so the rate limit stays out of the
  * way; `signedInAs` sends that wallet's session cookie, as its own signed-in page does.
  */
-function get(query: string, client = `203.0.113.${(ip += 1)}`, { signedInAs }: { signedInAs?: string | string[] } = {}): Promise<Response> {
-  const url = `http://localhost/api/spending${query}`;
+function get(query: string, client = `203.0.113.${(ip += 1)}`, { signedInAs, path = "" }: { signedInAs?: string | string[]; path?: "" | "/history" } = {}): Promise<Response> {
+  const url = `http://localhost/api/spending${path}${query}`;
   // One session may name a wallet of each family: each proves itself in turn, as a page's would.
   let session: string | undefined;
   for (const one of typeof signedInAs === "string" ? [signedInAs] : (signedInAs ?? [])) {
     session = sessionCookie(new Request(url, session ? { headers: { cookie: session } } : {}), one, serverEnv()).split(";")[0];
   }
-  return GET(new Request(url, { headers: { "x-forwarded-for": client, ...(session ? { cookie: session } : {}) } }));
+  return (path === "/history" ? GET_HISTORY : GET)(new Request(url, { headers: { "x-forwarded-for": client, ...(session ? { cookie: session } : {}) } }));
 }
 
 /** The report the wallet's own signed-in page reads. */
@@ -284,3 +286,82 @@ describe("GET /api/spending", () => {
     expect((await get(`?wallet=${wallet}`, "198.51.100.61")).status).toBe(200);
   });
 });
+
+describe("GET /api/spending/history", () => {
+  const wallet = "0x1111111111111111111111111111111111111111";
+  const other = "0x2222222222222222222222222222222222222222";
+  const history = (query: string, options: { signedInAs?: string | string[] } = { signedInAs: wallet }) => get(query, undefined, { ...options, path: "/history" });
+  const page = async (query: string) => {
+    const response = await history(query);
+    expect(response.status).toBe(200);
+    return (await response.json()) as HistoryPage;
+  };
+
+  beforeAll(async () => {
+    // 120 payments over 60 days, two services; one failed and one reserved, which never show.
+    for (let index = 0; index < 120; index += 1) {
+      await record(wallet, usd(1_000 + index), { ago: (index + 1) * 12 * HOUR, service: index % 3 === 0 ? "Quotes" : "Weather" });
+    }
+    await record(wallet, usd(5_000_000), { ago: HOUR, outcome: "failed" });
+    await record(wallet, usd(6_000_000), { ago: HOUR, outcome: "reserved" });
+    await record(other, usd(7_000), { ago: HOUR, service: "Secret" });
+  });
+
+  test("pages through every settled payment, newest first, each exactly once", async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const body = await page(`?wallet=${wallet}&limit=50${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...body.payments.map((payment) => payment.paymentId));
+      expect(body.payments.every((payment, index, all) => index === 0 || (all[index - 1]?.settledAt ?? "") >= payment.settledAt)).toBe(true);
+      cursor = body.next;
+      pages += 1;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(120);
+    expect(new Set(seen).size).toBe(120);
+  });
+
+  test("filters by period and by service; amounts, fee, total and links are there", async () => {
+    const week = await page(`?wallet=${wallet}&period=week&limit=100`);
+    expect(week.payments).toHaveLength(14); // one every 12 hours, each settled 5 s after: 12 h to 168 h ago
+    const quotes = await page(`?wallet=${wallet}&service=quotes&limit=100`);
+    expect(quotes.payments).toHaveLength(40);
+    expect(quotes.payments.every((payment) => payment.service.name === "Quotes")).toBe(true);
+    expect(quotes.payments[0]).toMatchObject({ network: "eip155:31337", feeUsd: "0", explorerUrl: expect.stringContaining(quotes.payments[0]?.txHash ?? "-") });
+    expect(quotes.payments[0]?.totalUsd).toBe(quotes.payments[0]?.amountUsd);
+    // A service filter is words, not a pattern: % and _ match only themselves.
+    expect((await page(`?wallet=${wallet}&service=%25&limit=100`)).payments).toHaveLength(0);
+  });
+
+  test("exports the whole history as CSV: one row per settled payment, formulas never run", async () => {
+    await record(wallet, usd(2_000), { ago: 30 * 60 * 1000, service: "=HYPERLINK(\"http://evil.example\",\"click\")" });
+    const response = await history(`?wallet=${wallet}&format=csv`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="x402-payments-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = (await response.text()).trimEnd().split("\r\n");
+    expect(lines[0]).toBe("date,service,service_url,network,chain,wallet,amount_usdc,fee_usdc,total_usdc,transaction,transaction_url,payment_id,paid_from");
+    expect(lines).toHaveLength(1 + 121);
+    expect(lines[1]).toContain(`"'=HYPERLINK(""http://evil.example"",""click"")"`);
+    expect(lines.slice(1).every((line) => !line.includes("Secret"))).toBe(true);
+  });
+
+  test("only for the wallet's own session: another's, or none, is 401 and names nothing", async () => {
+    const stranger = await history(`?wallet=${wallet}`, { signedInAs: other });
+    expect(stranger.status).toBe(401);
+    const text = await stranger.text();
+    expect(text).not.toContain("pay_spending");
+    expect((await history(`?wallet=${wallet}&format=csv`, {})).status).toBe(401);
+  });
+
+  test("bad queries are 400s that name the field", async () => {
+    const fields = async (query: string) => ((await (await history(query)).json()) as { error: { details: { fields: Array<{ path: string }> } } }).error.details.fields.map((field) => field.path);
+    expect(await fields(`?wallet=${wallet}&period=year`)).toEqual(["period"]);
+    expect(await fields(`?wallet=${wallet}&limit=1000`)).toEqual(["limit"]);
+    expect(await fields(`?wallet=${wallet}&cursor=not-ours`)).toEqual(["cursor"]);
+    expect(await fields(`?wallet=${wallet}&format=xls`)).toEqual(["format"]);
+  });
+});
+

@@ -1,0 +1,43 @@
+// One settled payment as the budget lists it: the service, the amount, when, and its
+// transaction's link; "agent budget" when the session key paid it.
+import { formatLocalTime, parseMoment, shortHex } from "@/components/payment/payment-display";
+import { displayUsd } from "@/lib/client/settings";
+import { safeLink } from "@/lib/client/safe-link";
+import styles from "./budget-panel.module.css";
+
+export type ListedPayment = {
+  paymentId: string;
+  service: { name: string };
+  amountUsd: string;
+  txHash: string;
+  explorerUrl?: string | undefined;
+  settledAt: string;
+  paidFrom?: "agent-budget";
+  /** The network's name, where the list says it. */
+  chain?: string;
+};
+
+export function PaymentItem({ payment, testId = "budget-payment" }: { payment: ListedPayment; testId?: string }) {
+  const link = safeLink(payment.explorerUrl);
+  const settledAt = parseMoment(payment.settledAt);
+  return (
+    <li className={styles.payment} data-testid={testId}>
+      <span className={styles.paymentName}>{payment.service.name}</span>
+      <span className={styles.paymentAmount}>{displayUsd(payment.amountUsd)}</span>
+      <span className={styles.paymentMeta}>
+        {payment.paidFrom === "agent-budget" ? <span data-testid="budget-payment-from-agent">agent budget · </span> : null}
+        {payment.chain ? `${payment.chain} · ` : null}
+        {settledAt ? <time dateTime={payment.settledAt}>{formatLocalTime(settledAt)}</time> : null}
+        {link ? (
+          <>
+            {settledAt ? " · " : null}
+            <a href={link} target="_blank" rel="noopener noreferrer" title={payment.txHash} className={styles.txLink}>
+              {shortHex(payment.txHash, 8, 4)}
+              <span className={styles.visuallyHidden}> (transaction, opens in a new tab)</span>
+            </a>
+          </>
+        ) : null}
+      </span>
+    </li>
+  );
+}
