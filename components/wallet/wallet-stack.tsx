@@ -10,6 +10,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { createPortal } from "react-dom";
 import { useAccount, useConfig, WagmiProvider } from "wagmi";
+import { Identicon } from "./identicon";
 import { usePaymentWallet, useUsdcBalance } from "./use-payment-wallet";
 import { createWagmiConfig, type WalletSetup } from "./wagmi-config";
 import type { BalanceQuery, WalletReport } from "./wallet-context";
@@ -34,7 +35,7 @@ export function WalletStack({ setup, balanceQuery, connectTarget, onReport }: Wa
   return (
     <WagmiProvider config={config}>
       <QueryClientProvider client={queryClient}>
-        <RainbowKitProvider theme={theme} appInfo={appInfo} modalSize="compact">
+        <RainbowKitProvider theme={theme} appInfo={appInfo} modalSize="compact" avatar={Identicon}>
           <WalletReporter query={balanceQuery} onReport={onReport} />
           {connectTarget
             ? createPortal(

@@ -1,6 +1,9 @@
 // What the offline model says or does next, decided from the conversation alone. It recognises
 // the five request kinds of SPEC section 1 by plain keyword rules, calls the same tools Gemini
-// would, and answers from their results. Every reply says that it comes from the offline model.
+// would, and answers from their results in sentences (a paid service's data as a small table).
+// The first reply of a conversation says once that it comes from the offline model.
+
+import { describeServiceData } from "./data-words";
 
 export type OfflineToolResult = { toolName: string; input: unknown; output: unknown; isError: boolean };
 
@@ -15,7 +18,7 @@ export type OfflineTurn =
   | { kind: "text"; text: string }
   | { kind: "tool"; toolName: string; input: Record<string, unknown> };
 
-export const OFFLINE_NOTICE = "(Offline model: no Gemini key is set, so simple built-in rules answer.)";
+export const OFFLINE_NOTICE = "(Offline model: simple built-in rules answer, as no Gemini key is set.)";
 
 type Intent =
   | { kind: "spending"; period?: "day" | "week" | "month" }
@@ -28,6 +31,12 @@ type Intent =
 type Topic = { query: string; params: Record<string, string> };
 
 export function decideOfflineTurn(input: OfflineTurnInput): OfflineTurn {
+  const turn = decideTurn(input);
+  // Said once, on the conversation's first answer: the page's banner says it all along.
+  return turn.kind === "text" && input.earlierUserTexts.length === 0 ? { kind: "text", text: `${OFFLINE_NOTICE}\n\n${turn.text}` } : turn;
+}
+
+function decideTurn(input: OfflineTurnInput): OfflineTurn {
   const intent = classify(input.userText);
   const done = input.toolResults;
   const last = done.at(-1);
@@ -63,7 +72,7 @@ export function decideOfflineTurn(input: OfflineTurnInput): OfflineTurn {
 }
 
 function text(body: string): OfflineTurn {
-  return { kind: "text", text: `${OFFLINE_NOTICE}\n\n${body}` };
+  return { kind: "text", text: body };
 }
 
 type ToolTurn = Extract<OfflineTurn, { kind: "tool" }>;
@@ -272,10 +281,22 @@ function summarise(result: OfflineToolResult): string {
       });
       return [heading, ...lines, ...notes].join("\n");
     }
+    case "payForService":
+      if (isRecord(output) && output.status === "delivered" && "data" in output) return deliveredWords(output);
+      if (isRecord(output) && typeof output.summary === "string") return output.summary;
+      return `Result of ${describe(result.toolName)}:\n${stringify(output)}`;
     default:
       if (isRecord(output) && typeof output.summary === "string") return output.summary;
       return `Result of ${describe(result.toolName)}:\n${stringify(output)}`;
   }
+}
+
+/** A delivered payment: what was paid, to whom, and the service's answer as a person reads it. */
+function deliveredWords(output: Record<string, unknown>): string {
+  const service = typeof output.service === "string" ? output.service : "The service";
+  const paid = typeof output.paidUsd === "string" ? `Paid $${output.paidUsd}` : "Paid";
+  const network = typeof output.network === "string" ? ` on ${output.network}` : "";
+  return `${paid} to ${service}${network}. Its answer:\n\n${describeServiceData(output.data)}`;
 }
 
 function helpText(): string {

@@ -232,7 +232,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
       gasFeeUsd: formatUsd(network.payerFee),
       totalUsd: formatUsd(amount + network.payerFee),
       expiresAt: expiresAt.toISOString(),
-      summary: `The payment of ${price} (no gas fee for you: the facilitator pays it) is ready. Please review and approve it in your wallet before ${expiresAt.toISOString()}.`,
+      summary: `The payment of ${price} (no gas fee for you: the facilitator pays it) is ready. Please review it on the card and approve it in your wallet ${withinWords(expiresAt.getTime() - Date.now())}.`,
     },
   };
 }
@@ -345,4 +345,13 @@ function whyThisNetwork({
 function withPaymentIdentifier(payload: PaymentPayload, paymentId: string): PaymentPayload {
   if (!payload.extensions || !(PAYMENT_IDENTIFIER in payload.extensions)) return payload;
   return { ...payload, extensions: appendPaymentIdentifierToExtensions(structuredClone(payload.extensions), paymentId) };
+}
+
+/** How long a quote stays good, as a person says it: "within about a minute", "within 5 minutes". */
+export function withinWords(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes <= 1) return "within about a minute";
+  if (minutes < 60) return `within ${minutes} minutes`;
+  const hours = Math.floor(minutes / 60);
+  return hours === 1 ? "within the hour" : `within ${hours} hours`;
 }

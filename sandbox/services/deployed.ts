@@ -40,11 +40,10 @@ export async function startDeployedService({ definition, port, facilitatorUrl, u
   const origin = `http://${SANDBOX_HOST}:${port}`;
   const resourceUrl = `${origin}${definition.path}`;
   const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana });
-  const route = routeConfigFor(definition, { resourceUrl, usdcAddress, payTo, solana });
-  const routes = { [`${definition.method} ${definition.path}`]: route };
+  const routes = { [`${definition.method} ${definition.path}`]: routeConfigFor(definition, { resourceUrl, usdcAddress, payTo, solana }) };
 
   let online = true;
-  const listener = requestListener(madeWith, definition, { routes, route, resourceServer, origin });
+  const listener = requestListener(madeWith, definition, { routes, resourceServer, origin });
   const server = createServer((request, response) => {
     // What a deployer adds with a CORS middleware, so browser x402 clients can read PAYMENT-RESPONSE.
     for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
@@ -94,7 +93,7 @@ type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 function requestListener(
   madeWith: NonNullable<ServiceDefinition["madeWith"]>,
   definition: ServiceDefinition,
-  { routes, route, resourceServer, origin }: { routes: Record<string, ReturnType<typeof routeConfigFor>>; route: ReturnType<typeof routeConfigFor>; resourceServer: ReturnType<typeof sandboxResourceServer>["resourceServer"]; origin: string },
+  { routes, resourceServer, origin }: { routes: Record<string, ReturnType<typeof routeConfigFor>>; resourceServer: ReturnType<typeof sandboxResourceServer>["resourceServer"]; origin: string },
 ): Listener {
   const queryOf = (url: string) => new URL(url, origin).searchParams;
   switch (madeWith) {
@@ -126,7 +125,8 @@ function requestListener(
           const answer = await answerOf(definition, request.nextUrl.searchParams, body);
           return NextResponse.json(answer.body, { status: answer.status });
         },
-        route,
+        // Named by method and path (one RouteConfig alone would be the wildcard route).
+        routes,
         resourceServer,
       );
       return (request, response) => {

@@ -99,6 +99,18 @@ test("the whole history: every payment under the budget, filtered by service, an
   await expect(ui.errors).toHaveCount(0);
 });
 
+test("the account's avatar is drawn from its address, with no glyph a font must supply, at 1280 and 375 px", async ({ page }) => {
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    const header = page.locator("header").first();
+    await expect(header.getByTestId("account-avatar").first()).toBeVisible();
+    expect(await header.innerText()).not.toMatch(/\p{Extended_Pictographic}/u);
+  }
+});
+
 test("a quote on another chain than the wallet's switches the wallet before it signs", async ({ page, wallet }) => {
   test.setTimeout(90_000);
   const ui = chatPage(page);

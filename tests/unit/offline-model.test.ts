@@ -94,3 +94,46 @@ describe("offline model", () => {
     expect(help.kind === "text" && help.text).toContain("weather in Lisbon");
   });
 });
+
+describe("offline model, in a person's words", () => {
+  const weather = {
+    city: "Lisbon",
+    country: "PT",
+    observedAt: "2026-11-24T01:00:00Z",
+    temperatureC: 11.9,
+    conditions: "partly cloudy",
+    humidityPercent: 70,
+    windKph: 24,
+    provider: "Budget Weather",
+  };
+  const delivered = (data: unknown): OfflineToolResult => ({
+    toolName: "payForService",
+    input: {},
+    output: { status: "delivered", service: "Budget Weather", paidUsd: "0.002", network: "Sandbox", data, summary: "Paid … The service answered: city: Lisbon, …" },
+    isError: false,
+  });
+
+  test("a paid answer is a sentence and a small table, its fields in words with their units, not the service's field names", () => {
+    const turn = decide("What's the weather in Lisbon?", [delivered(weather)]);
+    const text = turn.kind === "text" ? turn.text : "";
+    expect(text).toContain("Paid $0.002 to Budget Weather on Sandbox. Its answer:");
+    expect(text).toContain("| Temperature | 11.9 °C |");
+    expect(text).toContain("| Humidity | 70 % |");
+    expect(text).toContain("| Wind | 24 km/h |");
+    expect(text).toContain("| Observed | 24 Nov 2026, 01:00 UTC |");
+    expect(text).not.toMatch(/temperatureC|humidityPercent|observedAt/);
+  });
+
+  test("a list in the answer is a bulleted list of its titles", () => {
+    const turn = decide("Technology news", [delivered({ topic: "technology", headlines: [{ title: "Chips get faster", source: "Wire" }, { title: "Batteries last longer", source: "Daily" }] })]);
+    const text = turn.kind === "text" ? turn.text : "";
+    expect(text).toContain("Headlines:\n- Chips get faster · Wire\n- Batteries last longer · Daily");
+  });
+
+  test("the offline notice comes once, with the conversation's first answer", () => {
+    const first = decideOfflineTurn({ userText: "hello", earlierUserTexts: [], toolResults: [], availableTools: allTools });
+    const later = decideOfflineTurn({ userText: "hello again", earlierUserTexts: ["hello"], toolResults: [], availableTools: allTools });
+    expect(first.kind === "text" && first.text.startsWith(OFFLINE_NOTICE)).toBe(true);
+    expect(later.kind === "text" && later.text.includes(OFFLINE_NOTICE)).toBe(false);
+  });
+});

@@ -6,7 +6,7 @@ import { verifyTypedData } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
-import { createQuote, type PaymentQuote } from "@/lib/payments/quote";
+import { createQuote, withinWords, type PaymentQuote } from "@/lib/payments/quote";
 import { authorizationOf, withSignature } from "@/lib/payments/rails/evm/prepare";
 import { MAX_AUTHORIZATION_SECONDS } from "@/lib/payments/rails/rail";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
@@ -206,5 +206,13 @@ describe("x402 quotes", () => {
     const short = await quoteOf({ ...v2Required, accepts: [{ ...asked, maxTimeoutSeconds: 60 }] });
     if ("code" in short) throw new Error(short.message);
     expect(short.validBefore).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 60);
+  });
+});
+
+describe("a quote's time, in words", () => {
+  test("a person is told how long they have, not a timestamp", () => {
+    expect(withinWords(300_000 - 40)).toBe("within 5 minutes");
+    expect(withinWords(59_000)).toBe("within about a minute");
+    expect(withinWords(3_600_000)).toBe("within the hour");
   });
 });
