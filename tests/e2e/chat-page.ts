@@ -20,7 +20,8 @@ export function chatPage(page: Page) {
 
     /** Connects a wallet through RainbowKit's modal, by the name it is listed under. */
     async connect(walletName: string): Promise<void> {
-      await page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i }).click();
+      // While the wallet libraries load, a disabled placeholder holds the button's place.
+      await page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i, disabled: false }).click();
       const modal = page.getByRole("dialog");
       await modal.getByRole("button", { name: new RegExp(walletName, "i") }).first().click();
       await expect(page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i })).toHaveCount(0);

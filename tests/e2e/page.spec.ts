@@ -70,7 +70,7 @@ test("a wallet's payments are listed only for its own session: a new browser ses
   await expect(ui.budget.getByTestId("budget-sign-in")).toHaveCount(0);
 });
 
-test("the whole history: every payment under the budget, filtered by service, and downloaded as CSV", async ({ page }) => {
+test("the whole history: every payment under the budget, filtered by service, and downloaded as CSV", async ({ page, wallet }) => {
   test.setTimeout(150_000);
   const ui = chatPage(page);
   await page.goto("/");
@@ -96,11 +96,13 @@ test("the whole history: every payment under the budget, filtered by service, an
   expect(lines[0]).toContain("date,service,service_url,network");
   expect(lines).toHaveLength(2);
   expect(lines[1]).toMatch(/weather/i);
+  expect(lines[1]?.toLowerCase()).toContain(wallet.address.toLowerCase());
   await expect(ui.errors).toHaveCount(0);
 });
 
-test("the account's avatar is drawn from its address, with no glyph a font must supply, at 1280 and 375 px", async ({ page }) => {
+test("the account's avatar is drawn from its address, with no glyph a font must supply, at 1280 and 375 px", async ({ page, wallet }) => {
   const ui = chatPage(page);
+  expect(wallet.address).toMatch(/^0x/);
   await page.goto("/");
   await ui.connect("Test Wallet");
   for (const width of [1280, 375]) {
