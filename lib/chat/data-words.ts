@@ -48,7 +48,7 @@ function table(record: Record<string, unknown>): string {
     .filter(([, value]) => isScalar(value) && value !== null && value !== "")
     .slice(0, MAX_ROWS)
     .map(([key, value]) => `| ${cleanText(fieldWords(key), 60)} | ${valueWords(key, value)} |`);
-  return rows.length > 0 ? ["| | |", "| --- | --- |", ...rows].join("\n") : "";
+  return rows.length > 0 ? ["| Field | Value |", "| --- | --- |", ...rows].join("\n") : "";
 }
 
 /** What a list item is called: its title, name, text or headline, else its first text. */

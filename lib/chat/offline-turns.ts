@@ -214,6 +214,8 @@ type ServiceView = {
   method?: string;
   priceUsd?: string;
   network?: string;
+  /** The network's name, e.g. "Base". */
+  chain?: string;
   description?: string;
   latencyMs?: number;
   paidCalls?: number;
@@ -236,6 +238,7 @@ function servicesOf(output: unknown): ServiceView[] {
         ...(typeof item.method === "string" ? { method: item.method } : {}),
         ...(typeof item.priceUsd === "string" ? { priceUsd: item.priceUsd } : {}),
         ...(typeof item.network === "string" ? { network: item.network } : {}),
+        ...(typeof item.chain === "string" ? { chain: item.chain } : {}),
         ...(typeof item.description === "string" ? { description: item.description } : {}),
         ...(typeof item.latencyMs === "number" ? { latencyMs: item.latencyMs } : {}),
         ...trackRecordOf(item.lastThirtyDays),
@@ -252,9 +255,9 @@ function trackRecordOf(value: unknown): Pick<ServiceView, "paidCalls" | "uniqueP
   };
 }
 
-/** "12 paid calls by 5 payers in the last 30 days", from what the registry reported. */
+/** "12 paid calls by 5 payers in the last 30 days", from what the registry reported; nothing when no one paid. */
 function usageOf(service: ServiceView): string {
-  if (service.paidCalls === undefined && service.uniquePayers === undefined) return "";
+  if (!service.paidCalls && !service.uniquePayers) return "";
   const calls = service.paidCalls === undefined ? "" : `${service.paidCalls} paid ${service.paidCalls === 1 ? "call" : "calls"}`;
   const payers = service.uniquePayers === undefined ? "" : `${calls ? " by " : ""}${service.uniquePayers} ${service.uniquePayers === 1 ? "payer" : "payers"}`;
   return `, ${calls}${payers} in the last 30 days`;
@@ -273,11 +276,20 @@ function summarise(result: OfflineToolResult): string {
       ];
       if (services.length === 0) return ["I found no matching x402 services in the registries.", ...notes].join("\n");
       const heading = result.toolName === "comparePrices" ? "Here is how they compare, best first:" : "These x402 services are available:";
-      const lines = services.map((service, index) => {
+      // A service listed once per network it takes, at one price, is one line naming its networks.
+      const grouped = new Map<string, { service: ServiceView; chains: string[] }>();
+      for (const service of services) {
+        const chain = service.chain ?? service.network ?? "unknown network";
+        const key = `${service.url} ${service.priceUsd ?? ""}`;
+        const found = grouped.get(key);
+        if (found) found.chains.push(chain);
+        else grouped.set(key, { service, chains: [chain] });
+      }
+      const lines = [...grouped.values()].map(({ service, chains }, index) => {
         const price = service.priceUsd ? `$${service.priceUsd} per call` : "price unknown";
         const speed = service.latencyMs !== undefined ? `, about ${service.latencyMs} ms` : "";
         const about = service.description ? `: ${service.description}` : "";
-        return `${index + 1}. ${service.name ?? service.url} (${price}${speed}, ${service.network ?? "unknown network"}${usageOf(service)})${about}`;
+        return `${index + 1}. ${service.name ?? service.url} (${price}${speed}, ${chains.join(" or ")}${usageOf(service)})${about}`;
       });
       return [heading, ...lines, ...notes].join("\n");
     }

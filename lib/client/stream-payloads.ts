@@ -25,6 +25,7 @@ const paymentStatusSchema = z.object({
   reason: z.object({ code: z.enum(paymentFailureCodes), message: text }).optional(),
   collectableUntil: z.string().max(40).optional(),
   warnings: z.array(text).max(20).optional(),
+  networkChoice: text.optional(),
 });
 
 const finishSchema = z.looseObject({

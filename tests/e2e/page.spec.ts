@@ -78,6 +78,8 @@ test("the whole history: every payment under the budget, filtered by service, an
   for (const [index, question] of ["What's the weather in Lisbon?", "Convert 10 USD to EUR"].entries()) {
     await ui.ask(question);
     const card = (await ui.reply(index * 2)).getByTestId("payment-card");
+    // The converter takes Solana too: its card says why it is paid on the sandbox chain.
+    if (index === 1) await expect(card.getByTestId("payment-network-choice")).toContainText("The service also takes Solana Devnet");
     await card.getByTestId("approve-payment").click();
     await expect(card).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
   }

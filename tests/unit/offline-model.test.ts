@@ -137,3 +137,29 @@ describe("offline model, in a person's words", () => {
     expect(later.kind === "text" && later.text.includes(OFFLINE_NOTICE)).toBe(false);
   });
 });
+
+test("a service listed on two networks at one price is one line naming both networks by name", () => {
+  const turn = decideOfflineTurn({
+    userText: "List services",
+    earlierUserTexts: ["hello"],
+    toolResults: [
+      {
+        toolName: "discoverServices",
+        input: {},
+        output: {
+          services: [
+            { name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "eip155:31337", chain: "Sandbox" },
+            { name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", chain: "Solana Devnet" },
+            { name: "Busy Weather", url: "http://w/weather", priceUsd: "0.002", network: "eip155:31337", chain: "Sandbox", lastThirtyDays: { paidCalls: 12, uniquePayers: 5 } },
+          ],
+        },
+        isError: false,
+      },
+    ],
+    availableTools: allTools,
+  });
+  const text = turn.kind === "text" ? turn.text : "";
+  expect(text).toContain("1. Daily Wire ($0.003 per call, Sandbox or Solana Devnet)");
+  expect(text).toContain("2. Busy Weather ($0.002 per call, Sandbox, 12 paid calls by 5 payers in the last 30 days)");
+  expect(text).not.toContain("solana:EtWT");
+});

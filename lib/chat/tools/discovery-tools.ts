@@ -3,6 +3,7 @@
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import { parseUsd } from "@/lib/money";
+import { paymentRails } from "@/lib/payments/rails";
 import { findServices } from "@/lib/x402/discovery";
 import { hasTrackRecord, rankServices, type ServiceListing } from "@/lib/x402/listings";
 import type { ToolContext } from "../agent";
@@ -25,7 +26,7 @@ const comparePricesInput = zodSchema(
   }),
 );
 
-function view(listing: ServiceListing) {
+function view(listing: ServiceListing, env: ToolContext["env"]) {
   return {
     name: listing.name,
     url: listing.url,
@@ -33,6 +34,7 @@ function view(listing: ServiceListing) {
     description: listing.description,
     priceUsd: listing.priceUsd,
     network: listing.network,
+    chain: paymentRails(env).find(listing.network)?.network.name ?? listing.network,
     ...(listing.latencyMs !== undefined ? { latencyMs: listing.latencyMs } : {}),
     ...(listing.input ? { input: listing.input } : {}),
     ...(listing.tags.length > 0 ? { tags: listing.tags } : {}),
@@ -61,7 +63,7 @@ export function createDiscoveryTools(context: ToolContext) {
         const maxPrice = maxPriceUsd === undefined ? undefined : parseUsd(maxPriceUsd.toFixed(6));
         const found = await findServices(context.env, { query, network, maxPrice });
         const ranked = rankServices(found.services, { priority: context.preferences.priority ?? "cost", defaultChain: context.preferences.defaultChain });
-        return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map(view), ...notesOf(found.notes) };
+        return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map((listing) => view(listing, context.env)), ...notesOf(found.notes) };
       },
     }),
     comparePrices: tool({
@@ -84,7 +86,7 @@ export function createDiscoveryTools(context: ToolContext) {
           ...(cheapestUsed
             ? { cheapestWithPaidCalls: cheapestUsed.name, trackRecordNote: `${cheapest?.name} is the cheapest, but no one paid it in the last 30 days; ${cheapestUsed.name} is the cheapest that people did pay.` }
             : {}),
-          services: ranked.slice(0, 10).map(view),
+          services: ranked.slice(0, 10).map((listing) => view(listing, context.env)),
           ...notesOf(found.notes),
         };
       },
