@@ -118,7 +118,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
     onProposal,
     onFinish,
   });
-  const { entries, streaming, send, retry, reject, stop } = chat;
+  const { entries, streaming, send, retry, reject, stop, newChat } = chat;
 
   // A person may approve before the wallet has loaded: the approval waits for it, then goes on
   // with the wallet that is there (the latest render's approve), or asks to connect one.
@@ -325,6 +325,11 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
             {canRetry ? (
               <button type="button" className={styles.toolButton} onClick={() => void onRetry()} data-testid="retry-button">
                 Retry last message
+              </button>
+            ) : null}
+            {hydrated && entries.length > 0 && approving === undefined ? (
+              <button type="button" className={styles.toolButton} onClick={newChat} data-testid="new-chat">
+                New chat
               </button>
             ) : null}
             <PrivacyNote />

@@ -2,7 +2,7 @@
 // Sends the conversation to `POST /api/chat` and turns the streamed answer into entries as it
 // arrives. The whole message array goes with every request (the server keeps no conversation);
 // the stream is decoded by the shared codec in lib/protocol, never by a second parser here.
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { sameAddress } from "@/lib/address";
 import { readChatError, type ChatRequestError } from "@/lib/client/chat-error";
 import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -22,6 +22,7 @@ import {
   type ChatEntry,
   type ChatRequestBody,
 } from "./chat-entries";
+import { loadConversation, saveConversation } from "./conversation-store";
 
 export type ChatRequestExtras = Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model" | "agentBudget">;
 
@@ -69,6 +70,8 @@ export type UseChatStreamResult = {
   /** Turns a quote down, locally: no request is made. */
   reject: (paymentId: string) => void;
   stop: () => void;
+  /** Stops any reply and starts an empty conversation (the tab's stored one is cleared). */
+  newChat: () => void;
 };
 
 export function useChatStream({
@@ -96,6 +99,25 @@ export function useChatStream({
   }, []);
 
   const newId = useCallback(() => `entry-${(nextId.current += 1)}`, []);
+
+  // The tab's conversation comes back after a reload (read after hydration: the server's HTML
+  // has none), and is kept whenever no reply is streaming, and as the page goes away.
+  const restored = useRef(false);
+  useEffect(() => {
+    const saved = loadConversation();
+    if (saved.length > 0 && entriesRef.current.length === 0) {
+      nextId.current = Math.max(0, ...saved.map((entry) => Number(/^entry-(\d+)$/.exec(entry.id)?.[1] ?? 0)));
+      entriesRef.current = saved;
+      setEntries(saved);
+    }
+    restored.current = true;
+    const keep = () => saveConversation(entriesRef.current);
+    window.addEventListener("pagehide", keep);
+    return () => window.removeEventListener("pagehide", keep);
+  }, []);
+  useEffect(() => {
+    if (restored.current && !streaming) saveConversation(entriesRef.current);
+  }, [entries, streaming]);
 
   /** Posts one request and streams its answer into a new reply (after `userText`'s entry, if any). */
   const run = useCallback(
@@ -308,7 +330,13 @@ export function useChatStream({
     controllerRef.current?.abort();
   }, []);
 
-  return { entries, streaming, approving, send, retry, approve, reject, stop };
+  const newChat = useCallback(() => {
+    controllerRef.current?.abort();
+    update(() => []);
+    saveConversation([]);
+  }, [update]);
+
+  return { entries, streaming, approving, send, retry, approve, reject, stop, newChat };
 }
 
 function describeNetworkFailure(error: unknown): string {

@@ -115,6 +115,36 @@ test("the account's avatar is drawn from its address, with no glyph a font must 
   }
 });
 
+test("a reload keeps the conversation and a pending quote, which still pays; a new tab starts empty; New chat clears it", async ({ page, wallet }) => {
+  test.setTimeout(120_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("What's the weather in Lisbon?");
+  await expect((await ui.reply(0)).getByTestId("payment-card")).toHaveAttribute("data-status", "awaiting-signature");
+
+  await page.reload();
+  await expect(ui.messages("user")).toHaveText([/weather in Lisbon/]);
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await expect(card.getByTestId("payment-expiry")).toContainText(/in \d+:\d{2}/);
+  await card.getByTestId("approve-payment").click();
+  await expect(card).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
+  expect(wallet.signRequests).toBe(1);
+
+  // Another tab is another conversation.
+  const other = await page.context().newPage();
+  await other.goto("/");
+  await expect(chatPage(other).messages("user")).toHaveCount(0);
+  await other.close();
+
+  await page.getByTestId("new-chat").click();
+  await expect(ui.messages("user")).toHaveCount(0);
+  await page.reload();
+  await expect(ui.messages("user")).toHaveCount(0);
+  await expect(ui.errors).toHaveCount(0);
+});
+
 test("a quote on another chain than the wallet's switches the wallet before it signs", async ({ page, wallet }) => {
   test.setTimeout(90_000);
   const ui = chatPage(page);
