@@ -1,4 +1,4 @@
-// The bench's results: their shape (results.json), the marks of issue 9 as ratios from the same
+// The bench's results: their shape (results.json), the marks as ratios from the same
 // run, and RESULTS.md.
 import type { DiscoveryResult } from "./discovery";
 import type { EnsureBuildReturnType } from "@/sandbox/next-app";
@@ -249,7 +249,7 @@ export function renderResults(results: BenchResults): string {
       .join(", ")}.`,
   );
   out.push("");
-  out.push("## Marks (issue 9)");
+  out.push("## Marks");
   out.push("");
   out.push(
     table(

@@ -1,4 +1,4 @@
-// A request's one deadline (SPEC section 2): an AbortSignal that fires when the request's time
+// A request's one deadline (docs/contract.md, section 2): an AbortSignal that fires when the request's time
 // is up, counted from its arrival, and a way to wait on work no longer than that.
 
 /**

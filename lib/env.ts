@@ -1,4 +1,4 @@
-// Server configuration (SPEC section 6), read from the environment once and validated with zod.
+// Server configuration (docs/contract.md, section 6), read from the environment once and validated with zod.
 // A bad value fails at first use with a message that names the variable.
 import { z } from "zod";
 import { EVM_ADDRESS_PATTERN } from "@/lib/address";
@@ -27,7 +27,7 @@ const addressOrRange = z.string().refine(isAddressOrRange, "an IP address or CID
 
 const nonNegativeInt = z.coerce.number().int().min(0);
 
-// ---- Deployment: production start-up checks and approval-key rotation (SPEC section 6) ----
+// ---- Deployment: production start-up checks and approval-key rotation (docs/contract.md, section 6) ----
 
 const deploymentEnvShape = {
   /**

@@ -1,10 +1,10 @@
-// The one error type of the product: a stable code from SPEC section 2, its HTTP status, and a
+// The one error type of the product: a stable code from docs/contract.md, section 2, its HTTP status, and a
 // message that is safe to show. Internal details are logged by the caller, never sent.
 
 export const errorStatus = {
   "bad-request": 400,
   "secret-in-message": 400,
-  // Signing in was refused, or a read needs the wallet's own session (SPEC section 9).
+  // Signing in was refused, or a read needs the wallet's own session (docs/contract.md, section 9).
   unauthorized: 401,
   "insufficient-balance": 402,
   "limit-exceeded": 403,

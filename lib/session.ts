@@ -1,4 +1,4 @@
-// Who the caller is, when it matters (SPEC section 9): a wallet proves itself once per browser
+// Who the caller is, when it matters (docs/contract.md, section 9): a wallet proves itself once per browser
 // session by signing in (EIP-4361, "Sign-In with Ethereum"), checked as payment signatures are
 // (recovery, ERC-1271, ERC-6492), or by a payment approval it signs; the server answers with an
 // HttpOnly, SameSite session cookie that names the wallet and is signed with the server's key.

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
       X402_DISCOVERY_URLS: [info.registryUrl, ...extraRegistries].join(","),
       ...chainEnvOf(info),
       // The sandbox's services and registry listen on 127.0.0.1, which the app calls only when
-      // allowed (SPEC section 6): on their own ports, and no other (anvil's unlocked accounts
+      // allowed (docs/contract.md, section 6): on their own ports, and no other (anvil's unlocked accounts
       // answer on that address too). An allow-list already set is kept as it is.
       X402_ALLOW_PRIVATE_ADDRESSES: process.env.X402_ALLOW_PRIVATE_ADDRESSES?.trim() || sandboxAllowance(info),
       SANDBOX_INFO_FILE: infoFilePath(),

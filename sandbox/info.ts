@@ -1,5 +1,5 @@
 /**
- * SandboxInfo: what a running sandbox tells the app, the tests and the person (SPEC section 7),
+ * SandboxInfo: what a running sandbox tells the app, the tests and the person (docs/contract.md, section 7),
  * written to `<dataDir>/sandbox.json` and printed once everything is up.
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -63,7 +63,7 @@ export type SandboxInfo = {
 };
 
 /**
- * The app's settings for this sandbox's chains (SPEC section 7): the networks it pays on, and
+ * The app's settings for this sandbox's chains (docs/contract.md, section 7): the networks it pays on, and
  * each one's RPC and USDC. The demo and the tests both start the app with these.
  */
 export function chainEnvOf(info: SandboxInfo): Record<string, string> {

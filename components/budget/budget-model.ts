@@ -1,4 +1,4 @@
-// What the budget panel reads and how it counts: the `GET /api/spending` answer (SPEC section 9)
+// What the budget panel reads and how it counts: the `GET /api/spending` answer (docs/contract.md, section 9)
 // checked with zod before the page uses it, and each period's meter (spent, limit, what is left)
 // computed in bigint micro-dollars. Pure, so it is unit-tested without a browser.
 import { z } from "zod";

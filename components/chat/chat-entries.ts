@@ -111,7 +111,7 @@ export function rejectPayment(entries: readonly ChatEntry[], paymentId: string):
   });
 }
 
-// The server's limits (SPEC section 2): 1..100 messages, 16,000 characters each, 256 KiB a body.
+// The server's limits (docs/contract.md, section 2): 1..100 messages, 16,000 characters each, 256 KiB a body.
 const MAX_MESSAGES = 100;
 const MAX_CONTENT = 16_000;
 const MAX_MESSAGES_BYTES = 240 * 1024; // leaves room for the rest of the body

@@ -1,5 +1,5 @@
 "use client";
-// The model choice: the three tiers the server allows (SPEC section 2), never a free-form id.
+// The model choice: the three tiers the server allows (docs/contract.md, section 2), never a free-form id.
 import { useId } from "react";
 import type { ModelTierId } from "@/lib/client/settings";
 import styles from "./chat.module.css";

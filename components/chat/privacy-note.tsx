@@ -1,4 +1,4 @@
-// What is kept where (SPEC section 5), one click away from the chat.
+// What is kept where (docs/contract.md, section 5), one click away from the chat.
 import styles from "./chat.module.css";
 
 export function PrivacyNote() {

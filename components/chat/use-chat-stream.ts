@@ -51,7 +51,7 @@ export type UseChatStreamOptions = {
    */
   /** Signs a quote made for the agent budget with its key, after the page checks it against the quote's card. */
   signFromBudget?: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined;
-  /** A `d:` line before the final one: settings the model proposes (SPEC section 5). */
+  /** A `d:` line before the final one: settings the model proposes (docs/contract.md, section 5). */
   onProposal?: (data: StreamMetadata) => void;
   /** A reply ended; its finish metadata (a payment's outcome included). */
   onFinish?: (finish: FinishMetadata) => void;

@@ -1,5 +1,5 @@
 "use client";
-// The client side of the chat cooldown (SPEC section 5): a countdown to the next allowed message,
+// The client side of the chat cooldown (docs/contract.md, section 5): a countdown to the next allowed message,
 // read from local storage (lib/client/cooldown-store) so it survives a refresh and holds across
 // tabs. `seconds` is the server's CHAT_COOLDOWN_SECONDS; 0 turns the client wait off.
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";

@@ -1,9 +1,9 @@
 "use client";
-// One payment's latest status (`p:` lines, SPEC section 3) as a small card: which service, a
+// One payment's latest status (`p:` lines, docs/contract.md, section 3) as a small card: which service, a
 // stepper through the payment flow, what it costs and where it settled, and for a failure what
 // happened in plain words and whether money moved ("Paid means paid"). Amounts are the server's
 // decimal strings, shown as they are: the page never does arithmetic on money. A quote waiting
-// for a signature offers Approve and Reject (SPEC section 4) when the chat hands the card its
+// for a signature offers Approve and Reject (docs/contract.md, section 4) when the chat hands the card its
 // actions, with a live countdown to the quote's deadline. Times are the person's locale's.
 import { useEffect, useState } from "react";
 import { CopyButton } from "@/components/chat/copy-button";

@@ -1,5 +1,5 @@
 // What a failed payment means for the person, in plain words, and whether money moved. "Paid
-// means paid" (SPEC section 3): a failure with a transaction hash was paid; `payment-pending`
+// means paid" (docs/contract.md, section 3): a failure with a transaction hash was paid; `payment-pending`
 // may still be collected; only a failure without either charged nothing.
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { parseMoment } from "./payment-display";

@@ -1,4 +1,4 @@
-// Where a payment stands in its flow (SPEC section 3): the five steps a card shows, which are
+// Where a payment stands in its flow (docs/contract.md, section 3): the five steps a card shows, which are
 // done, which one is current, and where a failed payment stopped. A `p:` line says only the
 // latest status, so the step a failure happened at is read from its reason, its transaction
 // and the furthest status the card has already shown.

@@ -1,5 +1,5 @@
 "use client";
-// The model's proposals made visible (SPEC section 5): a note of what was applied at once
+// The model's proposals made visible (docs/contract.md, section 5): a note of what was applied at once
 // (lowered limits, priority, default chain), and the raises that wait for the person's Confirm.
 // Nothing is raised without that click.
 //

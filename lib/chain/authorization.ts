@@ -1,6 +1,6 @@
 // EIP-3009 on chain: whether a signed transfer authorization was used, in which transaction,
 // and whether it still can be. When a paid service answers badly or not at all, the USDC token
-// is the one witness that cannot be wrong about the payment (SPEC section 3, "Paid means paid").
+// is the one witness that cannot be wrong about the payment (docs/contract.md, section 3, "Paid means paid").
 import { decodeEventLog, isHash, parseAbi, TransactionReceiptNotFoundError, type Hex } from "viem";
 import { publicClientFor } from "./clients";
 import type { NetworkConfig } from "./networks";

@@ -1,4 +1,4 @@
-// The agent budget's delegation (issue: autonomous payments within a budget the chain enforces):
+// The agent budget's delegation (payments without a prompt, within a budget the chain enforces):
 // what the person's wallet signs when it lets a session key in the browser pay small things
 // without a prompt. `{ wallet, session, maxAmount, validUntil, networks }` as EIP-712 typed data:
 // the session address may pay, in the wallet's name and against the wallet's limits, up to

@@ -1,4 +1,4 @@
-// A payment's signature checked as the token contract will check it (SPEC section 4, item 3), and
+// A payment's signature checked as the token contract will check it (docs/contract.md, section 4, item 3), and
 // any other signature of the wallet's (its agent budget's delegation, signing in) the same way:
 // a key wallet by recovery, a deployed contract account by ERC-1271, an account not yet deployed
 // by ERC-6492 (the signature says which factory deploys it, and that factory must be one the

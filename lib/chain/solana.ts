@@ -1,4 +1,4 @@
-// Solana, as the product reads it (SPEC section 10): the networks it pays on, with Circle's USDC
+// Solana, as the product reads it (docs/contract.md, section 10): the networks it pays on, with Circle's USDC
 // mint each, their RPC from `RPC_URL_<genesis hash prefix>`, and the reads a payment needs: a
 // USDC balance (its associated token account's), where the chain is, whether a transaction
 // landed and what it moved. Through @solana/kit's RPC client, every read bounded in time.

@@ -1,4 +1,4 @@
-// What a chat quote is bound to (SPEC section 4, item 4): the conversation it was made for, as a
+// What a chat quote is bound to (docs/contract.md, section 4, item 4): the conversation it was made for, as a
 // digest of its messages, the model and the model's settings. Request B must bring the same, so a
 // signed approval pays for one conversation's answer and cannot carry another one's run.
 import { createHash } from "node:crypto";

@@ -1,6 +1,6 @@
 // One chat request, start to end: validate, check an approval, claim the cooldown, choose the
 // model, stream the agent's answer. Everything before the stream answers with a JSON error and
-// its SPEC status; everything after it ends the stream with an `e:` line and the final `d:`
+// its status (docs/contract.md, section 2); everything after it ends the stream with an `e:` line and the final `d:`
 // line. One deadline covers it all from the request's arrival: work before the stream that
 // outlasts it (a slow body, database or pre-flight) is answered with a stream that says so.
 // Requests also drive the ledger's sweep of unfinished payments (at most once a minute, never a

@@ -1,5 +1,5 @@
 // What the offline model says or does next, decided from the conversation alone. It recognises
-// the five request kinds of SPEC section 1 by plain keyword rules, calls the same tools Gemini
+// the five request kinds of docs/contract.md, section 1 by plain keyword rules, calls the same tools Gemini
 // would, and answers from their results in sentences (a paid service's data as a small table).
 // The first reply of a conversation says once that it comes from the offline model.
 

@@ -1,4 +1,4 @@
-// The chat's words for the payment core: each payment update as a `p:` line (SPEC section 3),
+// The chat's words for the payment core: each payment update as a `p:` line (docs/contract.md, section 3),
 // its amounts as decimal strings, and how a payment ends as the stream's finish reason. The
 // one place the chat's wire format meets the core; it holds no payment rule.
 import { formatUnits, formatUsd } from "@/lib/money";

@@ -1,4 +1,4 @@
-// The body of `POST /api/chat` (SPEC section 2): read within a size limit, parsed as JSON,
+// The body of `POST /api/chat` (docs/contract.md, section 2): read within a size limit, parsed as JSON,
 // validated with one zod schema, and checked for pasted secrets, before any other work.
 import { z } from "zod";
 import { evmAddressSchema, solanaAddressSchema } from "@/lib/address";
@@ -129,7 +129,7 @@ export type ReadChatRequestOptions = {
   knownTxHashes?: (hashes: readonly string[]) => Promise<ReadonlySet<string>>;
 };
 
-/** Reads, parses and validates a chat request; throws AppError with the SPEC status and code. */
+/** Reads, parses and validates a chat request; throws AppError with the status and code of docs/contract.md, section 2. */
 export async function readChatRequest(request: Request, options: ReadChatRequestOptions = {}): Promise<ChatRequest> {
   const contentType = request.headers.get("content-type") ?? "";
   if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {

@@ -1,4 +1,4 @@
-// Recognises secrets a person might paste by mistake (SPEC section 2): a private key (64 hex
+// Recognises secrets a person might paste by mistake (docs/contract.md, section 2): a private key (64 hex
 // digits that are not a transaction hash) or a BIP-39 seed phrase (12 to 24 words of any
 // BIP-39 word list). Such a message is refused before its text reaches the model or a log.
 //

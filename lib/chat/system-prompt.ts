@@ -1,4 +1,4 @@
-// The fixed system prompt (ORIGINAL_SPEC directives). Client messages never replace or loosen
+// The fixed system prompt (the product's directives to the model). Client messages never replace or loosen
 // it; every rule that matters for money is also enforced in code, never only here.
 
 export const SYSTEM_PROMPT = `You are an autonomous payment agent for x402 services.

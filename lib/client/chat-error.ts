@@ -1,5 +1,5 @@
 // Turns a JSON error response of `POST /api/chat` (`{ error: { code, message, details? } }`,
-// SPEC section 2) into something the page can show, whatever the body actually holds: a proxy
+// docs/contract.md, section 2) into something the page can show, whatever the body actually holds: a proxy
 // or a crash can answer with HTML or nothing at all.
 
 export type ChatRequestError = {

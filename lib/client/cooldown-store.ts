@@ -1,4 +1,4 @@
-// Browser-side store of the chat cooldown (SPEC section 5): the time from which the next message
+// Browser-side store of the chat cooldown (docs/contract.md, section 5): the time from which the next message
 // may be sent, kept in local storage so that it survives a refresh and is shared by every tab.
 // The server enforces the same pause (429); this store only spares the person a refused request.
 

@@ -1,4 +1,4 @@
-// The person's settings as the browser keeps them (SPEC sections 5 and 9): spending limits,
+// The person's settings as the browser keeps them (docs/contract.md, sections 5 and 9): spending limits,
 // preferences and the model tier, in local storage, sent with every request. Owns three things:
 // reading stored settings back (a broken field takes its default, nothing throws), the rule for
 // the model's proposals (lowering a limit or changing a preference applies at once; raising a

@@ -1,4 +1,4 @@
-// Signing in with the wallet (SPEC section 9): the page asks the server for a nonce, has the
+// Signing in with the wallet (docs/contract.md, section 9): the page asks the server for a nonce, has the
 // wallet sign an EIP-4361 message for this site with it, and sends both back; the server answers
 // with an HttpOnly session cookie. Once per browser session; it lets the page read the wallet's
 // own payment history, which nobody else can.

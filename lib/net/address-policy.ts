@@ -1,5 +1,5 @@
 // Which network addresses the server may connect to when it calls a service on someone else's
-// behalf (SPEC section 6, `X402_ALLOW_PRIVATE_ADDRESSES`). Only public unicast addresses, on the
+// behalf (docs/contract.md, section 6, `X402_ALLOW_PRIVATE_ADDRESSES`). Only public unicast addresses, on the
 // usual web ports, unless an address is in the configured allow-list; everything else (loopback,
 // private, link-local and cloud metadata, CGNAT, multicast, unspecified, broadcast, reserved and
 // documentation ranges, and their IPv6 equivalents and IPv4-in-IPv6 forms) is refused. Pure: the

@@ -1,4 +1,4 @@
-// The server's side of the agent budget (SPEC section 9): at quote time, whether a payment may be
+// The server's side of the agent budget (docs/contract.md, section 9): at quote time, whether a payment may be
 // paid by the budget's session key without a prompt; at approval time, whether the grant that
 // quote was made under still holds. A grant is used only when the wallet signed it (its rail
 // checks the signature), it is for this wallet and network, it has not expired, the payment is

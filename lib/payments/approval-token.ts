@@ -4,7 +4,7 @@
 // Opaque to the client: base64url(JSON) "." base64url(HMAC-SHA256).
 //
 // The service request travels inside the token, body included, rather than as a digest with
-// the body kept here: the server stores no conversation (SPEC section 5), and request B then
+// the body kept here: the server stores no conversation (docs/contract.md, section 5), and request B then
 // needs nothing but the token to send exactly what was quoted. That bounds what a token can
 // carry, so the service request is bounded too: a POST body of at most 64 KiB and a URL of at
 // most 8 KiB, which keeps the largest token (128 KiB) well inside the 256 KiB request limit

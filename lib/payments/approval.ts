@@ -1,4 +1,4 @@
-// Request B of the approval round trip (SPEC section 4), first half: what an approval is. From
+// Request B of the approval round trip (docs/contract.md, section 4), first half: what an approval is. From
 // the token, the ledger and the wallet's answer alone, before anything is reserved: refused, a
 // copy of one sent before, expired, or fresh. A door decides from it whether the request counts
 // against its cooldown (`countsAsMessage`) and answers all but a fresh one without its agent;

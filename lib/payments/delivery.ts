@@ -1,4 +1,4 @@
-// Request B of the approval round trip (SPEC section 4), second half: paying a fresh approval
+// Request B of the approval round trip (docs/contract.md, section 4), second half: paying a fresh approval
 // and telling how it ended. `sendApprovedPayment` pays before a door starts its answer: it
 // re-runs pre-flight, reserves the amount atomically and sends the signed payment to the
 // service; its failures are HTTP errors. From the moment the payment is sent, its delivery runs
@@ -6,7 +6,7 @@
 // reads the answer, asks the chain when the answer does not settle it (./reconcile.ts), and
 // records the outcome in the ledger, whether or not anyone is still listening.
 // `followPayment` tells that outcome as updates: `submitted`, then `confirmed` and `delivered`,
-// or what the chain says happened (SPEC section 3), or, when the deadline comes first, that it
+// or what the chain says happened (docs/contract.md, section 3), or, when the deadline comes first, that it
 // is not known yet; a copy of an earlier approval is told what happened then.
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
@@ -294,7 +294,7 @@ export async function followPayment(sent: SentPayment, { db, onUpdate, signal }:
 }
 
 /**
- * The same approval again (SPEC section 4, item 4): never paid twice, and told the real
+ * The same approval again (docs/contract.md, section 4, item 4): never paid twice, and told the real
  * outcome. A payment its first request is still paying is waited for (bounded); one that is
  * still not final after that is settled against the chain.
  */

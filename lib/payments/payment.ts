@@ -1,5 +1,5 @@
 // What one payment is and what a person is told about it, in the payment core's own words: the
-// stages of its life (SPEC section 3), how it can fail, how it can end, and the update a door
+// stages of its life (docs/contract.md, section 3), how it can fail, how it can end, and the update a door
 // (the chat's `p:` lines, an MCP tool result) turns into its own wire format. No door, no chain
 // family: a network is its CAIP-2 id, its name and its token; an address is a string its rail
 // reads. Free of imports, so the page and the stream's decoder share the vocabulary.
@@ -17,7 +17,7 @@ export const paymentFailureCodes = [
   "expired",
   "insufficient-gas",
   "network-congestion",
-  // Paid means paid (SPEC section 3): money moved but no data came back, with the transaction...
+  // Paid means paid (docs/contract.md, section 3): money moved but no data came back, with the transaction...
   "not-delivered",
   // ...or the service holds a signed authorization it has not collected yet (collectableUntil).
   "payment-pending",

@@ -1,4 +1,4 @@
-// Pre-flight (SPEC section 3, status `checking`): before a wallet is asked to sign, and again
+// Pre-flight (docs/contract.md, section 3, status `checking`): before a wallet is asked to sign, and again
 // before a signed payment is sent, the balance must cover the price plus any gas the payer
 // pays, and no daily, weekly, monthly or per-payment limit may be passed.
 import type { Queryable } from "@/lib/db";

@@ -1,4 +1,4 @@
-// Request A of the approval round trip (SPEC section 4): call the service, and on HTTP 402 read
+// Request A of the approval round trip (docs/contract.md, section 4): call the service, and on HTTP 402 read
 // what it asks, choose what to pay (only what a rail can pay; among that, what is within the
 // per-payment limit first, then the default chain, then the cheapest), run pre-flight, and quote
 // the payment for the payer's wallet to sign, with a token that carries the quote to request B.
@@ -269,7 +269,7 @@ type Candidate = PayableRequirement & { rail: PaymentRail; payer: string };
  * those within the per-payment limit come first, then the default chain, then the cheapest.
  * When every candidate is above the limit the cheapest is still quoted: pre-flight then refuses
  * it as `limit-exceeded`, so the person sees the price and the limit that stopped it on a
- * payment card, like any other limit (SPEC section 3, `checking`).
+ * payment card, like any other limit (docs/contract.md, section 3, `checking`).
  */
 export async function createQuote({ paymentRequired, wallet, perPaymentLimit, defaultChain, env }: CreateQuoteParameters): Promise<PaymentQuote | QuoteRefusal> {
   const rails = paymentRails(env);

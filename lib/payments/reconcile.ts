@@ -1,4 +1,4 @@
-// Reconciliation against the chain (SPEC section 3, "Paid means paid"): once a signed payment
+// Reconciliation against the chain (docs/contract.md, section 3, "Paid means paid"): once a signed payment
 // has gone to a service, only the chain can say whether it moved. One mechanism for the three
 // places that need it: the request whose service answered badly or not at all, a repeated
 // approval that meets a payment that is not final, and the sweep of unfinished payments.

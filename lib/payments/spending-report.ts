@@ -1,4 +1,4 @@
-// What a wallet has paid, as the page's budget meters read it (SPEC section 9): settled
+// What a wallet has paid, as the page's budget meters read it (docs/contract.md, section 9): settled
 // payments only (what the wallet's transfers on chain already make public), summed over the
 // rolling day, week and month, and the latest ones with their transaction links. Limits stay in
 // the browser; the page computes what is left.
@@ -16,7 +16,7 @@ export type SpendingReport = {
   wallet: string;
   /** Every wallet the report counts, when more than one was asked for (a person's EVM and Solana wallets). */
   wallets?: string[];
-  /** Whether `recent` is the wallets' whole history: only for their own signed-in session (SPEC section 9). */
+  /** Whether `recent` is the wallets' whole history: only for their own signed-in session (docs/contract.md, section 9). */
   signedIn: boolean;
   periods: Array<{ period: Period; spentUsd: string; since: string }>;
   recent: Array<{
@@ -89,7 +89,7 @@ export function transactionLink(networkId: string, txHash: string, env: RailEnv)
   return (found?.network.transactionUrl ?? ownTransactionPage(networkId)).replace("{txHash}", txHash);
 }
 
-/** A wallet's payments against its limits, as the agent tells the person (SPEC section 8, getSpending). */
+/** A wallet's payments against its limits, as the agent tells the person (docs/contract.md, section 8, getSpending). */
 export type LimitUse = {
   /**
    * Per rolling period: what counts against the limit (settled, pending and reserved payments:

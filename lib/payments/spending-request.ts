@@ -1,4 +1,4 @@
-// One `GET /api/spending?wallet=…` request (SPEC section 9): count it against the client's
+// One `GET /api/spending?wallet=…` request (docs/contract.md, section 9): count it against the client's
 // rate limit, validate the query, build the report, answer. Every answer, error or not, is
 // JSON that no cache keeps.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// The chat stream's line format (SPEC section 3): one encoder and one decoder, shared by the
+// The chat stream's line format (docs/contract.md, section 3): one encoder and one decoder, shared by the
 // route, the browser, the tests and the benchmarks. Each line is `<prefix>:<JSON>\n`. Its payment
 // vocabulary (stages, failure codes, how a payment ends) is the payment core's own. Imports are
 // relative: the bench's reference app builds this file without the project's `@/` alias.

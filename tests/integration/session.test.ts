@@ -1,4 +1,4 @@
-// Signing in with the wallet (SPEC section 9, EIP-4361) through /api/session's own handlers: a
+// Signing in with the wallet (docs/contract.md, section 9, EIP-4361) through /api/session's own handlers: a
 // message for this host, with the nonce this browser was given, signed by the wallet it names,
 // starts a session that GET /api/spending honours with the wallet's history. Anything else (another
 // host, another browser's or an old nonce, a signature of another key, a chain not paid on) is a

@@ -1,4 +1,4 @@
-// The address policy of outbound service calls (SPEC section 6): only public addresses on the
+// The address policy of outbound service calls (docs/contract.md, section 6): only public addresses on the
 // usual web ports, the configured allow-list excepted, with IPv6 and IPv4-in-IPv6 forms judged
 // like the addresses they reach.
 import { describe, expect, test } from "vitest";

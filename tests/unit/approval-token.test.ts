@@ -1,4 +1,4 @@
-// The approval token carries the quoted service request, body included (SPEC section 4): the
+// The approval token carries the quoted service request, body included (docs/contract.md, section 4): the
 // largest request a quote accepts makes a token that request B can still carry, and any
 // change to it, its body included, is refused.
 import type { PaymentRequired } from "@x402/core/types";

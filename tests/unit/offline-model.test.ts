@@ -1,4 +1,4 @@
-// The offline model decides from the conversation alone: these are the request kinds of SPEC
+// The offline model decides from the conversation alone: these are the request kinds of docs/contract.md,
 // section 1 as a person would phrase them, and what it does with each.
 import { describe, expect, test } from "vitest";
 import { decideOfflineTurn, OFFLINE_NOTICE, type OfflineToolResult } from "@/lib/chat/offline-turns";

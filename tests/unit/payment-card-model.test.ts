@@ -1,5 +1,5 @@
 // What a payment card says, apart from React: the stepper's states, failures in plain words with
-// what they cost ("Paid means paid", SPEC section 3), and times in the person's locale.
+// what they cost ("Paid means paid", docs/contract.md, section 3), and times in the person's locale.
 import { describe, expect, test } from "vitest";
 import {
   formatCountdown,

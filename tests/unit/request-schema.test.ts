@@ -180,7 +180,7 @@ describe("approval signatures", () => {
   });
 });
 
-describe("a Solana wallet in a request (SPEC section 10)", () => {
+describe("a Solana wallet in a request (docs/contract.md, section 10)", () => {
   test("its address travels as written, beside the EVM one, and its approval carries the signed transaction", async () => {
     const solanaAddress = "9jsJcfzVQmx668dtmJMTGk37wvaWVaD87GnNbpY3RQpR";
     const body = await readChatRequest(

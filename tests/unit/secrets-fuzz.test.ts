@@ -1,4 +1,4 @@
-// The secret check under generated input (SPEC section 2): keys and seed phrases in every
+// The secret check under generated input (docs/contract.md, section 2): keys and seed phrases in every
 // disguise a person's paste or a careless copy produces are refused, and what a paying
 // conversation is full of (transaction hashes the agent wrote or the person asks about,
 // addresses, amounts, ordinary sentences in several languages) goes through.

@@ -1,4 +1,4 @@
-// Pasted secrets (SPEC section 2): private keys and seed phrases are refused in every disguise,
+// Pasted secrets (docs/contract.md, section 2): private keys and seed phrases are refused in every disguise,
 // while the transaction hashes a paying conversation is full of go through.
 import { english, french, generateMnemonic, generatePrivateKey, japanese, privateKeyToAccount, spanish } from "viem/accounts";
 import { describe, expect, test, vi } from "vitest";

@@ -1,4 +1,4 @@
-// POST /api/chat (SPEC section 2): validate, claim the cooldown, pick the model, stream the answer.
+// POST /api/chat (docs/contract.md, section 2): validate, claim the cooldown, pick the model, stream the answer.
 // The steps live in lib/chat/handler.ts; this file wires them to the process's configuration.
 import { createApprovalGate, handleChatRequest } from "@/lib/chat/handler";
 import { createChatTools } from "@/lib/chat/tools";

@@ -1,4 +1,4 @@
-// /api/session (SPEC section 9): who is signed in and a sign-in nonce (GET), signing in with the
+// /api/session (docs/contract.md, section 9): who is signed in and a sign-in nonce (GET), signing in with the
 // wallet (POST, EIP-4361), signing out (DELETE). The work lives in lib/session.ts.
 import { serverEnv } from "@/lib/env";
 import { createSessionRateLimit, handleSessionRequest } from "@/lib/session";

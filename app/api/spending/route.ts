@@ -1,4 +1,4 @@
-// GET /api/spending?wallet=0x… (SPEC section 9): a wallet's settled spending per rolling period
+// GET /api/spending?wallet=0x… (docs/contract.md, section 9): a wallet's settled spending per rolling period
 // and its recent payments. The steps live in lib/payments/spending-request.ts.
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";

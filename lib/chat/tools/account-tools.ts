@@ -1,4 +1,4 @@
-// getSpending and updatePreferences (SPEC section 8): the person's spending from the ledger,
+// getSpending and updatePreferences (docs/contract.md, section 8): the person's spending from the ledger,
 // and proposed settings sent to the browser as a `d:` line (the browser stores settings; a
 // raised limit waits for the person's confirmation there).
 import { tool, zodSchema } from "ai";

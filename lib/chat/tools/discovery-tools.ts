@@ -1,4 +1,4 @@
-// discoverServices and comparePrices (SPEC section 8): what the registries list, for the model
+// discoverServices and comparePrices (docs/contract.md, section 8): what the registries list, for the model
 // to read. Listing text is passed on as data, marked as such.
 import { tool, zodSchema } from "ai";
 import { z } from "zod";

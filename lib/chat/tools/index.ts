@@ -1,4 +1,4 @@
-// The seam where the model's tools are registered (SPEC section 8). Each tool that needs the
+// The seam where the model's tools are registered (docs/contract.md, section 8). Each tool that needs the
 // request's context is built here from it; the set grows as the tools arrive.
 import type { ToolSet } from "ai";
 import type { ToolContext } from "../agent";

@@ -1,4 +1,4 @@
-// payForService, request A of the approval round trip (SPEC section 4), as the chat's tool: the
+// payForService, request A of the approval round trip (docs/contract.md, section 4), as the chat's tool: the
 // payment core (lib/payments/quote.ts) calls the service and quotes the payment; this turns its
 // updates into `p:` lines, its notices into `e:` lines and its result into the model's. Nothing
 // is paid here: paying needs the signature, which comes with request B.

@@ -9,7 +9,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402
 import type { PaymentNetwork } from "../payment";
 
 /**
- * How long a signed authorization stays collectable (SPEC section 4, item 5): at most 10
+ * How long a signed authorization stays collectable (docs/contract.md, section 4, item 5): at most 10
  * minutes after the quote, whatever `maxTimeoutSeconds` the service asks for. A longer window
  * would only let a service collect long after the person was told how the payment ended.
  */
@@ -66,7 +66,7 @@ export type ChainPaymentState =
   /** Not used yet; `expired` once the chain's own clock is past its validBefore. */
   | { state: "unused"; expired: boolean };
 
-/** The wallet's signed grant to an agent budget's session key (SPEC section 9), as the core holds it. */
+/** The wallet's signed grant to an agent budget's session key (docs/contract.md, section 9), as the core holds it. */
 export type BudgetGrant = {
   wallet: string;
   session: string;

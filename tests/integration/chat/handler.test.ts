@@ -449,7 +449,7 @@ describe("cooldown", () => {
 });
 
 describe("errors before the stream", () => {
-  test("bad input answers with its SPEC status and a JSON error, never a stream", async () => {
+  test("bad input answers with its contract status and a JSON error, never a stream", async () => {
     chat = await createTestChat();
     const bad = await chat.post({ messages: [{ role: "user", content: "hi" }], walletAddress: "0xnope" });
     expect(bad.status).toBe(400);

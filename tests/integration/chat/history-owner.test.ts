@@ -1,4 +1,4 @@
-// A wallet's history is its owner's (SPEC section 9): in the chat, getSpending for a wallet merely
+// A wallet's history is its owner's (docs/contract.md, section 9): in the chat, getSpending for a wallet merely
 // named gives the totals and what is left, never which payments were made; the wallet's own
 // signed-in session sees them. And naming a wallet does not put it in a cooldown: only a wallet
 // that proved itself counts, so a stranger cannot hold a person's chat.

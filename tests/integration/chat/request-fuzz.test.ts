@@ -1,9 +1,9 @@
-// No bad input gets a 500 (SPEC section 2): generated request bodies, valid ones changed in one
+// No bad input gets a 500 (docs/contract.md, section 2): generated request bodies, valid ones changed in one
 // place (wrong types, boundary numbers, odd and unicode strings, addresses with spaces or a `0X`
 // prefix, nested junk, long arrays within the size cap) and random JSON or text, are read as
 // the server reads them. Thousands go through the request reader; a few hundred through the
 // whole chat handler with the offline model and a real PGlite ledger. Every refusal is a 4xx
-// with its SPEC code, and every 400 names the fields it refuses.
+// with its code (docs/contract.md, section 2), and every 400 names the fields it refuses.
 import fc from "fast-check";
 import { english, generateMnemonic, generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";

@@ -1,4 +1,4 @@
-// A signed approval pays for one conversation's answer (SPEC section 4, item 4): its token binds
+// A signed approval pays for one conversation's answer (docs/contract.md, section 4, item 4): its token binds
 // the messages, the model and its settings it was quoted for, so request B with another
 // conversation is refused before anything is reserved or sent; and after an approval, a new quote
 // in the same request counts as a new message for the cooldown, so a signature buys no free run.

@@ -1,4 +1,4 @@
-// Nothing expensive before the gate (issue: trust nothing claimed): an approval of a live quote is
+// Nothing expensive before the gate (nothing a stranger claims is trusted): an approval of a live quote is
 // exempt from the cooldown, so a caller could send it again and again with a wrong signature;
 // a per-client gate answers 429 before any signature check or chain read once the caller has
 // asked too often, and an approval past its time is answered without asking the chain at all.

@@ -1,4 +1,4 @@
-// A paid POST service with a long body (SPEC section 4): a body of up to 64 KiB is quoted,
+// A paid POST service with a long body (docs/contract.md, section 4): a body of up to 64 KiB is quoted,
 // approved and delivered to the service whole, within the 256 KiB request limit; a changed
 // body is refused; a longer one is refused at quote time, before anything is sent or signed.
 import { createHash } from "node:crypto";

@@ -1,4 +1,4 @@
-// A service's PAYMENT-RESPONSE is a claim, not a proof (SPEC section 4, item 4a): services of the
+// A service's PAYMENT-RESPONSE is a claim, not a proof (docs/contract.md, section 4, item 4a): services of the
 // tests' own that take the signed payment without settling it and say they did, with a made-up
 // transaction, with a real transaction that moved something else, or with a transaction that is
 // not even a string. The person is never told "confirmed" on a service's word, the ledger keeps

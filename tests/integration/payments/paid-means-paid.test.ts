@@ -1,4 +1,4 @@
-// "Paid means paid" (SPEC section 3) on the sandbox: services of the tests' own that take the
+// "Paid means paid" (docs/contract.md, section 3) on the sandbox: services of the tests' own that take the
 // payment and then fail, hang or break off, or never take it; a person who closes the tab
 // mid-delivery; the same approval twice at once; a service asking for a year-long window; and
 // the sweep that finishes what a request could not. Real anvil, USDC and facilitator; the

@@ -1,4 +1,4 @@
-// A price above the per-payment limit is refused like every other limit (SPEC section 3,
+// A price above the per-payment limit is refused like every other limit (docs/contract.md, section 3,
 // `checking`): `p: checking`, then `p: failed` with `limit-exceeded`, the price and the limit
 // that stopped it, and nothing reserved. The page's card says so in plain words.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";

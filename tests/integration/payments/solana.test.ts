@@ -1,4 +1,4 @@
-// Paying on Solana through POST /api/chat (SPEC section 10), on the sandbox's local Solana: the
+// Paying on Solana through POST /api/chat (docs/contract.md, section 10), on the sandbox's local Solana: the
 // real @x402/svm client and facilitator, USDC at its mint, a PGlite ledger, and a fresh key
 // signing the quoted transaction as a person's Solana wallet would. The model is scripted.
 import { sign as signEd25519 } from "node:crypto";

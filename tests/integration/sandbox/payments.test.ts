@@ -64,7 +64,7 @@ describe("paying sandbox services with the reference x402 client", () => {
   it("pays every service that takes Solana with the real @x402/svm client: the price moves on the local Solana to its payee", async () => {
     const payer = await createSolanaPayer(sandbox, 1_000_000n);
     const onSolana = sandbox.info.services.filter((entry) => entry.listed && entry.networks.includes(sandbox.info.solana.network));
-    // At least two, one of them taking EVM payments too (SPEC section 10).
+    // At least two, one of them taking EVM payments too (docs/contract.md, section 10).
     expect(onSolana.length).toBeGreaterThanOrEqual(2);
     expect(onSolana.some((entry) => entry.networks.includes(sandbox.info.network))).toBe(true);
     let spent = 0n;

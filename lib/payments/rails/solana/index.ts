@@ -1,4 +1,4 @@
-// The Solana rail: x402 `exact` on `solana:*` networks (SPEC section 10). The x402 packages'
+// The Solana rail: x402 `exact` on `solana:*` networks (docs/contract.md, section 10). The x402 packages'
 // own SVM client builds the transaction (compute budget, the token program's TransferChecked of
 // exactly the price from the payer's USDC account to the payee's, a memo; the facilitator as fee
 // payer, named by the requirements' `extra.feePayer`); the payer's wallet signs it
