@@ -323,7 +323,9 @@ describe("paying through the chat", () => {
     for (const entry of sandbox.info.services.filter((listed) => listed.listed)) {
       expect(text).toContain(`${entry.serviceName} ($${entry.price} per call`);
     }
-    expect(text).toContain(sandbox.info.network);
+    // Networks by name, not by CAIP-2 id.
+    expect(text).toContain("Sandbox");
+    expect(text).not.toContain(sandbox.info.network);
   });
 
   test("a service whose listing and answer say to pay more elsewhere gets only what was quoted", async () => {
