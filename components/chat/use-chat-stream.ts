@@ -235,7 +235,7 @@ export function useChatStream({
     const entry = current[lastUser];
     // Only a question whose reply is the last thing in the chat is asked again; a refused
     // message has already left the history and gone back to the composer.
-    if (!entry || entry.role !== "user" || lastUser !== current.length - 2 || current.at(-1)?.role !== "assistant") {
+    if (entry?.role !== "user" || lastUser !== current.length - 2 || current.at(-1)?.role !== "assistant") {
       return { kind: "busy" };
     }
     // The last question and what followed it (a failed or stopped reply, a refusal) are replaced.

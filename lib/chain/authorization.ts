@@ -91,7 +91,7 @@ async function findEvent({
 }): Promise<{ transactionHash: Hex; blockNumber: bigint } | undefined> {
   const client = publicClientFor(network);
   const abiEvent = eip3009Abi.find((item) => item.type === "event" && item.name === event);
-  if (!abiEvent || abiEvent.type !== "event") throw new Error(`no ${event} in the EIP-3009 ABI`);
+  if (abiEvent?.type !== "event") throw new Error(`no ${event} in the EIP-3009 ABI`);
   // Oldest first: the event sits within minutes of the quote.
   for (let from = start; from <= end; from += LOG_CHUNK_BLOCKS) {
     const to = from + LOG_CHUNK_BLOCKS - 1n < end ? from + LOG_CHUNK_BLOCKS - 1n : end;

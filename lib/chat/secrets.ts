@@ -188,10 +188,7 @@ const transactionWords = new RegExp(
 
 // Words that say the value is a key after all: they cancel the transaction words (never the
 // conversation's or the ledger's knowledge).
-const keyWords = new RegExp(
-  String.raw`(?<!\p{L})(?:private|priv|privkey|pk|secret\p{L}*|seed|mnemonic|recovery|keys?|clave|cl[ée]|chiave|schlüssel|klíč|chave|priva[dt]\p{L}*|privé\p{L}*|soukrom\p{L}*)(?!\p{L})|私钥|私鑰|秘密鍵|秘密キー|助记词|助記詞|개인\s*키|비밀\s*키`,
-  "iu",
-);
+const keyWords = /(?<!\p{L})(?:private|priv|privkey|pk|secret\p{L}*|seed|mnemonic|recovery|keys?|clave|cl[ée]|chiave|schlüssel|klíč|chave|priva[dt]\p{L}*|privé\p{L}*|soukrom\p{L}*)(?!\p{L})|私钥|私鑰|秘密鍵|秘密キー|助记词|助記詞|개인\s*키|비밀\s*키/iu;
 
 // Where a sentence or line ends: the words of another sentence are not about this value.
 // CJK full stops need no space after them.

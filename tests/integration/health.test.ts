@@ -101,7 +101,10 @@ describe("GET /api/health", () => {
   test("answers are reused for a few seconds, then checked again", async () => {
     let now = 1_000_000;
     let opened = 0;
-    const health = handlerFor({}, { now: () => now, database: async () => ((opened += 1), db) });
+    const health = handlerFor({}, { now: () => now, database: async () => {
+      opened += 1;
+      return db;
+    } });
     await health();
     await health();
     expect(opened).toBe(1);

@@ -272,7 +272,7 @@ describe("paid means paid, from the agent budget", () => {
       expect(quoted.status.paidFrom).toBe("agent-budget");
       const before = await balanceOf(budget.session.address);
       sandbox.setServiceAfterSettlement(oracle.name, "fail");
-      let lines;
+      let lines: Awaited<ReturnType<typeof collectLines>> | undefined;
       try {
         lines = await collectLines(await approve(target, quoted, await sign(budget.session, quoted.status)));
       } finally {

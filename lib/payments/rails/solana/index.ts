@@ -74,7 +74,6 @@ export function createSolanaRail(env: RailEnv): PaymentRail {
     async prepare({ paymentRequired, requirement, payer }) {
       const config = configOf(requirement.network);
       if (!isSolanaAddress(payer)) throw new Error("the payer is not a Solana address");
-      let unsigned: string | undefined;
       // The payer's signature comes from the person's wallet: the x402 client's signer here only
       // leaves its place empty, and the transaction is captured as the client built it.
       const signer: TransactionPartialSigner = {
@@ -88,7 +87,7 @@ export function createSolanaRail(env: RailEnv): PaymentRail {
         paymentRequirementsSelector: () => requirement.requirements,
       });
       const unsignedPayload = await chain(() => client.createPaymentPayload(paymentRequired));
-      unsigned = (unsignedPayload.payload as { transaction?: unknown }).transaction as string | undefined;
+      const unsigned = (unsignedPayload.payload as { transaction?: unknown }).transaction;
       if (typeof unsigned !== "string") throw new Error("the x402 client built a payload without a transaction");
       const { messageBytes, blockhash } = readTransaction(unsigned);
       return {
@@ -140,7 +139,7 @@ export function createSolanaRail(env: RailEnv): PaymentRail {
       const [hash, blockhash = ""] = nonce.split(".");
       const isOurs = async (signature: string) => {
         const landed = await getSolanaTransaction({ network: config, signature });
-        return landed !== undefined && landed.succeeded && messageHash(landed.messageBytes) === hash;
+        return landed?.succeeded && messageHash(landed.messageBytes) === hash;
       };
       // The transaction's id is its fee payer's signature, made by the facilitator as it sends
       // it: the chain is asked for the one the service names, else searched, in the payer's
@@ -187,7 +186,7 @@ function readTransaction(wire: string) {
   const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
   const signatures: Record<string, SignatureBytes> = {};
   for (const [signer, signature] of Object.entries(transaction.signatures)) {
-    if (signature && signature.some((byte) => byte !== 0)) signatures[signer] = signature;
+    if (signature?.some((byte) => byte !== 0)) signatures[signer] = signature;
   }
   return { messageBytes, blockhash: String(message.lifetimeToken), instructions: message.instructions.length, signatures };
 }
