@@ -12,6 +12,7 @@ import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
 import { cleanText } from "@/lib/x402/listings";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
+import { serviceInputProblem } from "@/lib/x402/service-input";
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
 import { issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
@@ -108,6 +109,15 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
     };
   }
   const serviceName = cleanText(paymentRequired.resource?.serviceName || new URL(call.url).host, 80);
+  // A request the service says it would refuse is not quoted: the person would sign for nothing.
+  const inputProblem = serviceInputProblem(paymentRequired, call, serviceName);
+  if (inputProblem) {
+    return {
+      notice: { code: "payment-failed", message: `${inputProblem} Nothing was quoted or paid.` },
+      end: "payment-failed",
+      report: { status: "failed", reason: "bad-input", summary: `${inputProblem} Nothing was quoted or paid. Ask the person for a value the service takes.` },
+    };
+  }
   const wallets = Object.values(parameters.wallets);
   if (wallets.length === 0) {
     return {

@@ -26,7 +26,7 @@ export const airQuality: ServiceDefinition = {
   madeWith: "@x402/hono",
   discovery: {
     input: { city: "Lisbon" },
-    inputSchema: { properties: { city: { type: "string", description: "City name" } }, required: ["city"] },
+    inputSchema: { properties: { city: { type: "string", description: "City name", enum: Object.keys(CITIES) } }, required: ["city"] },
     output: {
       example: { city: "Lisbon", aqi: 31, category: "good" },
       schema: { properties: { city: { type: "string" }, aqi: { type: "number" }, category: { type: "string" } }, required: ["city", "aqi", "category"] },

@@ -28,7 +28,7 @@ export const dictionary: ServiceDefinition = {
   rails: ["solana"],
   discovery: {
     input: { word: "ledger" },
-    inputSchema: { properties: { word: { type: "string", description: "The word to define" } }, required: ["word"] },
+    inputSchema: { properties: { word: { type: "string", description: "The word to define", enum: DICTIONARY_WORDS } }, required: ["word"] },
     output: {
       example: { word: "ledger", partOfSpeech: "noun", definition: ENTRIES.ledger?.definition ?? "" },
       schema: {

@@ -37,7 +37,7 @@ export const holidays: ServiceDefinition = {
   madeWith: "@x402/express",
   discovery: {
     input: { country: "PT" },
-    inputSchema: { properties: { country: { type: "string", description: "ISO 3166 country code, e.g. PT" } }, required: ["country"] },
+    inputSchema: { properties: { country: { type: "string", description: "ISO 3166 country code, e.g. PT", enum: HOLIDAY_COUNTRIES } }, required: ["country"] },
     output: {
       example: { country: "PT", year: 2026, holidays: [{ date: "2026-04-25", name: "Freedom Day" }] },
       schema: { properties: { country: { type: "string" }, year: { type: "number" }, holidays: { type: "array" } }, required: ["country", "year", "holidays"] },

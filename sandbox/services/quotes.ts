@@ -24,7 +24,7 @@ export const quotations: ServiceDefinition = {
   madeWith: "@x402/next",
   discovery: {
     input: { topic: "money" },
-    inputSchema: { properties: { topic: { type: "string", description: "What the quotation is about" } }, required: ["topic"] },
+    inputSchema: { properties: { topic: { type: "string", description: "What the quotation is about", enum: QUOTE_TOPICS } }, required: ["topic"] },
     output: {
       example: { topic: "money", ...QUOTES.money },
       schema: { properties: { topic: { type: "string" }, text: { type: "string" }, author: { type: "string" } }, required: ["topic", "text", "author"] },
