@@ -46,8 +46,18 @@ function MarkdownTable({ node: _node, ...rest }: ComponentPropsWithoutRef<"table
   );
 }
 
-function MarkdownPre({ node: _node, ...rest }: ComponentPropsWithoutRef<"pre"> & ExtraProps) {
-  return <pre {...rest} tabIndex={0} />;
+// A code block fenced as `raw-data` is the data behind an answer: shown on demand, behind a disclosure.
+function MarkdownPre({ node, ...rest }: ComponentPropsWithoutRef<"pre"> & ExtraProps) {
+  const code = node?.children[0];
+  const classes = code?.type === "element" ? code.properties.className : undefined;
+  const pre = <pre {...rest} tabIndex={0} />;
+  if (!Array.isArray(classes) || !classes.includes("language-raw-data")) return pre;
+  return (
+    <details className={styles.rawData} data-testid="raw-data">
+      <summary>The service's raw data</summary>
+      {pre}
+    </details>
+  );
 }
 
 // GFM task lists: a drawn box, not a form control without a label.

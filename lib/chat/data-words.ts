@@ -75,3 +75,13 @@ export function describeServiceData(data: unknown): string {
   const json = JSON.stringify(data, null, 2) ?? String(data);
   return `\`\`\`json\n${json.length > 1_500 ? `${json.slice(0, 1_500)}…` : json}\n\`\`\``;
 }
+
+/** The data as it came, bounded, in a `raw-data` fence the page shows behind a disclosure. */
+export function rawDataBlock(data: unknown): string {
+  const json = JSON.stringify(data, null, 2) ?? String(data);
+  const text = json.length > 3_000 ? `${json.slice(0, 3_000)}…` : json;
+  // A fence longer than any run of backticks in the data, so the data cannot close it.
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}raw-data\n${text}\n${fence}`;
+}

@@ -3,7 +3,7 @@
 // would, and answers from their results in sentences (a paid service's data as a small table).
 // The first reply of a conversation says once that it comes from the offline model.
 
-import { describeServiceData } from "./data-words";
+import { describeServiceData, rawDataBlock } from "./data-words";
 
 export type OfflineToolResult = { toolName: string; input: unknown; output: unknown; isError: boolean };
 
@@ -308,7 +308,7 @@ function deliveredWords(output: Record<string, unknown>): string {
   const service = typeof output.service === "string" ? output.service : "The service";
   const paid = typeof output.paidUsd === "string" ? `Paid $${output.paidUsd}` : "Paid";
   const network = typeof output.network === "string" ? ` on ${output.network}` : "";
-  return `${paid} to ${service}${network}. Its answer:\n\n${describeServiceData(output.data)}`;
+  return `${paid} to ${service}${network}. Its answer:\n\n${describeServiceData(output.data)}\n\n${rawDataBlock(output.data)}`;
 }
 
 function helpText(): string {

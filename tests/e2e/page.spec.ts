@@ -24,6 +24,9 @@ test("pays with the connected wallet, shows the payment in the budget, and the c
   await expect(card.getByTestId("payment-total")).toContainText("0.002");
   await expect(card.getByTestId("payment-paying-from")).toHaveAttribute("title", wallet.address);
   await expect(card.getByTestId("payment-balance")).toContainText("USDC");
+  // The quote's time in words, not a timestamp.
+  await expect(first).toContainText(/approve it in your wallet within (about a minute|\d+ minutes)/);
+  await expect(first).not.toContainText(/\d{4}-\d{2}-\d{2}T\d{2}:/);
   // Above the confirmation threshold (0 by default) the person confirms in the page first.
   expect(wallet.signRequests).toBe(0);
   await card.getByTestId("approve-payment").click();
@@ -32,6 +35,13 @@ test("pays with the connected wallet, shows the payment in the budget, and the c
   await expect(card).toHaveAttribute("data-status", "delivered");
   expect(wallet.signRequests).toBe(1);
   await expect(answer).toContainText("Lisbon");
+  // The answer reads as a sentence and a table in words; the data as it came is behind a disclosure.
+  await expect(answer).toContainText(/Paid \$0\.002 to .+\. Its answer:/);
+  await expect(answer.getByRole("cell", { name: "Temperature" })).toBeVisible();
+  const raw = answer.getByTestId("raw-data");
+  await expect(raw.locator("pre")).toBeHidden();
+  await raw.getByText("The service's raw data").click();
+  await expect(raw.locator("pre")).toContainText('"temperatureC"');
   await expect(card.getByTestId("payment-tx-link")).toBeVisible();
   await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0.002");
   await expect(ui.budget.getByTestId("budget-payment")).toHaveCount(1);

@@ -121,7 +121,10 @@ describe("offline model, in a person's words", () => {
     expect(text).toContain("| Humidity | 70 % |");
     expect(text).toContain("| Wind | 24 km/h |");
     expect(text).toContain("| Observed | 24 Nov 2026, 01:00 UTC |");
-    expect(text).not.toMatch(/temperatureC|humidityPercent|observedAt/);
+    // The data as it came is there too, in a block the page shows behind a disclosure.
+    const [words, raw] = text.split("```raw-data");
+    expect(words).not.toMatch(/temperatureC|humidityPercent|observedAt/);
+    expect(raw).toContain('"temperatureC": 11.9');
   });
 
   test("a list in the answer is a bulleted list of its titles", () => {
