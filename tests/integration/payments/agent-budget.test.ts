@@ -215,7 +215,7 @@ describe("paying from the agent budget", () => {
       [await newBudget({ maxAmount: 50_000n, networks: ["eip155:8453"] }), "Your agent budget does not cover Sandbox."],
     ];
     for (const [budget, note] of cases) {
-      const quoted = await quoteWith(budget, "What's the weather in Oslo?");
+      const quoted = await quoteWith(budget, "What's the weather in Singapore?");
       expect(quoted.status.paidFrom).toBeUndefined();
       expect(typedDataOf(quoted.status).message.from?.toLowerCase()).toBe(budget.wallet.address.toLowerCase());
       expect(quoted.status.warnings?.some((warning) => warning.startsWith(note))).toBe(true);
@@ -225,7 +225,7 @@ describe("paying from the agent budget", () => {
   test("a session address holding less than the grant says is left does not pay: the chain's wall holds", async () => {
     const price = BigInt(sandboxService(sandbox, "weather-budget").priceAtomic);
     const budget = await newBudget({ maxAmount: 50_000n, funded: price - 1n });
-    const quoted = await quoteWith(budget, "What's the weather in Rome?");
+    const quoted = await quoteWith(budget, "What's the weather in Sydney?");
     expect(quoted.status.paidFrom).toBeUndefined();
     expect(quoted.status.warnings).toContain(
       `Your agent budget holds ${formatUsd(price - 1n)} USDC on Sandbox, less than the ${formatUsd(price)} USDC this payment needs. This payment needs your wallet's approval.`,
@@ -235,7 +235,7 @@ describe("paying from the agent budget", () => {
   test("an approval whose grant expired since the quote is refused and nothing is reserved", async () => {
     const validUntil = Math.floor(Date.now() / 1000) + 30;
     const budget = await newBudget({ maxAmount: 50_000n, validUntil });
-    const quoted = await quoteWith(budget, "What's the weather in Madrid?");
+    const quoted = await quoteWith(budget, "What's the weather in Nairobi?");
     expect(quoted.status.paidFrom).toBe("agent-budget");
     const before = await balanceOf(budget.session.address);
     clock = new Date((validUntil + 1) * 1000);
@@ -254,7 +254,7 @@ describe("paying from the agent budget", () => {
 
   test("a budget quote signed by the wallet instead of the session key is refused", async () => {
     const budget = await newBudget({ maxAmount: 50_000n });
-    const quoted = await quoteWith(budget, "What's the weather in Vienna?");
+    const quoted = await quoteWith(budget, "What's the weather in Reykjavik?");
     const refused = await approve(chat, quoted, await sign(budget.wallet, quoted.status));
     expect(refused.status).toBe(400);
     expect((await errorOf(refused)).message).toBe("The signature is not your agent budget's signature of this payment. Nothing was paid.");
