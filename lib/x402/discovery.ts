@@ -61,6 +61,15 @@ export async function findServices(env: DiscoveryEnv, filter: ServiceFilter, { t
   return { services, notes: perRegistry.flatMap((found) => found.notes) };
 }
 
+/**
+ * Reads every registry's first pages, so that a large one's catalogue starts being indexed
+ * before anyone asks (the server's start calls it, in the background). Failures are the next
+ * discovery's to meet.
+ */
+export async function warmDiscovery(env: DiscoveryEnv): Promise<void> {
+  await findServices(env, {}, { timeoutMs: 10_000 }).catch(() => undefined);
+}
+
 /** Every payable service the registries list (no query). */
 export async function listServices(env: DiscoveryEnv, options: RegistryReadOptions = {}): Promise<ServiceListing[]> {
   return (await findServices(env, {}, options)).services;

@@ -9,7 +9,7 @@ import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { parseServerEnv } from "@/lib/env";
-import { clearDiscoveryCache, findServices } from "@/lib/x402/discovery";
+import { clearDiscoveryCache, findServices, warmDiscovery } from "@/lib/x402/discovery";
 import { INDEX_MAX_LISTINGS } from "@/lib/x402/registry-index";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
@@ -136,6 +136,22 @@ describe("registries with no search", () => {
     const searches = registry.requests.filter((path) => path.startsWith("/discovery/search"));
     expect(searches.length).toBe(1);
     expect(registry.requests.length).toBeLessThanOrEqual(SIZE / 100 + 5 + 2 + 10);
+  }, 90_000);
+
+  test("warmed at the server's start, a large registry's catalogue is read before anyone asks: the first question finds the listing at 15,000", async () => {
+    const registry = await pagedRegistry((index) => (index === POSITION ? zebra : index < SIZE ? filler(index, "eip155:31337", USDC) : undefined), SIZE);
+    const env = envFor([registry]);
+    await warmDiscovery(env);
+    // The background read runs on its own; the person's question comes some seconds after the start.
+    await eventually(
+      async () => registry.requests.length,
+      (count) => count >= SIZE / 100,
+      60_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const first = await findServices(env, { query: "zebra" });
+    expect(first.services.map((listing) => listing.name)).toEqual(["Zebra Stripes"]);
+    expect(first.notes).toEqual([]);
   }, 90_000);
 
   test("a registry that claims a billion listings and never stops answering is read only up to the index's bound", async () => {
