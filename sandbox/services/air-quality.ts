@@ -4,7 +4,8 @@
  */
 import { latencyTag, requiredParam, ServiceInputError, type ServiceDefinition } from "./definition";
 
-const CITIES: Record<string, number> = { lisbon: 28, london: 41, paris: 45, berlin: 38, tokyo: 52, delhi: 160, "new york": 47 };
+const CITIES: Record<string, number> = { Lisbon: 28, London: 41, Paris: 45, Berlin: 38, Tokyo: 52, Delhi: 160, "New York": 47 };
+const AQI_BY_CITY = new Map(Object.entries(CITIES).map(([name, aqi]) => [name.toLowerCase(), aqi]));
 
 function category(index: number): string {
   if (index <= 50) return "good";
@@ -34,7 +35,7 @@ export const airQuality: ServiceDefinition = {
   },
   async handle({ query }) {
     const city = requiredParam(query, "city");
-    const base = CITIES[city.toLowerCase()];
+    const base = AQI_BY_CITY.get(city.toLowerCase());
     if (base === undefined) throw new ServiceInputError(`no air quality for "${city}"; known: ${Object.keys(CITIES).join(", ")}`);
     const aqi = base + (new Date().getUTCHours() % 7);
     return { city, aqi, category: category(aqi), observedAt: new Date().toISOString() };
