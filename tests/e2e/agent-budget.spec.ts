@@ -130,8 +130,9 @@ test("a budget that cannot cover the next answer says so, and the wallet is aske
   // The budget outlives a reload: the page still holds it, and still sends it.
   await page.reload();
   await expect(status).toHaveAttribute("data-left", "0.001", { timeout: 20_000 });
+  // The reload kept the conversation: the first quote and its answer are replies 0 and 1.
   await ui.ask("What's the weather in Tokyo?");
-  const second = (await ui.reply(0)).getByTestId("payment-card");
+  const second = (await ui.reply(2)).getByTestId("payment-card");
   await expect(second).toContainText(
     "Your agent budget has $0.001 of $0.003 left, less than this payment of $0.002. This payment needs your wallet's approval; grant a new agent budget to go on without prompts.",
   );
