@@ -20,11 +20,17 @@ export function chatPage(page: Page) {
 
     /** Connects a wallet through RainbowKit's modal, by the name it is listed under. */
     async connect(walletName: string): Promise<void> {
-      // While the wallet libraries load, a disabled placeholder holds the button's place.
-      await page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i, disabled: false }).click();
+      const connectButton = page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i });
       const modal = page.getByRole("dialog");
-      await modal.getByRole("button", { name: new RegExp(walletName, "i") }).first().click();
-      await expect(page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i })).toHaveCount(0);
+      // As a person would: open the modal and pick the wallet; if a click landed while RainbowKit's
+      // modal was still opening and it closed without connecting, open it and pick again.
+      await expect(async () => {
+        if ((await connectButton.count()) === 0) return;
+        // While the wallet libraries load, a disabled placeholder holds the button's place.
+        if (!(await modal.isVisible())) await page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i, disabled: false }).click();
+        await modal.getByRole("button", { name: new RegExp(walletName, "i") }).first().click({ timeout: 5_000 });
+        await expect(connectButton).toHaveCount(0, { timeout: 8_000 });
+      }).toPass({ timeout: 40_000 });
     },
 
     /** Sends a message; a 429 left by an earlier test is waited out (the page follows it) and retried. */
