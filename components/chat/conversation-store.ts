@@ -1,5 +1,5 @@
 // The conversation kept for the tab's session (sessionStorage): a reload brings it back, closing
-// the tab ends it, "New chat" clears it. What comes back is checked as any stream line is (a
+// the tab ends it, "New chat" clears it. What comes back is checked as a stream line is (a
 // payment's status through the page's own wall), so a stored value can never take the chat down;
 // a reply cut by the reload is shown as stopped. Refusals (a cooldown's wait, a bad request) were
 // about that moment and are not kept.

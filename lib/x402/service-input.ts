@@ -4,7 +4,7 @@
 // take would be quoted, signed and then refused by the service; it is stopped here instead.
 // A service that declares nothing is taken at its word: nothing is checked.
 import type { PaymentRequired } from "@x402/core/types";
-import { cleanText } from "./listings";
+import { asRecord, cleanText } from "./listings";
 import { serviceUrl, type ServiceCall } from "./service-call";
 
 const MAX_NAMED_VALUES = 12;
@@ -17,8 +17,6 @@ const comparable = (value: unknown) =>
     .trim()
     .toLowerCase();
 
-const asRecord = (value: unknown): Record<string, unknown> | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 /** The declared schema of the call's input: the query parameters of a GET, the body of a POST. */
 function declaredInput(paymentRequired: PaymentRequired, method: ServiceCall["method"]) {

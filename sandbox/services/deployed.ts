@@ -9,7 +9,7 @@
  * They can be switched offline (503) like the sandbox's own; the misbehaviours tests script
  * (x402-service.ts) belong to the sandbox's own server only.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { paymentMiddleware as expressPayment } from "@x402/express";
 import { paymentMiddleware as honoPayment } from "@x402/hono";
@@ -17,14 +17,13 @@ import { withX402 } from "@x402/next";
 import express from "express";
 import { Hono } from "hono";
 import { NextRequest, NextResponse } from "next/server";
-import { CORS_HEADERS, sendJson } from "../http";
-import { SANDBOX_HOST } from "../ports";
+import { CORS_HEADERS, HttpError, listen, sendJson } from "../http";
 import { ServiceInputError, type ServiceDefinition } from "./definition";
-import { routeConfigFor, sandboxResourceServer, type RunningService, type StartServiceParameters } from "./x402-service";
+import { answerOffline, routeConfigFor, sandboxResourceServer, type RunningService, type StartServiceParameters } from "./x402-service";
 
 type Answer = { status: number; body: unknown };
 
-/** The definition's handler as any framework calls it: 200 with its data, 400 for bad input, 500 otherwise. */
+/** The definition's handler as each framework calls it: 200 with its data, 400 for bad input, 500 otherwise. */
 async function answerOf(definition: ServiceDefinition, query: URLSearchParams, body: unknown): Promise<Answer> {
   try {
     return { status: 200, body: await definition.handle({ query, body }) };
@@ -37,42 +36,29 @@ async function answerOf(definition: ServiceDefinition, query: URLSearchParams, b
 export async function startDeployedService({ definition, port, facilitatorUrl, usdcAddress, payTo, solana, log = () => undefined }: StartServiceParameters): Promise<RunningService> {
   const madeWith = definition.madeWith;
   if (!madeWith) throw new Error(`${definition.name} names no middleware`);
-  const origin = `http://${SANDBOX_HOST}:${port}`;
-  const resourceUrl = `${origin}${definition.path}`;
   const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana });
-  const routes = { [`${definition.method} ${definition.path}`]: routeConfigFor(definition, { resourceUrl, usdcAddress, payTo, solana }) };
 
   let online = true;
-  const listener = requestListener(madeWith, definition, { routes, resourceServer, origin });
-  const server = createServer((request, response) => {
-    // What a deployer adds with a CORS middleware, so browser x402 clients can read PAYMENT-RESPONSE.
+  // Made once the port is known: the 402 names the resource's own URL.
+  let listener: Listener | undefined;
+  const server = await listen(port, async (request, response) => {
+    // What a deployer adds with a CORS middleware, so browser x402 clients can read PAYMENT-RESPONSE
+    // (the sandbox's server answers the preflight itself).
     for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
-    if (request.method === "OPTIONS") {
-      response.writeHead(204);
-      response.end();
-      return;
-    }
-    if (!online) {
-      sendJson(response, 503, { error: "service-unavailable", message: `${definition.serviceName} is offline` }, { "Retry-After": "30" });
-      return;
-    }
+    if (!online) return answerOffline(response, definition);
+    if (!listener) throw new HttpError(503, "service is starting");
     listener(request, response);
   });
-  server.keepAliveTimeout = 1_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, SANDBOX_HOST, () => resolve());
-  });
-  log(`${definition.name}: served by ${madeWith} on ${origin}`);
+  const resourceUrl = `${server.url}${definition.path}`;
+  const routes = { [`${definition.method} ${definition.path}`]: routeConfigFor(definition, { resourceUrl, usdcAddress, payTo, solana }) };
+  listener = requestListener(madeWith, definition, { routes, resourceServer, origin: server.url });
+  log(`${definition.name}: served by ${madeWith} on ${server.url}`);
 
   const unsupported = (what: string) => () => {
     throw new Error(`${definition.name} is served by ${madeWith}: ${what} is scripted on the sandbox's own services only`);
   };
   return {
-    url: origin,
-    port,
-    server,
-    close: () => closeServer(server),
+    ...server,
     definition,
     resourceUrl,
     payTo,
@@ -154,12 +140,5 @@ async function toNextRequest(request: IncomingMessage, origin: string): Promise<
 async function writeResponse(answer: Response, response: ServerResponse): Promise<void> {
   response.writeHead(answer.status, Object.fromEntries(answer.headers));
   response.end(Buffer.from(await answer.arrayBuffer()));
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 

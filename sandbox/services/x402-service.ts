@@ -65,6 +65,11 @@ export type RunningService = RunningServer & {
   paymentIdentifiers(): readonly string[];
 };
 
+/** What a service switched off answers to every request. */
+export function answerOffline(response: ServerResponse, definition: ServiceDefinition): void {
+  sendJson(response, 503, { error: "service-unavailable", message: `${definition.serviceName} is offline` }, { "Retry-After": "30" });
+}
+
 /**
  * The x402 resource server every sandbox service uses: EVM and Solana `exact`, the Bazaar and
  * payment-identifier extensions, and a record of the payment identifiers it settled.
@@ -195,12 +200,7 @@ export async function startService({
     const url = requestUrl(request);
     if (handleAdmin(request, response, url.pathname)) return;
     if (!online) {
-      sendJson(
-        response,
-        503,
-        { error: "service-unavailable", message: `${definition.serviceName} is offline` },
-        { "Retry-After": "30" },
-      );
+      answerOffline(response, definition);
       return;
     }
     if (url.pathname !== definition.path) throw new HttpError(404, "not found");
