@@ -8,6 +8,8 @@ export const errorStatus = {
   unauthorized: 401,
   "insufficient-balance": 402,
   "limit-exceeded": 403,
+  // A payment an AI app asked for that this server does not hold (docs/contract.md, section 11).
+  "not-found": 404,
   "payload-too-large": 413,
   "unsupported-media-type": 415,
   "rate-limited": 429,

@@ -23,7 +23,7 @@ import { jsonValue, runAgent, type ChatOutcome, type ToolFactory } from "./agent
 import { conversationDigest } from "./conversation";
 import { claimCooldown, cooldownKeys } from "./cooldown";
 import { defaultModelTier, selectChatModel, type ChatModel, type ModelTier } from "./models";
-import { toPaymentStatus } from "./payment-lines";
+import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { sameAddress } from "@/lib/address";
 import { readChatRequest, walletsOf } from "./request";
 import { isSignedInAs, sessionCookie } from "@/lib/session";

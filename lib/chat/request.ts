@@ -1,5 +1,6 @@
 // The body of `POST /api/chat` (docs/contract.md, section 2): read within a size limit, parsed as JSON,
 // validated with one zod schema, and checked for pasted secrets, before any other work.
+import { readRequestText } from "@/lib/net/request-body";
 import { z } from "zod";
 import { evmAddressSchema, solanaAddressSchema } from "@/lib/address";
 import { AppError } from "@/lib/errors";
@@ -135,7 +136,7 @@ export async function readChatRequest(request: Request, options: ReadChatRequest
   if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
     throw new AppError("unsupported-media-type", "Send the request as application/json.");
   }
-  const text = await readBodyText(request, MAX_BODY_BYTES);
+  const text = await readRequestText(request, MAX_BODY_BYTES);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -187,40 +188,6 @@ export async function assertNoSecrets(
 }
 
 /** Reads the body as text, refusing more than `limit` bytes whatever Content-Length says. */
-async function readBodyText(request: Request, limit: number): Promise<string> {
-  const tooLarge = () =>
-    new AppError("payload-too-large", `The request body is larger than ${limit / 1024} KiB.`, {
-      details: { limitBytes: limit },
-    });
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder("utf-8", { fatal: false }).decode(concat(chunks, size));
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}
-
 /** The wallets a request names, one per chain family it pays on, in the form the payment core takes them. */
 export function walletsOf({ walletAddress, solanaAddress }: { walletAddress?: string | undefined; solanaAddress?: string | undefined }): Record<string, string> {
   return { ...(walletAddress ? { eip155: walletAddress } : {}), ...(solanaAddress ? { solana: solanaAddress } : {}) };

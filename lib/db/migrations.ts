@@ -83,6 +83,36 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX payments_by_payer ON payments (payer) WHERE payer IS NOT NULL",
     ],
   },
+  {
+    id: 6,
+    name: "AI app access over MCP",
+    // The server keeps no copy of an access grant, only the ids of those revoked (until they
+    // would have expired anyway). A payment an AI app asked for waits here for the person's
+    // approval in the page: its quote (with the approval token), the grant's limits, and, once
+    // known, how it ended and the service's data, for the app to fetch.
+    statements: [
+      `CREATE TABLE mcp_grant_revocations (
+        grant_id text NOT NULL,
+        wallet text NOT NULL,
+        valid_until timestamptz NOT NULL,
+        revoked_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (grant_id, wallet)
+      )`,
+      `CREATE TABLE mcp_payments (
+        payment_id text PRIMARY KEY,
+        grant_id text NOT NULL,
+        wallet text NOT NULL,
+        grant_valid_until timestamptz NOT NULL,
+        limits jsonb NOT NULL,
+        quote jsonb NOT NULL,
+        expires_at timestamptz NOT NULL,
+        result jsonb,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        finished_at timestamptz
+      )`,
+      "CREATE INDEX mcp_payments_by_created ON mcp_payments (created_at)",
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

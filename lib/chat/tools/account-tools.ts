@@ -1,12 +1,12 @@
-// getSpending and updatePreferences (docs/contract.md, section 8): the person's spending from the ledger,
-// and proposed settings sent to the browser as a `d:` line (the browser stores settings; a
-// raised limit waits for the person's confirmation there).
+// getSpending and updatePreferences (docs/contract.md, section 8): the person's spending from the
+// ledger (its answer is door-free, lib/tools/spending.ts), and proposed settings sent to the
+// browser as a `d:` line (the browser stores settings; a raised limit waits for the person's
+// confirmation there).
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import { sameAddress } from "@/lib/address";
 import { networkIdSchema, walletsOf } from "@/lib/chat/request";
-import type { Period } from "@/lib/payments/ledger";
-import { getLimitUse } from "@/lib/payments/spending-report";
+import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
 import { formatUsd, parseUsd } from "@/lib/money";
 import type { ToolContext } from "../agent";
 
@@ -16,7 +16,7 @@ const usdInput = z
   .describe("USD amount, e.g. 2 or \"2.50\"");
 
 // The inputs, wrapped once per process so that their JSON schema is made once (see discovery-tools.ts).
-const getSpendingInput = zodSchema(z.object({ period: z.enum(["day", "week", "month"]).optional() }));
+const getSpendingInput = zodSchema(getSpendingTool.input);
 
 const updatePreferencesInput = zodSchema(
   z.object({
@@ -37,52 +37,14 @@ const updatePreferencesInput = zodSchema(
 export function createAccountTools(context: ToolContext) {
   return {
     getSpending: tool({
-      description:
-        "The connected wallet's spending: spent and remaining against the daily, weekly and monthly limits, the per-payment limit, and recent payments with transaction links.",
+      description: getSpendingTool.description,
       inputSchema: getSpendingInput,
-      execute: async ({ period }) => {
+      execute: ({ period }) => {
         const wallets = Object.values(walletsOf(context));
-        if (wallets.length === 0) {
-          return { connected: false, summary: "No wallet is connected, so there is no spending to show. Connect a wallet first." };
-        }
-        // The limits count every wallet the person connected together. Which payments, to which
-        // services, only for a wallet that proved itself in this request; for a wallet merely
-        // named, the totals and what is left, as the chain already shows them.
+        // The limits count every wallet the person connected together; which payments, only for
+        // a wallet that proved itself in this request.
         const proven = wallets.filter((wallet) => context.provenWallets.some((other) => sameAddress(other, wallet)));
-        const history = proven.length === wallets.length;
-        const use = await getLimitUse({ db: context.db, env: context.env, wallets, history: proven, limits: context.limits });
-        const spending = use.periods.filter((entry) => !period || entry.period === period);
-        const periods = spending.map((entry) => ({
-          period: entry.period,
-          // Counted against the limit: settled, and reserved or pending (money that may still move).
-          spentUsd: formatUsd(entry.counted),
-          limitUsd: formatUsd(entry.limit),
-          remainingUsd: formatUsd(entry.remaining),
-        }));
-        const names: Record<Period, string> = { day: "24 hours", week: "7 days", month: "30 days" };
-        return {
-          connected: true,
-          wallets,
-          periods,
-          perPaymentLimitUsd: formatUsd(context.limits.perPayment),
-          ...(history ? {} : { history: "Sign in with this wallet (Budget → Show my payments) to see which payments these are." }),
-          recentPayments: use.recent.map((payment) => ({
-            service: payment.service,
-            amountUsd: formatUsd(payment.amount),
-            status: payment.status,
-            network: payment.network,
-            at: payment.at.toISOString(),
-            // Paid by the wallet's agent budget, without a prompt.
-            ...(payment.paidFrom ? { paidFrom: "agent budget" } : {}),
-            ...(payment.txHash ? { txHash: payment.txHash } : {}),
-            ...(payment.explorerUrl ? { explorerUrl: payment.explorerUrl } : {}),
-          })),
-          summary: spending
-            .map((entry) => `Last ${names[entry.period]}: spent $${formatUsd(entry.counted)} of $${formatUsd(entry.limit)}, $${formatUsd(entry.remaining)} left.`)
-            .concat(`Per-payment limit: $${formatUsd(context.limits.perPayment)}.`)
-            .concat(use.periods.some((entry) => entry.counted > 0n) ? ["Spent counts settled payments and any still reserved or pending, which may yet move money."] : [])
-            .join(" "),
-        };
+        return spendingAnswer({ db: context.db, env: context.env, wallets, proven, limits: context.limits, period });
       },
     }),
     updatePreferences: tool({

@@ -3,23 +3,14 @@
 // updates into `p:` lines, its notices into `e:` lines and its result into the model's. Nothing
 // is paid here: paying needs the signature, which comes with request B.
 import { tool, zodSchema } from "ai";
-import { z } from "zod";
 import type { ToolContext } from "@/lib/chat/agent";
 import { quotePayment } from "@/lib/payments/quote";
-import type { ServiceCall } from "@/lib/x402/service-call";
+import { payForServiceInput, serviceCallOf } from "@/lib/tools/pay";
 import { walletsOf } from "../request";
-import { toPaymentStatus } from "../payment-lines";
+import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 
 // Wrapped once per process so that its JSON schema is made once (see discovery-tools.ts).
-const inputSchema = zodSchema(z.object({
-  url: z.url({ protocol: /^https?$/ }).describe("The service URL, as listed by discoverServices"),
-  method: z.enum(["GET", "POST"]).optional(),
-  query: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-    .optional()
-    .describe("Query parameters the service takes, e.g. { city: 'Lisbon' }"),
-  body: z.record(z.string(), z.unknown()).optional().describe("JSON body for POST services, at most 64 KB"),
-}));
+const inputSchema = zodSchema(payForServiceInput);
 
 export function createPaymentTool(context: ToolContext) {
   return tool({
@@ -27,16 +18,10 @@ export function createPaymentTool(context: ToolContext) {
       "Request a paid x402 service. If it asks for payment, this checks the person's limits and balance and prepares the payment for their wallet to approve; it never pays without their signature. Returns the quote (service fee, gas fee, total) or the service's data.",
     inputSchema,
     execute: async (input) => {
-      const call: ServiceCall = {
-        url: input.url,
-        method: input.method ?? "GET",
-        ...(input.query ? { query: Object.fromEntries(Object.entries(input.query).map(([key, value]) => [key, String(value)])) } : {}),
-        ...(input.body ? { body: input.body } : {}),
-      };
       const result = await quotePayment({
         db: context.db,
         env: context.env,
-        call,
+        call: serviceCallOf(input),
         wallets: walletsOf(context),
         limits: context.limits,
         defaultChain: context.preferences.defaultChain,

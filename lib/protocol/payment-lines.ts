@@ -1,6 +1,6 @@
-// The chat's words for the payment core: each payment update as a `p:` line (docs/contract.md, section 3),
-// its amounts as decimal strings, and how a payment ends as the stream's finish reason. The
-// one place the chat's wire format meets the core; it holds no payment rule.
+// The payment card's words for the payment core: each payment update as the chat's `p:` line
+// (docs/contract.md, section 3) and the MCP approval page's card, its amounts as decimal
+// strings. The one place the page's wire format meets the core; it holds no payment rule.
 import { formatUnits, formatUsd } from "@/lib/money";
 import { totalOf, type PaymentUpdate } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";

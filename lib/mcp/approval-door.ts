@@ -1,0 +1,164 @@
+// The page's side of a payment an AI app asked for (docs/contract.md, section 11):
+// `GET /api/mcp/payments/{paymentId}` reads it for the approval view (the quote as the card
+// shows it, and how it stands), and `POST` with the wallet's signature pays it through the
+// payment core exactly as the chat's request B does: the same checks of the approval, the same
+// reservation against the limits (the grant's, over the wallet's whole ledger), the same
+// delivery. Its outcome, and the service's data, are kept for the app's getPayment. The
+// service's data is shown in the page only to the wallet's own session.
+import { z } from "zod";
+import type { Database } from "@/lib/db";
+import type { ServerEnv } from "@/lib/env";
+import { AppError, toAppError } from "@/lib/errors";
+import { readRequestText } from "@/lib/net/request-body";
+import { checkApproval } from "@/lib/payments/approval";
+import { followPayment, sendApprovedPayment, type SentPayment } from "@/lib/payments/delivery";
+import type { PaymentOutcome, PaymentUpdate } from "@/lib/payments/payment";
+import { sweepIfDue } from "@/lib/payments/reconcile";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+import { toPaymentStatus } from "@/lib/protocol/payment-lines";
+import { clientKey, type RateLimiter } from "@/lib/rate-limit";
+import { isSignedInAs, sessionCookie } from "@/lib/session";
+import { isRevoked } from "./grant-token";
+import { findMcpPayment, recordMcpResult, type McpPayment, type McpPaymentResult } from "./mcp-payments";
+import { describeMcpPayment, mcpBinding, paymentIdInput } from "./tools";
+
+/** The whole approval: the signature check, the reservation, the service's answer and the chain, as the chat allows. */
+const DEADLINE_MS = 45_000;
+
+export type McpApprovalDependencies = {
+  env: () => ServerEnv;
+  database: () => Promise<Database>;
+  /** Approval checks per client, as the chat's. */
+  approvalGate?: RateLimiter;
+  now?: () => Date;
+  paidCallTimeoutMs?: number;
+  log?: (message: string, details?: Record<string, unknown>) => void;
+};
+
+const noStore = { "Cache-Control": "no-store" };
+const approvalSchema = z.object({ signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "the wallet's hex signature").max(20_000) }).strict();
+
+export async function handleMcpPaymentRequest(request: Request, paymentId: string, deps: McpApprovalDependencies): Promise<Response> {
+  const log = deps.log ?? ((message: string, details?: Record<string, unknown>) => console.error(`[mcp-approval] ${message}`, details ?? ""));
+  const now = deps.now?.() ?? new Date();
+  try {
+    const env = deps.env();
+    if (!paymentIdInput.safeParse(paymentId).success) throw notFound();
+    const db = await deps.database();
+    void sweepIfDue({ db, env, log, now });
+    const payment = await findMcpPayment(db, paymentId);
+    if (!payment) throw notFound();
+    const ownSession = isSignedInAs(request, payment.wallet, env, now);
+    const origin = new URL(request.url).origin;
+    if (request.method === "GET") {
+      return Response.json(await pageView(db, payment, { origin, now, ownSession }), { headers: noStore });
+    }
+    if (request.method !== "POST") throw new AppError("bad-request", "Read a payment with GET, approve it with POST.");
+    if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw new AppError("unsupported-media-type", "Send the approval as application/json.");
+    let json: unknown;
+    try {
+      json = JSON.parse(await readRequestText(request, 32 * 1024));
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw new AppError("bad-request", "The approval is not valid JSON: send { signature }.");
+    }
+    const parsed = approvalSchema.safeParse(json);
+    if (!parsed.success) {
+      throw new AppError("bad-request", "The approval is not valid: send { signature }.", {
+        details: { fields: parsed.error.issues.map((issue) => ({ path: issue.path.join(".") || "(body)", message: issue.message })) },
+      });
+    }
+    // The grant may have ended since the quote: nothing is paid under a grant that is gone.
+    if (payment.grantValidUntil.getTime() <= now.getTime() || (await isRevoked(db, { id: payment.grantId, wallet: payment.wallet }))) {
+      throw new AppError("unauthorized", "The AI app's access grant ended (revoked or expired) after it asked for this payment. Nothing was paid.");
+    }
+    const token = payment.quote.approval?.token;
+    if (!token) throw new AppError("bad-request", "This payment holds no quote to approve.");
+    const deadline = AbortSignal.timeout(DEADLINE_MS);
+    const checked = await checkApproval({
+      db,
+      env,
+      approval: { paymentId, token, signed: parsed.data.signature },
+      wallets: [payment.wallet],
+      binding: mcpBinding(payment.grantId),
+      ...(deps.approvalGate ? { gate: () => deps.approvalGate?.take(clientKey(request, env), now) } : {}),
+      now,
+    });
+    if (checked.kind === "refused") throw checked.error;
+    const sent: SentPayment =
+      checked.kind === "fresh"
+        ? await sendApprovedPayment({
+            db,
+            env,
+            approval: checked,
+            limits: payment.limits,
+            log,
+            signal: deadline,
+            ...(deps.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: deps.paidCallTimeoutMs } : {}),
+            now,
+          })
+        : checked;
+    // The outcome is kept for the app whenever it comes, whoever is still waiting for it.
+    if (sent.kind === "sent") {
+      void sent.delivery.then((outcome) => recordMcpResult(db, paymentId, resultOf(outcome))).catch(() => log("outcome not kept for the app", { paymentId }));
+    }
+    const updates: PaymentStatus[] = [];
+    const told = await followPayment(sent, { db, signal: deadline, onUpdate: (update: PaymentUpdate) => updates.push(toPaymentStatus(update)) });
+    const card = updates.at(-1);
+    if (sent.kind === "expired") {
+      await recordMcpResult(db, paymentId, { status: "expired", summary: told.report.summary, end: "payment-failed", ...(card ? { card } : {}) });
+    }
+    const headers = new Headers(noStore);
+    // The wallet's signature proved it: its session starts here, as in the chat.
+    if (checked.kind === "fresh" && !ownSession) headers.append("Set-Cookie", sessionCookie(request, payment.wallet, env, now));
+    return Response.json(
+      {
+        paymentId,
+        status: told.report.status,
+        summary: told.report.summary,
+        updates,
+        ...(told.txHash ? { txHash: told.txHash } : {}),
+        ...(told.explorerUrl ? { explorerUrl: told.explorerUrl } : {}),
+        // The service's answer, to the wallet that just proved itself.
+        ...("data" in told.report && (checked.kind === "fresh" || ownSession) ? { data: told.report.data } : {}),
+      },
+      { headers },
+    );
+  } catch (error) {
+    const appError = toAppError(error);
+    if (appError.status >= 500) log("request failed", { code: appError.code, error: error instanceof Error ? error.name : typeof error });
+    const response = appError.toResponse();
+    response.headers.set("Cache-Control", "no-store");
+    return response;
+  }
+}
+
+/** The approval view's read: the quote as the card shows it, where the payment stands, and its data for the wallet's own session. */
+async function pageView(db: Database, payment: McpPayment, { origin, now, ownSession }: { origin: string; now: Date; ownSession: boolean }) {
+  const standing = await describeMcpPayment(db, payment, { origin, now, withData: ownSession });
+  const card = payment.result?.card;
+  return {
+    paymentId: payment.paymentId,
+    wallet: payment.wallet,
+    quote: payment.quote,
+    ...(card ? { card } : {}),
+    ...standing,
+    ownSession,
+  };
+}
+
+function resultOf(outcome: PaymentOutcome): McpPaymentResult {
+  const last = outcome.updates.at(-1);
+  const { report } = outcome;
+  return {
+    status: report.status,
+    summary: report.summary,
+    end: outcome.end,
+    ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
+    ...(outcome.explorerUrl ? { explorerUrl: outcome.explorerUrl } : {}),
+    ...("data" in report ? { data: report.data } : {}),
+    ...(last ? { card: toPaymentStatus(last) } : {}),
+  };
+}
+
+const notFound = () => new AppError("not-found", "There is no payment with this id waiting here. Ask the AI app for the payment again.");

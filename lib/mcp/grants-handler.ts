@@ -1,0 +1,60 @@
+// `/api/mcp/grants` (docs/contract.md, section 11): POST turns a grant the wallet signed into the
+// bearer token an AI app holds (shown once; the server keeps no copy), and starts the wallet's
+// session as signing in would; DELETE revokes a grant, for the wallet's own session only.
+import { z } from "zod";
+import type { Database } from "@/lib/db";
+import type { ServerEnv } from "@/lib/env";
+import { AppError, toAppError } from "@/lib/errors";
+import { readRequestText } from "@/lib/net/request-body";
+import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
+import { isSignedInAs, sessionCookie, sessionWallet } from "@/lib/session";
+import { issueGrantToken, revokeGrant } from "./grant-token";
+
+export type GrantsDependencies = {
+  env: () => ServerEnv;
+  database: () => Promise<Database>;
+  rateLimit: RateLimiter;
+  now?: () => Date;
+  log?: (message: string, details?: Record<string, unknown>) => void;
+};
+
+export const createGrantsRateLimit = (): RateLimiter => createRateLimiter({ limit: 20, windowMs: 60_000, maxClients: 10_000 });
+
+const revokeSchema = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/), validUntil: z.number().int().positive() }).strict();
+const noStore = { "Cache-Control": "no-store" };
+
+export async function handleGrantsRequest(request: Request, deps: GrantsDependencies): Promise<Response> {
+  const now = deps.now?.() ?? new Date();
+  try {
+    const env = deps.env();
+    deps.rateLimit.take(clientKey(request, env), now);
+    if (request.method !== "POST" && request.method !== "DELETE") throw new AppError("bad-request", "Create a grant with POST, revoke one with DELETE.");
+    if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw new AppError("unsupported-media-type", "Send it as application/json.");
+    let json: unknown;
+    try {
+      json = JSON.parse(await readRequestText(request, 32 * 1024));
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw new AppError("bad-request", "The body is not valid JSON.");
+    }
+    if (request.method === "POST") {
+      const { token, grant } = await issueGrantToken(json, { env, now });
+      const headers = new Headers(noStore);
+      // The grant's signature proved the wallet: its session starts here, so it can revoke.
+      if (!isSignedInAs(request, grant.wallet, env, now)) headers.append("Set-Cookie", sessionCookie(request, grant.wallet, env, now));
+      return Response.json({ token, grant }, { status: 201, headers });
+    }
+    const parsed = revokeSchema.safeParse(json);
+    if (!parsed.success) throw new AppError("bad-request", "Send the grant to revoke as { id, validUntil }.");
+    const wallet = sessionWallet(request, env, now);
+    if (!wallet) throw new AppError("unauthorized", "Sign in with the wallet that gave the grant to revoke it.");
+    await revokeGrant(await deps.database(), { ...parsed.data, wallet, now });
+    return Response.json({ revoked: parsed.data.id }, { headers: noStore });
+  } catch (error) {
+    const appError = toAppError(error);
+    if (appError.status >= 500) deps.log?.("grants request failed", { code: appError.code });
+    const response = appError.toResponse();
+    response.headers.set("Cache-Control", "no-store");
+    return response;
+  }
+}

@@ -1,0 +1,96 @@
+// The payments AI apps asked for over MCP, between the quote and the person's approval in the
+// page, and after it until the app has read the outcome (docs/contract.md, section 11). Each
+// row holds the quote as the page's card shows it (with its approval token), the grant it was
+// asked under and that grant's limits, and, once known, how it ended and the service's data.
+// The ledger stays the one record of money: this only carries a payment between two doors.
+import type { Queryable } from "@/lib/db";
+import type { SpendingLimits } from "@/lib/payments/limits";
+import type { PaymentEnd } from "@/lib/payments/payment";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+
+/** How a payment an app asked for ended, as the app and the page are told. */
+export type McpPaymentResult = {
+  status: string;
+  summary: string;
+  end?: PaymentEnd;
+  txHash?: string;
+  explorerUrl?: string;
+  /** The service's data, once delivered: for the grant's app, and the wallet's own session. */
+  data?: unknown;
+  /** The card's last state. */
+  card?: PaymentStatus;
+};
+
+export type McpPayment = {
+  paymentId: string;
+  grantId: string;
+  wallet: string;
+  grantValidUntil: Date;
+  limits: SpendingLimits;
+  /** The quote as the card shows it, approval token included. */
+  quote: PaymentStatus;
+  expiresAt: Date;
+  result?: McpPaymentResult;
+  createdAt: Date;
+};
+
+type Row = {
+  payment_id: string;
+  grant_id: string;
+  wallet: string;
+  grant_valid_until: Date | string;
+  limits: Record<keyof SpendingLimits, string>;
+  quote: PaymentStatus;
+  expires_at: Date | string;
+  result: McpPaymentResult | null;
+  created_at: Date | string;
+};
+
+/** How long a payment's outcome stays for its app to read, after its quote's time. */
+const KEPT_FOR_MS = 24 * 60 * 60 * 1000;
+
+export async function saveMcpPayment(db: Queryable, payment: Omit<McpPayment, "result" | "createdAt">, now: Date = new Date()): Promise<void> {
+  // What no app will read any more goes as a new one comes.
+  await db.query("DELETE FROM mcp_payments WHERE created_at < $1", [new Date(now.getTime() - KEPT_FOR_MS)]);
+  const { daily, weekly, monthly, perPayment } = payment.limits;
+  await db.query(
+    `INSERT INTO mcp_payments (payment_id, grant_id, wallet, grant_valid_until, limits, quote, expires_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      payment.paymentId,
+      payment.grantId,
+      payment.wallet,
+      payment.grantValidUntil,
+      JSON.stringify({ daily: String(daily), weekly: String(weekly), monthly: String(monthly), perPayment: String(perPayment) }),
+      JSON.stringify(payment.quote),
+      payment.expiresAt,
+      now,
+    ],
+  );
+}
+
+export async function findMcpPayment(db: Queryable, paymentId: string): Promise<McpPayment | undefined> {
+  const [row] = await db.query<Row>("SELECT * FROM mcp_payments WHERE payment_id = $1", [paymentId]);
+  if (!row) return undefined;
+  const { daily, weekly, monthly, perPayment } = row.limits;
+  return {
+    paymentId: row.payment_id,
+    grantId: row.grant_id,
+    wallet: row.wallet,
+    grantValidUntil: new Date(row.grant_valid_until),
+    limits: { daily: BigInt(daily), weekly: BigInt(weekly), monthly: BigInt(monthly), perPayment: BigInt(perPayment) },
+    quote: row.quote,
+    expiresAt: new Date(row.expires_at),
+    ...(row.result ? { result: row.result } : {}),
+    createdAt: new Date(row.created_at),
+  };
+}
+
+/** Records how the payment ended; the first outcome known stands, except that a delivery completes an unknown one. */
+export async function recordMcpResult(db: Queryable, paymentId: string, result: McpPaymentResult, now: Date = new Date()): Promise<void> {
+  await db.query(
+    `UPDATE mcp_payments SET result = $2, finished_at = $3
+     WHERE payment_id = $1 AND (result IS NULL OR result->>'end' IS NULL)`,
+    [paymentId, JSON.stringify(result), now],
+  );
+}

@@ -1,0 +1,40 @@
+// Reading a request's body within a size bound: a declared length past it is refused before
+// reading, and reading stops the moment the body passes it (a 413 either way), so a huge body
+// costs at most the bound in memory.
+import { AppError } from "@/lib/errors";
+
+/** The body as UTF-8 text; past `limit` bytes, a `payload-too-large` AppError. */
+export async function readRequestText(request: Request, limit: number): Promise<string> {
+  const tooLarge = () =>
+    new AppError("payload-too-large", `The request body is larger than ${limit / 1024} KiB.`, {
+      details: { limitBytes: limit },
+    });
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(concat(chunks, size));
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+

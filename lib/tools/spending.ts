@@ -1,0 +1,68 @@
+// getSpending (docs/contract.md, sections 8 and 11), door-free: the person's spending from the
+// ledger against their limits, and which payments those are for a wallet that proved itself.
+// The chat proves a wallet by its session or an approval it signed; MCP by the grant it signed.
+import { z } from "zod";
+import type { Database } from "@/lib/db";
+import type { ServerEnv } from "@/lib/env";
+import { formatUsd } from "@/lib/money";
+import type { Period } from "@/lib/payments/ledger";
+import type { SpendingLimits } from "@/lib/payments/limits";
+import { getLimitUse } from "@/lib/payments/spending-report";
+
+export const getSpendingTool = {
+  description:
+    "The connected wallet's spending: spent and remaining against the daily, weekly and monthly limits, the per-payment limit, and recent payments with transaction links.",
+  input: z.object({ period: z.enum(["day", "week", "month"]).optional() }),
+};
+
+export type SpendingAnswerParameters = {
+  db: Database;
+  env: ServerEnv;
+  /** Every wallet the person uses: their payments count against one set of limits. */
+  wallets: readonly string[];
+  /** Those of them that proved themselves: which payments, to which services, only for them. */
+  proven: readonly string[];
+  limits: SpendingLimits;
+  period?: Period | undefined;
+};
+
+export async function spendingAnswer({ db, env, wallets, proven, limits, period }: SpendingAnswerParameters) {
+  if (wallets.length === 0) {
+    return { connected: false, summary: "No wallet is connected, so there is no spending to show. Connect a wallet first." };
+  }
+  // For a wallet merely named: the totals and what is left, as the chain already shows them.
+  const history = proven.length === wallets.length;
+  const use = await getLimitUse({ db, env, wallets, history: proven, limits });
+  const spending = use.periods.filter((entry) => !period || entry.period === period);
+  const periods = spending.map((entry) => ({
+    period: entry.period,
+    // Counted against the limit: settled, and reserved or pending (money that may still move).
+    spentUsd: formatUsd(entry.counted),
+    limitUsd: formatUsd(entry.limit),
+    remainingUsd: formatUsd(entry.remaining),
+  }));
+  const names: Record<Period, string> = { day: "24 hours", week: "7 days", month: "30 days" };
+  return {
+    connected: true,
+    wallets,
+    periods,
+    perPaymentLimitUsd: formatUsd(limits.perPayment),
+    ...(history ? {} : { history: "Sign in with this wallet (Budget → Show my payments) to see which payments these are." }),
+    recentPayments: use.recent.map((payment) => ({
+      service: payment.service,
+      amountUsd: formatUsd(payment.amount),
+      status: payment.status,
+      network: payment.network,
+      at: payment.at.toISOString(),
+      // Paid by the wallet's agent budget, without a prompt.
+      ...(payment.paidFrom ? { paidFrom: "agent budget" } : {}),
+      ...(payment.txHash ? { txHash: payment.txHash } : {}),
+      ...(payment.explorerUrl ? { explorerUrl: payment.explorerUrl } : {}),
+    })),
+    summary: spending
+      .map((entry) => `Last ${names[entry.period]}: spent $${formatUsd(entry.counted)} of $${formatUsd(entry.limit)}, $${formatUsd(entry.remaining)} left.`)
+      .concat(`Per-payment limit: $${formatUsd(limits.perPayment)}.`)
+      .concat(use.periods.some((entry) => entry.counted > 0n) ? ["Spent counts settled payments and any still reserved or pending, which may yet move money."] : [])
+      .join(" "),
+  };
+}

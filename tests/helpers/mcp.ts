@@ -1,0 +1,111 @@
+// The MCP door on the sandbox, in process: the app's /api/mcp, /api/mcp/grants,
+// /api/mcp/payments/{id} and /api/chat over one test database, reached through a fetch that
+// routes to their handlers, so the SDK's own MCP client talks to them as to a deployment. A
+// test key signs access grants and approvals as the person's wallet would.
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { randomBytes } from "node:crypto";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { handleChatRequest, type ChatDependencies } from "@/lib/chat/handler";
+import { createChatTools } from "@/lib/chat/tools";
+import type { Database } from "@/lib/db";
+import { parseServerEnv, type ServerEnv } from "@/lib/env";
+import { type AccessGrant, grantTypedData } from "@/lib/mcp/access-grant";
+import { handleMcpPaymentRequest } from "@/lib/mcp/approval-door";
+import { createGrantsRateLimit, handleGrantsRequest } from "@/lib/mcp/grants-handler";
+import { createMcpRateLimit, handleMcpRequest } from "@/lib/mcp/handler";
+import type { TestChat } from "./chat";
+import { openTestDatabase } from "./database";
+
+export const ORIGIN = "http://localhost:3000";
+
+export type TestMcp = {
+  db: Database;
+  env: ServerEnv;
+  /** fetch for the app's routes, as a browser or an MCP client reaches them. */
+  fetch: typeof fetch;
+  /** The chat door on the same database. */
+  chat: Pick<TestChat, "post">;
+  /** Moves the server's clock (grants and quotes expire). */
+  setNow(now: Date | undefined): void;
+  close(): Promise<void>;
+};
+
+export async function createTestMcp({ env: extra = {}, model }: { env?: Record<string, string>; model?: LanguageModelV4 } = {}): Promise<TestMcp> {
+  const env = parseServerEnv({ MODEL_PROVIDER: "offline", CHAT_COOLDOWN_SECONDS: "0", ...extra });
+  const db = await openTestDatabase();
+  let clock: Date | undefined;
+  const now = () => clock ?? new Date();
+  const base = { env: () => env, database: async () => db, now, log: () => undefined };
+  const chatDeps: ChatDependencies = { ...base, createTools: createChatTools, ...(model ? { chatModel: () => ({ model, id: "mock-model" }) } : {}) };
+  const mcpRate = createMcpRateLimit();
+  const grantsRate = createGrantsRateLimit();
+  const route = (request: Request): Promise<Response> => {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/api/mcp") return handleMcpRequest(request, { ...base, rateLimit: mcpRate });
+    if (pathname === "/api/mcp/grants") return handleGrantsRequest(request, { ...base, rateLimit: grantsRate });
+    const payment = pathname.match(/^\/api\/mcp\/payments\/([^/]+)$/);
+    if (payment?.[1]) return handleMcpPaymentRequest(request, decodeURIComponent(payment[1]), base);
+    if (pathname === "/api/chat") return handleChatRequest(request, chatDeps);
+    return Promise.resolve(new Response("not found", { status: 404 }));
+  };
+  const routedFetch = (async (input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch;
+  return {
+    db,
+    env,
+    fetch: routedFetch,
+    chat: {
+      post: (body, init = {}) =>
+        route(new Request(`${ORIGIN}/api/chat`, { method: "POST", headers: { "content-type": "application/json", ...init.headers }, body: JSON.stringify(body) })),
+    },
+    setNow: (next) => {
+      clock = next;
+    },
+    close: () => db.close(),
+  };
+}
+
+export type GrantLimitsUsd = { daily: bigint; weekly: bigint; monthly: bigint; perPayment: bigint };
+
+/** A grant as the page makes it: random id, the limits, a week by default, for this origin. */
+export function newGrant(wallet: `0x${string}`, limits: GrantLimitsUsd, { days = 7, label = "Test app" }: { days?: number; label?: string } = {}): AccessGrant {
+  return {
+    id: randomBytes(16).toString("hex"),
+    wallet,
+    label,
+    limits: { daily: String(limits.daily), weekly: String(limits.weekly), monthly: String(limits.monthly), perPayment: String(limits.perPayment) },
+    validUntil: Math.floor(Date.now() / 1000) + days * 86_400,
+    server: ORIGIN,
+  };
+}
+
+/** Signs a grant with the wallet and asks the server for its bearer token, as the page does. */
+export async function issueGrant(mcp: TestMcp, signer: Pick<PrivateKeyAccount, "signTypedData">, grant: AccessGrant, chainId: number) {
+  const signature = await signer.signTypedData(grantTypedData(grant, chainId));
+  const response = await mcp.fetch(`${ORIGIN}/api/mcp/grants`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ grant, chainId, signature }),
+  });
+  return { response, body: (await response.json()) as { token?: string; grant?: AccessGrant; error?: { code: string; message: string } } };
+}
+
+/** The SDK's own MCP client, connected to the door with this bearer token. */
+export async function connectClient(mcp: TestMcp, token: string): Promise<Client> {
+  const client = new Client({ name: "test-app", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${ORIGIN}/api/mcp`), {
+    fetch: mcp.fetch,
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** A tool's answer, read from its JSON text. */
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown> & { status?: string; summary?: string }> {
+  const result = await client.callTool({ name, arguments: args });
+  const [first] = result.content as Array<{ type: string; text?: string }>;
+  if (result.isError) throw new Error(`tool ${name} failed: ${first?.text}`);
+  return JSON.parse(first?.text ?? "{}");
+}

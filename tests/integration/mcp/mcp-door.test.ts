@@ -1,0 +1,297 @@
+// The MCP door on the sandbox (docs/contract.md, section 11): the SDK's own MCP client with an
+// access grant the wallet signed discovers, compares and quotes; the person approves through
+// the page's API as the page does, signing with the wallet; getPayment hands over the data.
+// Grants that are missing, forged, expired, revoked or another wallet's are refused; the
+// grant's limits and the chat's count one ledger; nothing is paid twice across the doors.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { findPayment } from "@/lib/payments/ledger";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+import { clearDiscoveryCache } from "@/lib/x402/discovery";
+import { startSandbox, type Sandbox } from "@/sandbox";
+import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, type TestMcp } from "@/tests/helpers/mcp";
+import { collectLines } from "@/tests/helpers/chat";
+import { finishOf, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, signQuote, usdcBalance, type Payer } from "@/tests/helpers/paid-chat";
+
+let sandbox: Sandbox;
+let mcp: TestMcp;
+let balanceOf: ReturnType<typeof usdcBalance>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
+  balanceOf = usdcBalance(sandbox);
+  // The chat's model asks for the premium weather in the city the person names.
+  const model = modelCallingPayForService((prompt) => ({ url: premium().url, query: { city: JSON.stringify(prompt).includes("London") ? "London" : "Lisbon" } }));
+  mcp = await createTestMcp({ env: sandboxEnv(sandbox), model });
+  clearDiscoveryCache();
+});
+afterAll(async () => {
+  await mcp?.close();
+  await sandbox?.stop();
+});
+
+const premium = () => sandboxService(sandbox, "weather-express");
+// Room for one payment of the premium weather (0.01) a day, not two.
+const oneADay = { daily: 15_000n, weekly: 100_000n, monthly: 500_000n, perPayment: 50_000n };
+
+async function grantedClient(payer: Payer & Parameters<typeof issueGrant>[1], limits = oneADay): Promise<{ client: Client; token: string }> {
+  const { response, body } = await issueGrant(mcp, payer, newGrant(payer.address, limits), sandbox.info.chainId);
+  expect(response.status, JSON.stringify(body)).toBe(201);
+  const token = body.token ?? "";
+  return { client: await connectClient(mcp, token), token };
+}
+
+type PageView = { quote: PaymentStatus; status: string; data?: unknown; wallet: string };
+
+async function readForPage(paymentId: string, cookie?: string): Promise<{ status: number; body: PageView }> {
+  const response = await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, cookie ? { headers: { cookie } } : {});
+  return { status: response.status, body: (await response.json()) as PageView };
+}
+
+async function approveInPage(paymentId: string, signature: string) {
+  const response = await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ signature }),
+  });
+  return { response, body: (await response.json()) as Record<string, unknown> & { updates?: PaymentStatus[]; error?: { code: string; message: string } } };
+}
+
+async function quoteWeather(client: Client, city = "Lisbon") {
+  return callTool(client, "payForService", { url: premium().url, query: { city } });
+}
+
+describe("an AI app with an access grant", () => {
+  test("lists the five tools, discovers and compares the sandbox's services", async () => {
+    const payer = await newPayer(sandbox);
+    const { client } = await grantedClient(payer);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["comparePrices", "discoverServices", "getPayment", "getSpending", "payForService"]);
+    const found = await callTool(client, "discoverServices", { query: "weather" });
+    const names = (found.services as Array<{ name: string }>).map((service) => service.name);
+    expect(names).toEqual(expect.arrayContaining(["QuickWeather Pro", "Budget Weather"]));
+    expect(found.note).toMatch(/never as instructions/);
+    const compared = await callTool(client, "comparePrices", { query: "weather" });
+    expect(compared.cheapest).toBe("Budget Weather");
+    await client.close();
+  });
+
+  test("quotes, the person approves in the page with their wallet, and getPayment returns the data; the chain and the ledger agree", async () => {
+    const payer = await newPayer(sandbox);
+    const { client } = await grantedClient(payer);
+    const before = await balanceOf(payer.address);
+
+    const quoted = await quoteWeather(client);
+    expect(quoted).toMatchObject({ status: "awaiting-approval", quote: { service: "QuickWeather Pro", totalUsd: premium().price, network: sandbox.info.network } });
+    const paymentId = String(quoted.paymentId);
+    expect(quoted.approvalUrl).toBe(`${ORIGIN}/approve/${paymentId}`);
+    // Nothing moves before the person signs.
+    expect(await callTool(client, "getPayment", { paymentId })).toMatchObject({ status: "awaiting-approval", approvalUrl: quoted.approvalUrl });
+    expect(await findPayment(mcp.db, paymentId)).toBeUndefined();
+
+    // The page reads the quote and shows its card; the wallet signs it.
+    const page = await readForPage(paymentId);
+    expect(page.status).toBe(200);
+    expect(page.body.quote).toMatchObject({ paymentId, status: "awaiting-signature", amount: { total: premium().price } });
+    expect(page.body.data).toBeUndefined();
+    const { response, body } = await approveInPage(paymentId, await signQuote(payer, page.body.quote));
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body.updates?.map((update) => update.status)).toEqual(["submitted", "confirmed", "delivered"]);
+    expect(body.data).toMatchObject({ city: "Lisbon" });
+    expect(response.headers.get("set-cookie")).toMatch(/x402_session=/);
+
+    const outcome = await callTool(client, "getPayment", { paymentId, waitSeconds: 10 });
+    expect(outcome).toMatchObject({ status: "delivered", data: { city: "Lisbon" } });
+    expect(outcome.note).toMatch(/never instructions/);
+    expect(await balanceOf(payer.address)).toBe(before - BigInt(premium().priceAtomic));
+    const record = await findPayment(mcp.db, paymentId);
+    expect(record).toMatchObject({ status: "settled", txHash: outcome.txHash });
+    expect(record?.wallet.toLowerCase()).toBe(payer.address.toLowerCase());
+
+    // The same signature again pays nothing more.
+    const again = await approveInPage(paymentId, await signQuote(payer, page.body.quote));
+    expect(again.response.status).toBe(200);
+    expect(await balanceOf(payer.address)).toBe(before - BigInt(premium().priceAtomic));
+    // Spending over MCP names the payment.
+    const spending = await callTool(client, "getSpending", { period: "day" });
+    expect(spending).toMatchObject({ periods: [{ period: "day", spentUsd: premium().price }], recentPayments: [{ service: "QuickWeather Pro", txHash: outcome.txHash }] });
+    await client.close();
+  });
+
+  test("a second payment past the grant's daily limit is refused, and nothing is quoted", async () => {
+    const payer = await newPayer(sandbox);
+    const { client } = await grantedClient(payer);
+    const first = await quoteWeather(client);
+    const page = await readForPage(String(first.paymentId));
+    expect((await approveInPage(String(first.paymentId), await signQuote(payer, page.body.quote))).response.status).toBe(200);
+    const second = await quoteWeather(client, "London");
+    expect(second).toMatchObject({ status: "failed", reason: "limit-exceeded" });
+    expect(String(second.summary)).toMatch(/daily \(24 h\) limit/);
+    await client.close();
+  });
+
+  test("one past the limits already spent through the chat is refused: both doors count one ledger", async () => {
+    const payer = await newPayer(sandbox);
+    const limits = { daily: "0.015", weekly: "0.1", monthly: "0.5", perPayment: "0.05" };
+    // The chat pays the premium weather first.
+    const chatQuote = await collectLines(
+      await mcp.chat.post({ messages: [{ role: "user", content: "What's the weather in Lisbon with QuickWeather Pro?" }], walletAddress: payer.address, spendingLimits: limits }),
+    );
+    const status = paymentsOf(chatQuote).find((line) => line.status === "awaiting-signature");
+    expect(status, "the chat quoted a payment").toBeDefined();
+    if (!status) return;
+    const paid = await collectLines(
+      await mcp.chat.post({
+        messages: [{ role: "user", content: "What's the weather in Lisbon with QuickWeather Pro?" }],
+        walletAddress: payer.address,
+        spendingLimits: limits,
+        payment: { paymentId: status.paymentId, token: status.approval?.token, signature: await signQuote(payer, status) },
+      }),
+    );
+    expect(finishOf(paid)).toMatchObject({ finishReason: "payment-complete" });
+    // The app's grant has the same daily limit: the chat's payment used it.
+    const { client } = await grantedClient(payer);
+    const refused = await quoteWeather(client);
+    expect(refused).toMatchObject({ status: "failed", reason: "limit-exceeded" });
+    await client.close();
+  });
+
+  test("two approvals at once, one through the chat and one through the page for the app, under a limit for one: one pays", async () => {
+    const payer = await newPayer(sandbox);
+    const limits = { daily: "0.015", weekly: "0.1", monthly: "0.5", perPayment: "0.05" };
+    const { client } = await grantedClient(payer);
+    const quoted = await quoteWeather(client);
+    const page = await readForPage(String(quoted.paymentId));
+    const conversation = [{ role: "user", content: "What's the weather in London with QuickWeather Pro?" }];
+    const chatQuote = paymentsOf(await collectLines(await mcp.chat.post({ messages: conversation, walletAddress: payer.address, spendingLimits: limits }))).find(
+      (line) => line.status === "awaiting-signature",
+    );
+    if (!chatQuote) throw new Error("the chat quoted nothing");
+    const before = await balanceOf(payer.address);
+    const [viaPage, viaChat] = await Promise.all([
+      approveInPage(String(quoted.paymentId), await signQuote(payer, page.body.quote)),
+      mcp.chat.post({
+        messages: conversation,
+        walletAddress: payer.address,
+        spendingLimits: limits,
+        payment: { paymentId: chatQuote.paymentId, token: chatQuote.approval?.token, signature: await signQuote(payer, chatQuote) },
+      }),
+    ]);
+    const statuses = [viaPage.response.status, viaChat.status].sort();
+    expect(statuses).toEqual([200, 403]);
+    expect(await balanceOf(payer.address)).toBe(before - BigInt(premium().priceAtomic));
+    await client.close();
+  });
+});
+
+describe("what the door refuses", () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    mcp.fetch(`${ORIGIN}/api/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body,
+    });
+  const listTools = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+
+  test("no grant, a changed grant, an expired grant and a revoked grant: 401 with a clear message", async () => {
+    const payer = await newPayer(sandbox, 0n);
+    const missing = await post(listTools);
+    expect(missing.status).toBe(401);
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(/Connect an AI app/);
+    expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer/);
+
+    const { token } = await grantedClient(payer);
+    const [body, mac] = token.split(".");
+    const claims = JSON.parse(Buffer.from(String(body).replace("x402mcp_", ""), "base64url").toString());
+    claims.grant.limits.daily = "1000000000";
+    const changed = `x402mcp_${Buffer.from(JSON.stringify(claims)).toString("base64url")}.${mac}`;
+    const forged = await post(listTools, { authorization: `Bearer ${changed}` });
+    expect(forged.status).toBe(401);
+    expect(await forged.text()).toMatch(/not issued by this server, or it was changed/);
+
+    expect((await post(listTools, { authorization: `Bearer ${token}` })).status).toBe(200);
+    mcp.setNow(new Date(Date.now() + 8 * 86_400_000));
+    try {
+      const expired = await post(listTools, { authorization: `Bearer ${token}` });
+      expect(expired.status).toBe(401);
+      expect(await expired.text()).toMatch(/expired/);
+    } finally {
+      mcp.setNow(undefined);
+    }
+
+    // Revoked by the wallet's own session (which the grant's signature started).
+    const { response, body: issued } = await issueGrant(mcp, payer, newGrant(payer.address, oneADay), sandbox.info.chainId);
+    const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const grant = issued.grant;
+    if (!grant || !issued.token) throw new Error("no grant issued");
+    const strangersRevoke = await mcp.fetch(`${ORIGIN}/api/mcp/grants`, {
+      method: "DELETE",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: grant.id, validUntil: grant.validUntil }),
+    });
+    expect(strangersRevoke.status).toBe(401);
+    expect((await post(listTools, { authorization: `Bearer ${issued.token}` })).status).toBe(200);
+    const revoke = await mcp.fetch(`${ORIGIN}/api/mcp/grants`, {
+      method: "DELETE",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ id: grant.id, validUntil: grant.validUntil }),
+    });
+    expect(revoke.status).toBe(200);
+    const revoked = await post(listTools, { authorization: `Bearer ${issued.token}` });
+    expect(revoked.status).toBe(401);
+    expect(await revoked.text()).toMatch(/revoked/);
+  });
+
+  test("a grant signed by another key, or for another wallet, is not issued", async () => {
+    const payer = await newPayer(sandbox, 0n);
+    const stranger = await newPayer(sandbox, 0n);
+    const { response, body } = await issueGrant(mcp, stranger, newGrant(payer.address, oneADay), sandbox.info.chainId);
+    expect(response.status).toBe(401);
+    expect(body.error?.message).toMatch(/not signed by/);
+    const tooLong = await issueGrant(mcp, payer, newGrant(payer.address, oneADay, { days: 400 }), sandbox.info.chainId);
+    expect(tooLong.response.status).toBe(400);
+  });
+
+  test("malformed JSON-RPC, an unknown tool, oversized arguments: clean errors, nothing paid", async () => {
+    const payer = await newPayer(sandbox);
+    const { client, token } = await grantedClient(payer);
+    const auth = { authorization: `Bearer ${token}` };
+    const parse = await post("{not json", auth);
+    expect(parse.status).toBe(400);
+    expect(await parse.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
+    const huge = await post(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "payForService", arguments: { url: premium().url, body: { text: "x".repeat(200_000) } } } }), auth);
+    expect(huge.status).toBe(413);
+    const unknown = await client.callTool({ name: "transferAllFunds", arguments: {} }).catch((error: unknown) => error);
+    expect(unknown instanceof Error ? unknown.message : JSON.stringify(unknown)).toMatch(/not found|transferAllFunds/i);
+    const badInput = await client.callTool({ name: "payForService", arguments: { url: "file:///etc/passwd" } }).catch((error: unknown) => error);
+    expect(JSON.stringify(badInput instanceof Error ? badInput.message : badInput)).toMatch(/url/i);
+    await client.close();
+  });
+
+  test("another wallet's payment: not found to the app, and the page shows its data only to its own wallet", async () => {
+    const payer = await newPayer(sandbox);
+    const other = await newPayer(sandbox);
+    const { client } = await grantedClient(payer);
+    const { client: otherClient } = await grantedClient(other);
+    const quoted = await quoteWeather(client);
+    const paymentId = String(quoted.paymentId);
+    const page = await readForPage(paymentId);
+    const approved = await approveInPage(paymentId, await signQuote(payer, page.body.quote));
+    expect(approved.response.status).toBe(200);
+    const seen = await callTool(otherClient, "getPayment", { paymentId });
+    expect(seen).toEqual({ paymentId, status: "not-found", summary: expect.stringMatching(/No payment/) });
+    // The page without the wallet's session: where the payment stands, never its data.
+    expect((await readForPage(paymentId)).body.data).toBeUndefined();
+    const cookie = (approved.response.headers.get("set-cookie") ?? "").split(";")[0];
+    expect((await readForPage(paymentId, cookie)).body.data).toMatchObject({ city: "Lisbon" });
+    // The other wallet cannot approve it: the signature must be the quoted wallet's.
+    const second = await quoteWeather(otherClient);
+    const otherPage = await readForPage(String(second.paymentId));
+    const wrong = await approveInPage(String(second.paymentId), await signQuote(payer, otherPage.body.quote));
+    expect(wrong.response.status).toBe(400);
+    expect(await findPayment(mcp.db, String(second.paymentId))).toBeUndefined();
+    expect((await readForPage("pay_000000000000000000000000")).status).toBe(404);
+    await client.close();
+    await otherClient.close();
+  });
+});
