@@ -11,6 +11,7 @@ import { BudgetPanel } from "@/components/budget/budget-panel";
 import type { PaymentActions } from "@/components/payment/payment-card";
 import { ProposalBanner } from "@/components/settings/proposal-banner";
 import { SettingsPanel } from "@/components/settings/settings-panel";
+import { AiAppsDialog } from "@/components/mcp/ai-apps-dialog";
 import { useSettings } from "@/components/settings/use-settings";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
 import type { SandboxSolanaWalletOptions } from "@/components/wallet/sandbox-solana-wallet";
@@ -281,6 +282,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
           >
             Budget
           </button>
+          <AiAppsDialog wallet={wallet} networks={networks} limits={settings.spendingLimits} signIn={signInWallet} />
           <SettingsPanel settings={settingsState} networks={allNetworks} />
           {solanaNetworks.length > 0 ? <SolanaWalletButton wallet={solana} /> : null}
           <WalletConnectButton />

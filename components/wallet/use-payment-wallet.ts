@@ -11,6 +11,7 @@ import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import { delegationTypedData } from "@/lib/chain/delegation";
+import { grantTypedData } from "@/lib/mcp/access-grant";
 import { formatUnits } from "@/lib/money";
 import type { PaymentWallet, WalletActions } from "./wallet-context";
 
@@ -58,6 +59,10 @@ export function usePaymentWallet(): PaymentWallet {
     const usdc = (network: WalletNetwork) => ({ account: address, chainId: network.chainId, address: network.usdc.address, abi: usdcWalletAbi });
     return {
       signDelegation: (delegation) => signTypedDataAsync({ account: address, ...delegationTypedData(delegation) }),
+      signAccessGrant: async (grant, chainId) => {
+        await onChain(chainId);
+        return signTypedDataAsync({ account: address, ...grantTypedData(grant, chainId) });
+      },
       signMessage: (message) => signMessage(config, { account: address, message }),
       transferUsdc: (network, to, amount) =>
         sendOn(network, () => writeContract(config, { ...usdc(network), functionName: "transfer", args: [to, amount] })),

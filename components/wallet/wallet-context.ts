@@ -9,6 +9,7 @@ import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import type { WithdrawalAuthorization } from "@/lib/client/agent-budget-keys";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { AgentBudgetDelegation } from "@/lib/chain/delegation";
+import type { AccessGrant } from "@/lib/mcp/access-grant";
 
 /** loading: the wallet libraries are on their way, or wagmi is still reconnecting a wallet used
  * before; ready: who is connected (if anyone) is known; failed: the libraries could not load. */
@@ -27,6 +28,8 @@ export type PaymentWallet = {
 /** The wallet's part in an agent budget: sign its delegation, fund it, take back what is left. */
 export type WalletActions = {
   signDelegation: (delegation: AgentBudgetDelegation) => Promise<`0x${string}`>;
+  /** Signs an AI app's access grant (EIP-712) on this chain, switching to it first. */
+  signAccessGrant: (grant: AccessGrant, chainId: number) => Promise<`0x${string}`>;
   /** Signs a text message (EIP-191, `personal_sign`): signing in with the wallet. */
   signMessage: (message: string) => Promise<`0x${string}`>;
   /** Sends USDC from the wallet (the person pays the gas) and waits until it is mined; the tx hash. */

@@ -101,6 +101,7 @@ export const migrations: readonly Migration[] = [
       `CREATE TABLE mcp_payments (
         payment_id text PRIMARY KEY,
         grant_id text NOT NULL,
+        app_label text NOT NULL,
         wallet text NOT NULL,
         grant_valid_until timestamptz NOT NULL,
         limits jsonb NOT NULL,

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
+import { publicOrigin } from "@/lib/net/public-origin";
 import { readRequestText } from "@/lib/net/request-body";
 import { checkApproval } from "@/lib/payments/approval";
 import { followPayment, sendApprovedPayment, type SentPayment } from "@/lib/payments/delivery";
@@ -49,7 +50,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     const payment = await findMcpPayment(db, paymentId);
     if (!payment) throw notFound();
     const ownSession = isSignedInAs(request, payment.wallet, env, now);
-    const origin = new URL(request.url).origin;
+    const origin = publicOrigin(request, env);
     if (request.method === "GET") {
       return Response.json(await pageView(db, payment, { origin, now, ownSession }), { headers: noStore });
     }
@@ -140,6 +141,7 @@ async function pageView(db: Database, payment: McpPayment, { origin, now, ownSes
   return {
     paymentId: payment.paymentId,
     wallet: payment.wallet,
+    app: payment.appLabel,
     quote: payment.quote,
     ...(card ? { card } : {}),
     ...standing,

@@ -24,6 +24,8 @@ export type McpPaymentResult = {
 export type McpPayment = {
   paymentId: string;
   grantId: string;
+  /** What the person called the app the grant is for. */
+  appLabel: string;
   wallet: string;
   grantValidUntil: Date;
   limits: SpendingLimits;
@@ -37,6 +39,7 @@ export type McpPayment = {
 type Row = {
   payment_id: string;
   grant_id: string;
+  app_label: string;
   wallet: string;
   grant_valid_until: Date | string;
   limits: Record<keyof SpendingLimits, string>;
@@ -54,11 +57,12 @@ export async function saveMcpPayment(db: Queryable, payment: Omit<McpPayment, "r
   await db.query("DELETE FROM mcp_payments WHERE created_at < $1", [new Date(now.getTime() - KEPT_FOR_MS)]);
   const { daily, weekly, monthly, perPayment } = payment.limits;
   await db.query(
-    `INSERT INTO mcp_payments (payment_id, grant_id, wallet, grant_valid_until, limits, quote, expires_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `INSERT INTO mcp_payments (payment_id, grant_id, app_label, wallet, grant_valid_until, limits, quote, expires_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       payment.paymentId,
       payment.grantId,
+      payment.appLabel,
       payment.wallet,
       payment.grantValidUntil,
       JSON.stringify({ daily: String(daily), weekly: String(weekly), monthly: String(monthly), perPayment: String(perPayment) }),
@@ -76,6 +80,7 @@ export async function findMcpPayment(db: Queryable, paymentId: string): Promise<
   return {
     paymentId: row.payment_id,
     grantId: row.grant_id,
+    appLabel: row.app_label,
     wallet: row.wallet,
     grantValidUntil: new Date(row.grant_valid_until),
     limits: { daily: BigInt(daily), weekly: BigInt(weekly), monthly: BigInt(monthly), perPayment: BigInt(perPayment) },

@@ -127,6 +127,7 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
   await saveMcpPayment(db, {
     paymentId: facts.paymentId,
     grantId: grant.id,
+    appLabel: grant.label,
     wallet: grant.wallet,
     grantValidUntil: new Date(grant.validUntil * 1000),
     limits,

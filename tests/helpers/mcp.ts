@@ -109,3 +109,62 @@ export async function callTool(client: Client, name: string, args: Record<string
   if (result.isError) throw new Error(`tool ${name} failed: ${first?.text}`);
   return JSON.parse(first?.text ?? "{}");
 }
+
+/**
+ * The same routes over real HTTP on 127.0.0.1 (a free port), for a client in another process
+ * (the stdio bridge): each Node request becomes a web Request to the app's handlers, and their
+ * Response is written back as it streams.
+ */
+export async function serveOverHttp(mcp: TestMcp): Promise<{ url: string; close(): Promise<void> }> {
+  const { createServer } = await import("node:http");
+  const server = createServer((incoming, outgoing) => {
+    const aborted = new AbortController();
+    outgoing.on("close", () => {
+      if (!outgoing.writableFinished) aborted.abort();
+    });
+    const chunks: Buffer[] = [];
+    incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+    incoming.on("end", () => {
+      void (async () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          if (value === undefined) continue;
+          for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+        }
+        const method = incoming.method ?? "GET";
+        const body = method === "GET" || method === "HEAD" ? undefined : Buffer.concat(chunks);
+        const response = await mcp.fetch(new Request(new URL(incoming.url ?? "/", url), { method, headers, body, signal: aborted.signal }));
+        const out: Record<string, string | string[]> = {};
+        response.headers.forEach((value, name) => {
+          if (name !== "set-cookie" && name !== "content-length" && name !== "transfer-encoding" && name !== "connection") out[name] = value;
+        });
+        const cookies = response.headers.getSetCookie();
+        if (cookies.length > 0) out["set-cookie"] = cookies;
+        outgoing.writeHead(response.status, out);
+        if (response.body) {
+          const reader = response.body.getReader();
+          for (let read = await reader.read(); !read.done; read = await reader.read()) outgoing.write(read.value);
+        }
+        outgoing.end();
+      })().catch((error: unknown) => {
+        if (!outgoing.headersSent) outgoing.writeHead(500, { "content-type": "text/plain" });
+        outgoing.end(error instanceof Error ? error.message : String(error));
+      });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("the test server has no port");
+  const url = `http://127.0.0.1:${address.port}`;
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

@@ -1,0 +1,314 @@
+"use client";
+// "AI apps": the button and dialog that give an AI app (a desktop or IDE assistant speaking MCP)
+// access to this agent (docs/contract.md, section 11). The person names the app, sets the limits
+// that are its ceiling (the page's by default) and how long it lasts; the wallet signs the grant
+// (EIP-712); the server turns it into a bearer token, shown here once with ready-to-paste
+// configuration for common clients. The grants given from this browser are listed (the server
+// keeps no copy) and each can be revoked, which needs the wallet's own session.
+//
+// Test ids: ai-apps-open, ai-apps-dialog, ai-apps-label, ai-apps-days, ai-apps-create,
+// ai-apps-token, ai-apps-config-*, ai-apps-problem, ai-apps-grant, ai-apps-revoke.
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { CopyButton } from "@/components/chat/copy-button";
+import type { PaymentWallet } from "@/components/wallet/wallet-context";
+import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import { limitKeys, usdError, type LimitKey, type SpendingLimitSettings } from "@/lib/client/settings";
+import { MAX_GRANT_DAYS, type AccessGrant } from "@/lib/mcp/access-grant";
+import { formatUsd, parseUsd } from "@/lib/money";
+import styles from "./mcp.module.css";
+
+export type AiAppsDialogProps = {
+  wallet: Pick<PaymentWallet, "address" | "chainId" | "actions">;
+  networks: readonly WalletNetwork[];
+  /** The page's limits: a new grant's by default. */
+  limits: SpendingLimitSettings;
+  /** Signs the wallet in (revoking needs its session); undefined without a wallet. */
+  signIn: (() => Promise<void>) | undefined;
+};
+
+/** A grant as this browser remembers it: everything but the token. */
+type GivenGrant = Omit<AccessGrant, "server"> & { createdAt: number; revoked?: boolean };
+
+const STORE_KEY = "x402-agent.ai-app-grants";
+const limitLabels: Record<LimitKey, string> = { daily: "Daily", weekly: "Weekly", monthly: "Monthly", perPayment: "Per payment" };
+const durations = [1, 7, 30, MAX_GRANT_DAYS];
+
+function readGiven(): GivenGrant[] {
+  try {
+    const value = JSON.parse(window.localStorage.getItem(STORE_KEY) ?? "[]") as unknown;
+    return Array.isArray(value) ? (value as GivenGrant[]).filter((grant) => typeof grant?.id === "string" && typeof grant.wallet === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeGiven(grants: GivenGrant[]): void {
+  try {
+    window.localStorage.setItem(STORE_KEY, JSON.stringify(grants));
+  } catch {
+    // A browser that keeps nothing still gave the grant; it is just not listed here.
+  }
+}
+
+function randomId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const formId = useId();
+  const [label, setLabel] = useState("My AI app");
+  const [days, setDays] = useState(30);
+  const [draft, setDraft] = useState<SpendingLimitSettings>(limits);
+  const [given, setGiven] = useState<GivenGrant[]>([]);
+  const [issued, setIssued] = useState<{ token: string; label: string } | undefined>();
+  const [problem, setProblem] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    const onClose = () => {
+      // The token is shown once: closing the dialog forgets it.
+      setIssued(undefined);
+      opener.current?.focus();
+    };
+    element.addEventListener("close", onClose);
+    return () => element.removeEventListener("close", onClose);
+  }, []);
+
+  const open = () => {
+    setDraft(limits);
+    setProblem(undefined);
+    setGiven(readGiven());
+    dialog.current?.showModal();
+  };
+
+  const errors = Object.fromEntries(limitKeys.flatMap((key) => {
+    const error = usdError(draft[key]);
+    return error ? [[key, error]] : [];
+  })) as Partial<Record<LimitKey, string>>;
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault();
+    setProblem(undefined);
+    const signer = wallet.actions?.signAccessGrant;
+    if (!wallet.address || !signer) return setProblem("Connect your wallet first: the grant is signed by it.");
+    if (Object.keys(errors).length > 0 || label.trim() === "") return setProblem("Give the app a name and each limit as an amount in USD.");
+    const network = networks.find((candidate) => candidate.chainId === wallet.chainId) ?? networks[0];
+    if (!network) return setProblem("This agent pays on no EVM network.");
+    const grant: AccessGrant = {
+      id: randomId(),
+      wallet: wallet.address,
+      label: label.trim(),
+      limits: {
+        daily: String(parseUsd(draft.daily) ?? 0n),
+        weekly: String(parseUsd(draft.weekly) ?? 0n),
+        monthly: String(parseUsd(draft.monthly) ?? 0n),
+        perPayment: String(parseUsd(draft.perPayment) ?? 0n),
+      },
+      validUntil: Math.floor(Date.now() / 1000) + days * 86_400,
+      server: window.location.origin,
+    };
+    setBusy(true);
+    try {
+      let signature: string;
+      try {
+        signature = await signer(grant, network.chainId);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message.split("\n")[0] : "";
+        return setProblem(`The wallet did not sign the grant${reason ? `: ${reason}` : ""}.`);
+      }
+      const response = await fetch("/api/mcp/grants", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ grant, chainId: network.chainId, signature }),
+      }).catch(() => undefined);
+      const body = (await response?.json().catch(() => undefined)) as { token?: unknown; error?: { message?: unknown } } | undefined;
+      if (!response?.ok || typeof body?.token !== "string") {
+        return setProblem(typeof body?.error?.message === "string" ? body.error.message : "The server could not issue the grant. Please try again.");
+      }
+      const { server: _server, ...kept } = grant;
+      const next = [{ ...kept, createdAt: Date.now() }, ...readGiven()];
+      writeGiven(next);
+      setGiven(next);
+      setIssued({ token: body.token, label: grant.label });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const revoke = async (grant: GivenGrant) => {
+    setProblem(undefined);
+    const send = () =>
+      fetch("/api/mcp/grants", {
+        method: "DELETE",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ id: grant.id, validUntil: grant.validUntil }),
+      });
+    setBusy(true);
+    try {
+      let response = await send().catch(() => undefined);
+      // Revoking needs the wallet's session: signing in starts it, once.
+      if (response?.status === 401 && signIn) {
+        try {
+          await signIn();
+        } catch {
+          return setProblem("Sign in with the wallet that gave the grant to revoke it.");
+        }
+        response = await send().catch(() => undefined);
+      }
+      if (!response?.ok) return setProblem("The grant could not be revoked. Please try again.");
+      const next = readGiven().map((entry) => (entry.id === grant.id ? { ...entry, revoked: true } : entry));
+      writeGiven(next);
+      setGiven(next);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const mine = given.filter((grant) => wallet.address && grant.wallet.toLowerCase() === wallet.address.toLowerCase());
+  const endpoint = typeof window === "undefined" ? "/api/mcp" : `${window.location.origin}/api/mcp`;
+
+  return (
+    <>
+      <button ref={opener} type="button" className={styles.button} onClick={open} aria-haspopup="dialog" data-testid="ai-apps-open">
+        AI apps
+      </button>
+      <dialog ref={dialog} className={styles.dialog} aria-labelledby={`${formId}-title`} data-testid="ai-apps-dialog">
+        <h2 id={`${formId}-title`} className={styles.title}>
+          Connect an AI app
+        </h2>
+        <p className={styles.muted}>
+          Let a desktop or IDE assistant that speaks MCP find, compare and pay x402 services for you. It pays only within the limits you
+          set here, which count together with the chat&apos;s, and every payment still needs your wallet&apos;s approval in this page.
+        </p>
+        {issued ? (
+          <IssuedToken token={issued.token} label={issued.label} endpoint={endpoint} />
+        ) : (
+          <form onSubmit={(event) => void create(event)} noValidate>
+            <div className={styles.fields}>
+              <label className={styles.field}>
+                App name
+                <input value={label} maxLength={60} onChange={(event) => setLabel(event.target.value)} data-testid="ai-apps-label" />
+              </label>
+              <label className={styles.field}>
+                Lasts
+                <select value={days} onChange={(event) => setDays(Number(event.target.value))} data-testid="ai-apps-days">
+                  {durations.map((value) => (
+                    <option key={value} value={value}>
+                      {value === 1 ? "1 day" : `${value} days`}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </div>
+            <fieldset className={styles.fields}>
+              <legend>Its limits (USD)</legend>
+              {limitKeys.map((key) => (
+                <label key={key} className={styles.field}>
+                  {limitLabels[key]}
+                  <input
+                    inputMode="decimal"
+                    value={draft[key]}
+                    onChange={(event) => setDraft((current) => ({ ...current, [key]: event.target.value }))}
+                    aria-invalid={errors[key] ? true : undefined}
+                    data-testid={`ai-apps-limit-${key}`}
+                  />
+                </label>
+              ))}
+            </fieldset>
+            <div className={styles.actions}>
+              <button type="submit" className={styles.primary} disabled={busy || !wallet.actions} data-testid="ai-apps-create">
+                {wallet.actions ? "Sign and create access" : "Connect a wallet first"}
+              </button>
+              <button type="button" className={styles.button} onClick={() => dialog.current?.close()}>
+                Close
+              </button>
+            </div>
+          </form>
+        )}
+        {problem ? (
+          <p className={styles.problem} role="alert" data-testid="ai-apps-problem">
+            {problem}
+          </p>
+        ) : null}
+        <h3 className={styles.heading}>Access given from this browser</h3>
+        {mine.length === 0 ? (
+          <p className={styles.muted}>None yet{wallet.address ? " for this wallet" : ""}.</p>
+        ) : (
+          <ul className={styles.grants}>
+            {mine.map((grant) => {
+              const ended = grant.revoked || grant.validUntil * 1000 <= Date.now();
+              return (
+                <li key={grant.id} className={styles.grant} data-testid="ai-apps-grant">
+                  <span>
+                    <strong>{grant.label}</strong>: ${formatUsd(BigInt(grant.limits.daily))} a day, ${formatUsd(BigInt(grant.limits.perPayment))} a payment.{" "}
+                    {grant.revoked ? "Revoked." : ended ? "Expired." : `Until ${new Date(grant.validUntil * 1000).toLocaleDateString()}.`}
+                  </span>
+                  {ended ? null : (
+                    <button type="button" className={styles.button} disabled={busy} onClick={() => void revoke(grant)} data-testid="ai-apps-revoke">
+                      Revoke
+                    </button>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </dialog>
+    </>
+  );
+}
+
+/** The token, shown once, and the configuration to paste into common clients. */
+function IssuedToken({ token, label, endpoint }: { token: string; label: string; endpoint: string }) {
+  const configs: Array<{ id: string; title: string; text: string }> = [
+    { id: "claude-code", title: "Claude Code (terminal)", text: `claude mcp add --transport http x402-agent ${endpoint} --header "Authorization: Bearer ${token}"` },
+    {
+      id: "cursor",
+      title: "Cursor (~/.cursor/mcp.json) and other clients that speak HTTP",
+      text: JSON.stringify({ mcpServers: { "x402-agent": { url: endpoint, headers: { Authorization: `Bearer ${token}` } } } }, null, 2),
+    },
+    {
+      id: "vscode",
+      title: "VS Code (.vscode/mcp.json)",
+      text: JSON.stringify({ servers: { "x402-agent": { type: "http", url: endpoint, headers: { Authorization: `Bearer ${token}` } } } }, null, 2),
+    },
+    {
+      id: "claude-desktop",
+      title: "Claude Desktop and other stdio-only clients (the bridge in this project's bin/)",
+      text: JSON.stringify(
+        {
+          mcpServers: {
+            "x402-agent": { command: "node", args: ["/path/to/x402-payment-agent/bin/mcp-stdio.mjs"], env: { X402_MCP_URL: endpoint, X402_MCP_TOKEN: token } },
+          },
+        },
+        null,
+        2,
+      ),
+    },
+  ];
+  return (
+    <div>
+      <p className={styles.lead}>
+        Access for <strong>{label}</strong> is ready. Copy its token now: it is shown only once, and anyone holding it can ask for payments
+        (each still needs your approval).
+      </p>
+      <pre className={styles.code} data-testid="ai-apps-token">
+        {token}
+      </pre>
+      <CopyButton text={token} label="Copy the access token" />
+      {configs.map((config) => (
+        <div key={config.id}>
+          <h3 className={styles.heading}>{config.title}</h3>
+          <pre className={styles.code} data-testid={`ai-apps-config-${config.id}`}>
+            {config.text}
+          </pre>
+          <CopyButton text={config.text} label={`Copy the configuration for ${config.title}`} />
+        </div>
+      ))}
+    </div>
+  );
+}

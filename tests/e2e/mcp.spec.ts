@@ -1,0 +1,90 @@
+// An AI app over MCP, approved in Chromium against the production build on the sandbox: the
+// person gives the app access from the page (the wallet signs the grant), the SDK's own MCP
+// client asks for a paid service with the token shown, the person opens the approval link, sees
+// the same payment card and approves it with the wallet; the app then gets the service's data.
+// Revoking the access in the page shuts the app out.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createPublicClient, erc20Abi, http } from "viem";
+import { chatPage } from "./chat-page";
+import { sandboxInfo } from "./sandbox";
+import { expect, TEST_WALLET_USDC, test } from "./wallet";
+
+async function connectApp(baseURL: string, token: string): Promise<Client> {
+  const client = new Client({ name: "e2e-app", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL("/api/mcp", baseURL), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await client.callTool({ name, arguments: args });
+  const [first] = result.content as Array<{ text?: string }>;
+  return JSON.parse(first?.text ?? "{}");
+}
+
+test("an AI app asks, the person approves in the page with their wallet, the app gets the data; revoked, it is shut out", async ({ page, wallet, baseURL }) => {
+  test.setTimeout(120_000);
+  const info = sandboxInfo();
+  const express = info.services.find((service) => service.name === "weather-express");
+  if (!express || !baseURL) throw new Error("the sandbox has no weather-express service");
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+
+  // Give the app access: the wallet signs the grant; the token is shown once with its configuration.
+  await page.getByTestId("ai-apps-open").click();
+  const dialog = page.getByTestId("ai-apps-dialog");
+  await dialog.getByTestId("ai-apps-label").fill("Claude Desktop");
+  await dialog.getByTestId("ai-apps-limit-daily").fill("0.05");
+  await dialog.getByTestId("ai-apps-create").click();
+  const tokenBlock = dialog.getByTestId("ai-apps-token");
+  await expect(tokenBlock).toContainText("x402mcp_", { timeout: 20_000 });
+  const token = (await tokenBlock.textContent())?.trim() ?? "";
+  await expect(dialog.getByTestId("ai-apps-config-claude-code")).toContainText(`${new URL(baseURL).origin}/api/mcp`);
+  await expect(dialog.getByTestId("ai-apps-config-claude-desktop")).toContainText("X402_MCP_TOKEN");
+  await expect(dialog.getByTestId("ai-apps-grant")).toContainText("Claude Desktop: $0.05 a day");
+  await page.keyboard.press("Escape");
+
+  // The app asks for the weather: a quote waiting for the person, nothing paid.
+  const app = await connectApp(baseURL, token);
+  const quoted = await call(app, "payForService", { url: express.url, query: { city: "Lisbon" } });
+  expect(quoted).toMatchObject({ status: "awaiting-approval", quote: { service: "QuickWeather Pro", totalUsd: express.price } });
+  const approvalUrl = String(quoted.approvalUrl);
+  expect(approvalUrl.startsWith(new URL(baseURL).origin)).toBe(true);
+
+  // The person opens the link: the same card, the app named; the wallet approves.
+  await page.goto(approvalUrl);
+  await expect(page.getByTestId("approval-app")).toContainText("Claude Desktop asks to pay");
+  const card = page.getByTestId("payment-card");
+  await expect(card.getByTestId("payment-total")).toContainText(express.price);
+  await expect(card.getByTestId("payment-expiry")).toBeVisible();
+  await expect(page.getByTestId("wallet-connect")).not.toContainText(/connect wallet/i, { timeout: 20_000 });
+  await card.getByTestId("approve-payment").click();
+  await expect(card.getByTestId("payment-status")).toContainText(/delivered/i, { timeout: 30_000 });
+  await expect(page.getByTestId("approval-answer")).toContainText("Lisbon");
+  const balance = await createPublicClient({ transport: http(info.rpcUrl) }).readContract({
+    address: info.usdc.address,
+    abi: erc20Abi,
+    functionName: "balanceOf",
+    args: [wallet.address],
+  });
+  expect(balance).toBe(TEST_WALLET_USDC - BigInt(express.priceAtomic));
+
+  // The app gets the data.
+  const outcome = await call(app, "getPayment", { paymentId: quoted.paymentId, waitSeconds: 10 });
+  expect(outcome).toMatchObject({ status: "delivered", data: { city: "Lisbon" } });
+  await app.close();
+
+  // Revoked in the page, the token is refused.
+  await page.goto("/");
+  await page.getByTestId("ai-apps-open").click();
+  await page.getByTestId("ai-apps-dialog").getByTestId("ai-apps-revoke").click();
+  await expect(page.getByTestId("ai-apps-grant")).toContainText("Revoked.");
+  const refused = await fetch(new URL("/api/mcp", baseURL), {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  expect(refused.status).toBe(401);
+  expect(await refused.text()).toContain("revoked");
+});
