@@ -116,7 +116,7 @@ export function ApprovalView({ paymentId }: { paymentId: string }) {
             </p>
             <PaymentCard payment={view.card} actions={actions} />
             {declined ? <p className={styles.muted}>Declined. Nothing was signed or paid; the app will see the quote expire.</p> : null}
-            {!awaiting && view.status !== "awaiting-approval" ? <p className={styles.muted}>{view.summary}</p> : null}
+            {!awaiting && view.status !== "awaiting-approval" && view.data === undefined ? <p className={styles.muted}>{view.summary}</p> : null}
             {view.data !== undefined ? (
               <div className={styles.answer} data-testid="approval-answer">
                 <h2 className={styles.heading}>What the service answered</h2>

@@ -21,7 +21,7 @@ import type { ServiceCall } from "@/lib/x402/service-call";
 import type { ModelMessage } from "ai";
 import { jsonValue, runAgent, type ChatOutcome, type ToolFactory } from "./agent";
 import { conversationDigest } from "./conversation";
-import { claimCooldown, cooldownKeys } from "./cooldown";
+import { claimCooldown, cooldownKeys } from "@/lib/cooldown";
 import { defaultModelTier, selectChatModel, type ChatModel, type ModelTier } from "./models";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { sameAddress } from "@/lib/address";

@@ -13,7 +13,8 @@ import { publicOrigin } from "@/lib/net/public-origin";
 import { readRequestText } from "@/lib/net/request-body";
 import { checkApproval } from "@/lib/payments/approval";
 import { followPayment, sendApprovedPayment, type SentPayment } from "@/lib/payments/delivery";
-import type { PaymentOutcome, PaymentUpdate } from "@/lib/payments/payment";
+import { formatUsd } from "@/lib/money";
+import { totalOf, type PaymentOutcome, type PaymentUpdate } from "@/lib/payments/payment";
 import { sweepIfDue } from "@/lib/payments/reconcile";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
@@ -107,7 +108,8 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     const told = await followPayment(sent, { db, signal: deadline, onUpdate: (update: PaymentUpdate) => updates.push(toPaymentStatus(update)) });
     const card = updates.at(-1);
     if (sent.kind === "expired") {
-      await recordMcpResult(db, paymentId, { status: "expired", summary: told.report.summary, end: "payment-failed", ...(card ? { card } : {}) });
+      const summary = told.report.summary;
+      await recordMcpResult(db, paymentId, { status: "expired", summary, publicSummary: summary, end: "payment-failed", ...(card ? { card } : {}) });
     }
     const headers = new Headers(noStore);
     // The wallet's signature proved it: its session starts here, as in the chat.
@@ -152,9 +154,14 @@ async function pageView(db: Database, payment: McpPayment, { origin, now, ownSes
 function resultOf(outcome: PaymentOutcome): McpPaymentResult {
   const last = outcome.updates.at(-1);
   const { report } = outcome;
+  const paid = outcome.updates.find((update) => update.stage === "delivered" || update.stage === "confirmed");
   return {
     status: report.status,
     summary: report.summary,
+    publicSummary:
+      "data" in report && paid
+        ? `Paid $${formatUsd(totalOf(paid.facts))} USDC to ${paid.facts.service.name} on ${paid.facts.network.name}${outcome.txHash ? ` (transaction ${outcome.txHash})` : ""}. The service's answer is for the app that asked and the wallet that paid.`
+        : report.summary,
     end: outcome.end,
     ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
     ...(outcome.explorerUrl ? { explorerUrl: outcome.explorerUrl } : {}),

@@ -11,7 +11,10 @@ import type { PaymentStatus } from "@/lib/protocol/lines";
 /** How a payment an app asked for ended, as the app and the page are told. */
 export type McpPaymentResult = {
   status: string;
+  /** What the app is told, the service's answer included. */
   summary: string;
+  /** The same without the service's answer: what anyone holding the approval link may read. */
+  publicSummary: string;
   end?: PaymentEnd;
   txHash?: string;
   explorerUrl?: string;

@@ -281,7 +281,9 @@ describe("what the door refuses", () => {
     const seen = await callTool(otherClient, "getPayment", { paymentId });
     expect(seen).toEqual({ paymentId, status: "not-found", summary: expect.stringMatching(/No payment/) });
     // The page without the wallet's session: where the payment stands, never its data.
-    expect((await readForPage(paymentId)).body.data).toBeUndefined();
+    const stranger = await readForPage(paymentId);
+    expect(stranger.body).toMatchObject({ status: "delivered", summary: expect.stringMatching(/^Paid \$0\.01 USDC to QuickWeather Pro/) });
+    expect(JSON.stringify(stranger.body)).not.toMatch(/Lisbon|temperature/i);
     const cookie = (approved.response.headers.get("set-cookie") ?? "").split(";")[0];
     expect((await readForPage(paymentId, cookie)).body.data).toMatchObject({ city: "Lisbon" });
     // The other wallet cannot approve it: the signature must be the quoted wallet's.

@@ -1,4 +1,5 @@
-// The pause between two new user messages (docs/contract.md, section 2: 429 within the cooldown), kept in
+// The pause between two new user messages (docs/contract.md, section 2: 429 within the cooldown),
+// and between two quotes asked for with one AI app's access grant (section 11), kept in
 // the database so it holds across processes. A message counts against its client (the address
 // the deployment's proxy reports, lib/rate-limit.ts) and against the wallet it names, both at
 // once: a caller who writes a new wallet address, or a new forwarding header, into each
