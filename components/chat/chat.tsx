@@ -12,6 +12,7 @@ import type { PaymentActions } from "@/components/payment/payment-card";
 import { ProposalBanner } from "@/components/settings/proposal-banner";
 import { SettingsPanel } from "@/components/settings/settings-panel";
 import { AiAppsDialog } from "@/components/mcp/ai-apps-dialog";
+import { useAppBudgetWatch } from "@/components/mcp/use-app-budget-watch";
 import { useSettings } from "@/components/settings/use-settings";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
 import type { SandboxSolanaWalletOptions } from "@/components/wallet/sandbox-solana-wallet";
@@ -109,6 +110,14 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
         : undefined,
     [signQuote],
   );
+  // The page pays its AI apps' small quotes from the same budget while it is open.
+  useAppBudgetWatch({
+    wallet: wallet.address,
+    requestGrant,
+    signFromBudget,
+    threshold: settings.preferences.confirmationThreshold,
+    onPaid: balancesMoved,
+  });
   const chat = useChatStream({
     walletAddress: wallet.address,
     sign: wallet.sign,

@@ -15,7 +15,11 @@ import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { limitKeys, usdError, type LimitKey, type SpendingLimitSettings } from "@/lib/client/settings";
 import { MAX_GRANT_DAYS, type AccessGrant } from "@/lib/mcp/access-grant";
 import { formatUsd, parseUsd } from "@/lib/money";
+import { readGiven, writeGiven, type GivenGrant } from "./app-grants-store";
 import styles from "./mcp.module.css";
+
+const limitLabels: Record<LimitKey, string> = { daily: "Daily", weekly: "Weekly", monthly: "Monthly", perPayment: "Per payment" };
+const durations = [1, 7, 30, MAX_GRANT_DAYS];
 
 export type AiAppsDialogProps = {
   wallet: Pick<PaymentWallet, "address" | "chainId" | "actions">;
@@ -25,30 +29,6 @@ export type AiAppsDialogProps = {
   /** Signs the wallet in (revoking needs its session); undefined without a wallet. */
   signIn: (() => Promise<void>) | undefined;
 };
-
-/** A grant as this browser remembers it: everything but the token. */
-type GivenGrant = Omit<AccessGrant, "server"> & { createdAt: number; revoked?: boolean };
-
-const STORE_KEY = "x402-agent.ai-app-grants";
-const limitLabels: Record<LimitKey, string> = { daily: "Daily", weekly: "Weekly", monthly: "Monthly", perPayment: "Per payment" };
-const durations = [1, 7, 30, MAX_GRANT_DAYS];
-
-function readGiven(): GivenGrant[] {
-  try {
-    const value = JSON.parse(window.localStorage.getItem(STORE_KEY) ?? "[]") as unknown;
-    return Array.isArray(value) ? (value as GivenGrant[]).filter((grant) => typeof grant?.id === "string" && typeof grant.wallet === "string") : [];
-  } catch {
-    return [];
-  }
-}
-
-function writeGiven(grants: GivenGrant[]): void {
-  try {
-    window.localStorage.setItem(STORE_KEY, JSON.stringify(grants));
-  } catch {
-    // A browser that keeps nothing still gave the grant; it is just not listed here.
-  }
-}
 
 function randomId(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");

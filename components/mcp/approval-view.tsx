@@ -89,7 +89,9 @@ export function ApprovalView({ paymentId }: { paymentId: string }) {
     [paymentId, view, wallet],
   );
 
-  const awaiting = view?.card.status === "awaiting-signature" && view.status === "awaiting-approval" && !declined;
+  // A quote made for the agent budget is signed by its session key, in the page that holds it.
+  const forBudget = view?.card.paidFrom === "agent-budget";
+  const awaiting = view?.card.status === "awaiting-signature" && view.status === "awaiting-approval" && !declined && !forBudget;
   const actions: PaymentActions | undefined = awaiting
     ? {
         canSign: wallet.sign !== undefined,
@@ -115,6 +117,9 @@ export function ApprovalView({ paymentId }: { paymentId: string }) {
               <strong>{view.app}</strong> asks to pay this service from {shortAddress(view.wallet)}, within the limits of its access.
             </p>
             <PaymentCard payment={view.card} actions={actions} />
+            {forBudget && view.status === "awaiting-approval" ? (
+              <p className={styles.muted}>Your agent budget pays this one from the chat page where it lives, while that page is open.</p>
+            ) : null}
             {declined ? <p className={styles.muted}>Declined. Nothing was signed or paid; the app will see the quote expire.</p> : null}
             {!awaiting && view.status !== "awaiting-approval" && view.data === undefined ? <p className={styles.muted}>{view.summary}</p> : null}
             {view.data !== undefined ? (

@@ -112,6 +112,15 @@ export const migrations: readonly Migration[] = [
         finished_at timestamptz
       )`,
       "CREATE INDEX mcp_payments_by_created ON mcp_payments (created_at)",
+      "CREATE INDEX mcp_payments_by_wallet ON mcp_payments (wallet, expires_at) WHERE result IS NULL",
+      // A page open with an agent budget says so every few seconds: while it does, an app's small
+      // quote is made for the budget's session key, which only that page holds, and it pays it.
+      `CREATE TABLE mcp_budget_watch (
+        wallet text PRIMARY KEY,
+        budget jsonb NOT NULL,
+        threshold numeric(78, 0) NOT NULL,
+        seen_at timestamptz NOT NULL
+      )`,
     ],
   },
 ];

@@ -21,6 +21,7 @@ import { payForServiceInput, serviceCallOf } from "@/lib/tools/pay";
 import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
 import type { AccessGrant } from "./access-grant";
 import { describeGrantLimits, grantLimits } from "./grant-token";
+import { standingBudget } from "./budget-watch";
 import { findMcpPayment, saveMcpPayment, type McpPayment } from "./mcp-payments";
 
 /** The longest getPayment waits for an outcome: well within the route's 50 s. */
@@ -104,6 +105,8 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
   }
   let quoted: PaymentUpdate | undefined;
   const limits = grantLimits(grant);
+  // A page open with the wallet's agent budget pays a small quote itself, as in the chat.
+  const standing = await standingBudget(db, grant.wallet, now);
   const result = await quotePayment({
     db,
     env,
@@ -111,9 +114,9 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
     wallets: { eip155: grant.wallet },
     limits,
     defaultChain: undefined,
-    confirmationThreshold: 0n,
-    silentPayments: { left: 0 },
-    agentBudget: undefined,
+    confirmationThreshold: standing?.threshold ?? 0n,
+    silentPayments: { left: standing ? 1 : 0 },
+    agentBudget: standing?.grant,
     // A quote made for an app is approved in the page's approval view only, never in a chat.
     binding: mcpBinding(grant.id),
     signal: context.signal,
@@ -135,26 +138,45 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
     expiresAt: approval.expiresAt,
   }, now);
   const approvalUrl = approvalUrlOf(context.origin, facts.paymentId);
+  const price = `$${quote.amount.usd} USDC to ${facts.service.name} on ${facts.network.name}`;
+  if (facts.paidFrom === "agent-budget") {
+    return {
+      paymentId: facts.paymentId,
+      status: "awaiting-approval",
+      paidFrom: "agent budget",
+      quote: quoteView(quoted),
+      summary:
+        `The payment of ${price} is within the agent budget of the person's page, which is open: it pays it in a moment, without a prompt. ` +
+        `Call getPayment with paymentId ${facts.paymentId} and waitSeconds ${MAX_WAIT_SECONDS} for the service's data.`,
+    };
+  }
   return {
     paymentId: facts.paymentId,
     status: "awaiting-approval",
     approvalUrl,
-    quote: {
-      service: facts.service.name,
-      url: facts.service.url,
-      network: facts.network.id,
-      chain: facts.network.name,
-      serviceFeeUsd: quote.amount.serviceFee,
-      gasFeeUsd: quote.amount.gasFee,
-      totalUsd: quote.amount.usd,
-      payTo: facts.payTo,
-      expiresAt: approval.expiresAt.toISOString(),
-      ...(quote.networkChoice ? { networkChoice: quote.networkChoice } : {}),
-    },
+    quote: quoteView(quoted),
     summary:
-      `The payment of $${quote.amount.usd} USDC to ${facts.service.name} on ${facts.network.name} is quoted. ` +
+      `The payment of ${price} is quoted. ` +
       `Ask the person to open ${approvalUrl} and approve it with their wallet ${withinWords(approval.expiresAt.getTime() - now.getTime())}; ` +
       `then call getPayment with paymentId ${facts.paymentId} (waitSeconds up to ${MAX_WAIT_SECONDS}) for the service's data.`,
+  };
+}
+
+/** A quote as the app is told it. */
+function quoteView(update: PaymentUpdate) {
+  const { facts } = update;
+  const card = toPaymentStatus(update);
+  return {
+    service: facts.service.name,
+    url: facts.service.url,
+    network: facts.network.id,
+    chain: facts.network.name,
+    serviceFeeUsd: card.amount.serviceFee,
+    gasFeeUsd: card.amount.gasFee,
+    totalUsd: card.amount.usd,
+    payTo: facts.payTo,
+    ...(update.approval ? { expiresAt: update.approval.expiresAt.toISOString() } : {}),
+    ...(card.networkChoice ? { networkChoice: card.networkChoice } : {}),
   };
 }
 
@@ -206,6 +228,16 @@ export async function describeMcpPayment(
   }
   if (now.getTime() >= payment.expiresAt.getTime()) {
     return { paymentId, service, status: "expired", summary: `The quote for ${service} expired before it was approved. Nothing was paid; call payForService again for a new one.` };
+  }
+  if (quote.paidFrom === "agent-budget") {
+    return {
+      paymentId,
+      service,
+      status: "awaiting-approval",
+      paidFrom: "agent budget",
+      expiresAt: payment.expiresAt.toISOString(),
+      summary: `The agent budget of the person's open page pays the $${quote.amount.usd} USDC to ${service} the next time the page checks in, within seconds; if the page was closed, the quote expires unpaid ${withinWords(payment.expiresAt.getTime() - now.getTime())}.`,
+    };
   }
   const approvalUrl = approvalUrlOf(origin, paymentId);
   return {

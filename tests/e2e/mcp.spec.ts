@@ -88,3 +88,44 @@ test("an AI app asks, the person approves in the page with their wallet, the app
   expect(refused.status).toBe(401);
   expect(await refused.text()).toContain("revoked");
 });
+
+test("with the page open and an agent budget, an app's small payment is paid from the budget without a prompt", async ({ page, gasWallet, baseURL }) => {
+  test.setTimeout(150_000);
+  const info = sandboxInfo();
+  const express = info.services.find((service) => service.name === "weather-express");
+  if (!express || !baseURL) throw new Error("the sandbox has no weather-express service");
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  // The budget: 0.05 USDC, paying up to 0.02 without asking.
+  const card = page.getByTestId("agent-budget");
+  await card.getByTestId("agent-budget-amount").fill("0.05");
+  await card.getByTestId("agent-budget-threshold").fill("0.02");
+  await card.getByTestId("agent-budget-grant").click();
+  const status = card.getByTestId("agent-budget-status");
+  await expect(status).toHaveAttribute("data-left", "0.05", { timeout: 30_000 });
+  const session = (await status.getAttribute("data-session")) as `0x${string}`;
+
+  await page.getByTestId("ai-apps-open").click();
+  const dialog = page.getByTestId("ai-apps-dialog");
+  await dialog.getByTestId("ai-apps-label").fill("Cursor");
+  await dialog.getByTestId("ai-apps-create").click();
+  await expect(dialog.getByTestId("ai-apps-token")).toContainText("x402mcp_", { timeout: 20_000 });
+  const token = (await dialog.getByTestId("ai-apps-token").textContent())?.trim() ?? "";
+  await page.keyboard.press("Escape");
+  // The page checks in every few seconds while it holds the budget and has given an app access.
+  await page.waitForResponse((response) => response.url().endsWith("/api/mcp/budget") && response.status() === 200, { timeout: 15_000 });
+  const prompts = gasWallet.signRequests;
+
+  const app = await connectApp(baseURL, token);
+  const quoted = await call(app, "payForService", { url: express.url, query: { city: "Paris" } });
+  expect(quoted).toMatchObject({ status: "awaiting-approval", paidFrom: "agent budget" });
+  const outcome = await call(app, "getPayment", { paymentId: quoted.paymentId, waitSeconds: 30 });
+  expect(outcome).toMatchObject({ status: "delivered", data: { city: "Paris" } });
+  await app.close();
+  // No wallet prompt; the money left the budget's session address.
+  expect(gasWallet.signRequests).toBe(prompts);
+  const left = await createPublicClient({ transport: http(info.rpcUrl) }).readContract({ address: info.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [session] });
+  expect(left).toBe(50_000n - BigInt(express.priceAtomic));
+  await expect(status).toHaveAttribute("data-left", "0.04", { timeout: 15_000 });
+});

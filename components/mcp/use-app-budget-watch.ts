@@ -1,0 +1,77 @@
+"use client";
+// While the chat page is open with an agent budget, and this browser gave an AI app access for
+// the wallet, the page pays that app's small quotes from the budget as it pays the chat's
+// (docs/contract.md, section 11): every few seconds, while the tab is visible, it tells the server
+// it is here (with the budget's grant and the confirmation threshold) and gets the quotes made
+// for the budget; it signs each with the session key, after the budget's own checks in the page,
+// and approves it as the approval page would. Without the wallet's session the server says no,
+// and the app's quotes ask for the wallet through their approval link instead.
+import { useEffect, useRef } from "react";
+import type { AgentBudgetGrant } from "@/lib/chain/delegation";
+import { readPaymentStatus } from "@/lib/client/stream-payloads";
+import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
+import { parseUsd } from "@/lib/money";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+import { hasAppAccess } from "./app-grants-store";
+
+const EVERY_MS = 3_000;
+
+export type AppBudgetWatchParameters = {
+  wallet: `0x${string}` | undefined;
+  /** The budget's grant, read at call time; undefined without a usable budget. */
+  requestGrant: () => AgentBudgetGrant | undefined;
+  /** Signs a quote with the budget's session key after the page's checks; undefined without a usable budget. */
+  signFromBudget: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined;
+  /** The confirmation threshold, in USD as settings hold it. */
+  threshold: string;
+  /** A payment was made from the budget: balances and meters are read again. */
+  onPaid: () => void;
+};
+
+export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, threshold, onPaid }: AppBudgetWatchParameters): void {
+  const latest = useRef({ requestGrant, signFromBudget, threshold, onPaid });
+  latest.current = { requestGrant, signFromBudget, threshold, onPaid };
+  const usable = signFromBudget !== undefined;
+
+  useEffect(() => {
+    if (!wallet || !usable) return;
+    const tried = new Set<string>();
+    let running = false;
+    const tick = async () => {
+      const { requestGrant: grantNow, signFromBudget: sign, threshold: thresholdNow, onPaid: paid } = latest.current;
+      if (running || document.visibilityState !== "visible" || !sign || !hasAppAccess(wallet)) return;
+      const agentBudget = grantNow();
+      if (!agentBudget) return;
+      running = true;
+      try {
+        const response = await fetch("/api/mcp/budget", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ agentBudget, threshold: String(parseUsd(thresholdNow) ?? 0n) }),
+        }).catch(() => undefined);
+        if (!response?.ok) return;
+        const body = (await response.json().catch(() => ({}))) as { quotes?: Array<{ paymentId?: unknown; quote?: unknown }> };
+        for (const entry of body.quotes ?? []) {
+          const payment = readPaymentStatus(entry.quote);
+          const typedData = readApprovalTypedData(payment?.approval?.typedData);
+          // Each quote is tried once: one the budget's checks refuse is left to expire.
+          if (!payment || !typedData || tried.has(payment.paymentId)) continue;
+          tried.add(payment.paymentId);
+          const signature = await sign(typedData, payment).catch(() => undefined);
+          if (!signature) continue;
+          const approved = await fetch(`/api/mcp/payments/${encodeURIComponent(payment.paymentId)}`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ signature }),
+          }).catch(() => undefined);
+          if (approved?.ok) paid();
+        }
+      } finally {
+        running = false;
+      }
+    };
+    void tick();
+    const timer = window.setInterval(() => void tick(), EVERY_MS);
+    return () => window.clearInterval(timer);
+  }, [wallet, usable]);
+}

@@ -1,0 +1,49 @@
+// The page's agent budget as the MCP door sees it (docs/contract.md, section 11). The budget's
+// session key lives only in the page, so an app's quote can be paid from it only while a page
+// holding it is open: that page says so every few seconds (`POST /api/mcp/budget`, the wallet's
+// own session), sending the budget's grant (the wallet's signed delegation, no key) and the
+// person's confirmation threshold. While it does, `payForService` offers the quote to the budget
+// as the chat does (at or below the threshold, within what is left, one payment per request);
+// the page's next call gets the quotes waiting for it, signs them with the session key and
+// approves them as the approval page would. A page gone quiet for WATCH_FRESH_MS is not counted on.
+import type { Queryable } from "@/lib/db";
+import type { BudgetGrant } from "@/lib/payments/rails/rail";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+
+/** How long a page's last word counts: a few of its calls. */
+export const WATCH_FRESH_MS = 15_000;
+
+export type StandingBudget = { grant: BudgetGrant; threshold: bigint };
+
+export async function watchBudget(db: Queryable, { wallet, grant, threshold, now = new Date() }: { wallet: string; grant: BudgetGrant; threshold: bigint; now?: Date }): Promise<void> {
+  await db.query(
+    `INSERT INTO mcp_budget_watch (wallet, budget, threshold, seen_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (wallet) DO UPDATE SET budget = EXCLUDED.budget, threshold = EXCLUDED.threshold, seen_at = EXCLUDED.seen_at`,
+    [wallet, JSON.stringify(grant), threshold.toString(), now],
+  );
+}
+
+export async function stopWatching(db: Queryable, wallet: string): Promise<void> {
+  await db.query("DELETE FROM mcp_budget_watch WHERE wallet = $1", [wallet]);
+}
+
+/** The budget a page open for this wallet holds, if it spoke lately. */
+export async function standingBudget(db: Queryable, wallet: string, now: Date = new Date()): Promise<StandingBudget | undefined> {
+  const [row] = await db.query<{ budget: BudgetGrant; threshold: string }>(
+    "SELECT budget, threshold::text AS threshold FROM mcp_budget_watch WHERE wallet = $1 AND seen_at > $2",
+    [wallet, new Date(now.getTime() - WATCH_FRESH_MS)],
+  );
+  return row ? { grant: row.budget, threshold: BigInt(row.threshold) } : undefined;
+}
+
+/** An app's quotes made for this wallet's budget, still open and not yet approved: for the page to sign. */
+export async function quotesForBudget(db: Queryable, wallet: string, now: Date = new Date()): Promise<Array<{ paymentId: string; quote: PaymentStatus; app: string }>> {
+  const rows = await db.query<{ payment_id: string; quote: PaymentStatus; app_label: string }>(
+    `SELECT m.payment_id, m.quote, m.app_label FROM mcp_payments m
+     WHERE m.wallet = $1 AND m.result IS NULL AND m.expires_at > $2 AND m.quote->>'paidFrom' = 'agent-budget'
+       AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.payment_id = m.payment_id)
+     ORDER BY m.created_at LIMIT 10`,
+    [wallet, now],
+  );
+  return rows.map((row) => ({ paymentId: row.payment_id, quote: row.quote, app: row.app_label }));
+}

@@ -1,0 +1,125 @@
+// An AI app's small payment paid by the agent budget of the person's open page (docs/contract.md,
+// section 11): while the page says it is there (with the wallet's session, the budget's grant and
+// the threshold), payForService quotes for the budget's session key; the page gets the quote,
+// signs it with the key and approves it; the app gets the data, and the money left the session
+// address, in the wallet's name and against the grant's limits. A page gone quiet, or a payment
+// above the threshold, falls back to the approval link. Real anvil, USDC, facilitator and services.
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { delegationTypedData, type AgentBudgetGrant } from "@/lib/chain/delegation";
+import { WATCH_FRESH_MS } from "@/lib/mcp/budget-watch";
+import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/mcp/budget-door";
+import { findPayment } from "@/lib/payments/ledger";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+import { startSandbox, type Sandbox } from "@/sandbox";
+import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, type TestMcp } from "@/tests/helpers/mcp";
+import { newPayer, sandboxEnv, sandboxService, signQuote, usdcBalance } from "@/tests/helpers/paid-chat";
+
+let sandbox: Sandbox;
+let mcp: TestMcp;
+let balanceOf: ReturnType<typeof usdcBalance>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
+  balanceOf = usdcBalance(sandbox);
+  mcp = await createTestMcp({ env: sandboxEnv(sandbox) });
+});
+afterAll(async () => {
+  await mcp?.close();
+  await sandbox?.stop();
+});
+
+const express = () => sandboxService(sandbox, "weather-express");
+const limits = { daily: 1_000_000n, weekly: 5_000_000n, monthly: 20_000_000n, perPayment: 500_000n };
+const rateLimit = createBudgetWatchRateLimit();
+
+type Person = { wallet: PrivateKeyAccount; session: PrivateKeyAccount; budget: AgentBudgetGrant; cookie: string };
+
+/** A wallet with an app's access (whose signing started its session) and an agent budget of 0.05 USDC. */
+async function personWithBudget(): Promise<Person & { token: string }> {
+  const wallet = await newPayer(sandbox);
+  const session = privateKeyToAccount(generatePrivateKey());
+  await sandbox.fund({ to: session.address, usdc: 50_000n });
+  const delegation = { wallet: wallet.address, session: session.address, maxAmount: "50000", validUntil: Math.floor(Date.now() / 1000) + 3600, networks: [sandbox.info.network] };
+  const budget = { ...delegation, signature: await wallet.signTypedData(delegationTypedData(delegation)) };
+  const { response, body } = await issueGrant(mcp, wallet, newGrant(wallet.address, limits, { label: "Cursor" }), sandbox.info.chainId);
+  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  return { wallet, session, budget, cookie, token: body.token ?? "" };
+}
+
+/** What the page does every few seconds: says it is here, and gets the quotes for its budget. */
+async function pageChecksIn(person: Person, threshold: bigint, cookie = person.cookie) {
+  const response = await handleBudgetWatchRequest(
+    new Request(`${ORIGIN}/api/mcp/budget`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ agentBudget: person.budget, threshold: threshold.toString() }),
+    }),
+    { env: () => mcp.env, database: async () => mcp.db, rateLimit },
+  );
+  return { status: response.status, body: (await response.json()) as { quotes?: Array<{ paymentId: string; quote: PaymentStatus; app: string }> } };
+}
+
+async function approve(paymentId: string, signature: string) {
+  return mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ signature }) });
+}
+
+describe("an app's payment from the open page's agent budget", () => {
+  test("quoted for the budget, signed by its session key in the page, paid without a wallet prompt; the app gets the data", async () => {
+    const person = await personWithBudget();
+    expect((await pageChecksIn(person, 20_000n)).body.quotes).toEqual([]);
+    const client = await connectClient(mcp, person.token);
+    const quoted = await callTool(client, "payForService", { url: express().url, query: { city: "Lisbon" } });
+    expect(quoted).toMatchObject({ status: "awaiting-approval", paidFrom: "agent budget" });
+    expect(quoted.approvalUrl).toBeUndefined();
+
+    const { body } = await pageChecksIn(person, 20_000n);
+    expect(body.quotes).toHaveLength(1);
+    const [waiting] = body.quotes ?? [];
+    if (!waiting) throw new Error("no quote for the budget");
+    expect(waiting).toMatchObject({ paymentId: quoted.paymentId, app: "Cursor", quote: { paidFrom: "agent-budget" } });
+    const walletBefore = await balanceOf(person.wallet.address);
+    const sessionBefore = await balanceOf(person.session.address);
+    const approved = await approve(waiting.paymentId, await signQuote(person.session, waiting.quote));
+    expect(approved.status).toBe(200);
+
+    expect(await callTool(client, "getPayment", { paymentId: waiting.paymentId, waitSeconds: 10 })).toMatchObject({ status: "delivered", data: { city: "Lisbon" } });
+    expect(await balanceOf(person.session.address)).toBe(sessionBefore - BigInt(express().priceAtomic));
+    expect(await balanceOf(person.wallet.address)).toBe(walletBefore);
+    const record = await findPayment(mcp.db, waiting.paymentId);
+    expect(record?.wallet.toLowerCase()).toBe(person.wallet.address.toLowerCase());
+    expect(record?.payer?.toLowerCase()).toBe(person.session.address.toLowerCase());
+    // Paid: no longer waiting for the page.
+    expect((await pageChecksIn(person, 20_000n)).body.quotes).toEqual([]);
+    await client.close();
+  });
+
+  test("above the threshold, or with the page gone quiet, the quote asks the wallet through its link", async () => {
+    const person = await personWithBudget();
+    const client = await connectClient(mcp, person.token);
+    await pageChecksIn(person, 1_000n);
+    const above = await callTool(client, "payForService", { url: express().url, query: { city: "Paris" } });
+    expect(above).toMatchObject({ status: "awaiting-approval", approvalUrl: expect.stringContaining("/approve/") });
+    expect(above.paidFrom).toBeUndefined();
+    await client.close();
+
+    const quiet = await personWithBudget();
+    const quietClient = await connectClient(mcp, quiet.token);
+    await pageChecksIn(quiet, 20_000n);
+    mcp.setNow(new Date(Date.now() + WATCH_FRESH_MS + 1_000));
+    try {
+      const asked = await callTool(quietClient, "payForService", { url: express().url, query: { city: "Berlin" } });
+      expect(asked).toMatchObject({ status: "awaiting-approval", approvalUrl: expect.stringContaining("/approve/") });
+    } finally {
+      mcp.setNow(undefined);
+    }
+    await quietClient.close();
+  });
+
+  test("only the wallet's own session may speak for its page, with its own budget", async () => {
+    const person = await personWithBudget();
+    expect((await pageChecksIn(person, 20_000n, "")).status).toBe(401);
+    const other = await personWithBudget();
+    expect((await pageChecksIn({ ...person, cookie: other.cookie }, 20_000n)).status).toBe(400);
+  });
+});
