@@ -123,6 +123,69 @@ export const migrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    id: 8,
+    name: "ledger totals by hour and day",
+    // What a wallet's limits and spending read must not grow with its history: an agent paying a
+    // tenth of a cent a call makes thousands of payments a day. Each payment's amount is added,
+    // in the same transaction that writes it, to its wallet's totals for its hour and its day (UTC):
+    // measure 0 counts what the limits count (reserved, pending and settled, at creation time),
+    // measure 1 what was settled (at settlement time). A rolling window is then read as at most
+    // one hour of payments at its start, the hours to the next day, and the days after: a few
+    // dozen rows, however many payments the window holds (./ledger.ts). The trigger keeps them
+    // exact through every change of status; the history is read newest first from its own index.
+    statements: [
+      `CREATE TABLE ledger_totals (
+        wallet text NOT NULL,
+        measure smallint NOT NULL,
+        span smallint NOT NULL,
+        starts_at timestamptz NOT NULL,
+        amount numeric(78, 0) NOT NULL,
+        PRIMARY KEY (wallet, measure, span, starts_at)
+      )`,
+      `CREATE FUNCTION ledger_totals_add(p_wallet text, p_measure smallint, p_at timestamptz, p_amount numeric) RETURNS void
+       LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO ledger_totals (wallet, measure, span, starts_at, amount)
+           VALUES (p_wallet, p_measure, 0, date_trunc('hour', p_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', p_amount),
+                  (p_wallet, p_measure, 1, date_trunc('day', p_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', p_amount)
+           ON CONFLICT (wallet, measure, span, starts_at) DO UPDATE SET amount = ledger_totals.amount + EXCLUDED.amount;
+       END $$`,
+      `CREATE FUNCTION ledger_totals_follow() RETURNS trigger
+       LANGUAGE plpgsql AS $$
+       BEGIN
+         IF TG_OP = 'UPDATE' AND NEW.status = OLD.status AND NEW.amount = OLD.amount AND NEW.wallet = OLD.wallet
+            AND NEW.created_at = OLD.created_at AND NEW.settled_at IS NOT DISTINCT FROM OLD.settled_at THEN
+           RETURN NULL;
+         END IF;
+         IF TG_OP IN ('UPDATE', 'DELETE') THEN
+           IF OLD.status IN ('reserved', 'pending', 'settled') THEN PERFORM ledger_totals_add(OLD.wallet, 0::smallint, OLD.created_at, -OLD.amount); END IF;
+           IF OLD.status = 'settled' THEN PERFORM ledger_totals_add(OLD.wallet, 1::smallint, COALESCE(OLD.settled_at, OLD.created_at), -OLD.amount); END IF;
+         END IF;
+         IF TG_OP IN ('INSERT', 'UPDATE') THEN
+           IF NEW.status IN ('reserved', 'pending', 'settled') THEN PERFORM ledger_totals_add(NEW.wallet, 0::smallint, NEW.created_at, NEW.amount); END IF;
+           IF NEW.status = 'settled' THEN PERFORM ledger_totals_add(NEW.wallet, 1::smallint, COALESCE(NEW.settled_at, NEW.created_at), NEW.amount); END IF;
+         END IF;
+         RETURN NULL;
+       END $$`,
+      "CREATE TRIGGER payments_totals AFTER INSERT OR UPDATE OR DELETE ON payments FOR EACH ROW EXECUTE FUNCTION ledger_totals_follow()",
+      // The payments already recorded.
+      `INSERT INTO ledger_totals (wallet, measure, span, starts_at, amount)
+       SELECT wallet, 0, span, bucket, SUM(amount) FROM (
+         SELECT wallet, amount, 0 AS span, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket FROM payments WHERE status IN ('reserved', 'pending', 'settled')
+         UNION ALL
+         SELECT wallet, amount, 1, date_trunc('day', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' FROM payments WHERE status IN ('reserved', 'pending', 'settled')
+       ) counted GROUP BY wallet, span, bucket`,
+      `INSERT INTO ledger_totals (wallet, measure, span, starts_at, amount)
+       SELECT wallet, 1, span, bucket, SUM(amount) FROM (
+         SELECT wallet, amount, 0 AS span, date_trunc('hour', COALESCE(settled_at, created_at) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket FROM payments WHERE status = 'settled'
+         UNION ALL
+         SELECT wallet, amount, 1, date_trunc('day', COALESCE(settled_at, created_at) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' FROM payments WHERE status = 'settled'
+       ) settled GROUP BY wallet, span, bucket`,
+      // A wallet's settled payments, newest settlement first: the history's pages and the recent list.
+      "CREATE INDEX payments_settled_by_wallet ON payments (wallet, (COALESCE(settled_at, created_at)) DESC, payment_id DESC) WHERE status = 'settled'",
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

@@ -106,12 +106,30 @@ const walletKey = caseKey;
  * settled alone, what the chain shows, is `settledSince`.)
  */
 export async function countedSince(db: Queryable, wallet: string, since: Date): Promise<bigint> {
-  const [row] = await db.query<{ spent: string }>(
-    `SELECT COALESCE(SUM(amount), 0)::text AS spent FROM payments
-     WHERE wallet = $1 AND status IN ('reserved', 'pending', 'settled') AND created_at > $2`,
-    [walletKey(wallet), since.toISOString()],
-  );
+  const [row] = await db.query<{ spent: string }>(`SELECT (${windowSum("counted", "$1::text[]", "$2::timestamptz")})::text AS spent`, [
+    [walletKey(wallet)],
+    since.toISOString(),
+  ]);
   return BigInt(row?.spent ?? "0");
+}
+
+/**
+ * What a person's payments add up to since a moment, read from the hourly and daily totals
+ * (migration 8) rather than the payments themselves: the payments of at most the window's first
+ * hour, the hours to the next day, and the days after. A few dozen rows whatever the window holds.
+ * `counted`: what the limits count (reserved, pending, settled) by creation time; `settled`: what
+ * was settled, by settlement time.
+ */
+function windowSum(measure: "counted" | "settled", wallets: string, since: string): string {
+  const [id, at, kept] =
+    measure === "counted"
+      ? [0, "created_at", "status IN ('reserved', 'pending', 'settled')"]
+      : [1, "COALESCE(settled_at, created_at)", "status = 'settled'"];
+  const nextHour = `(date_trunc('hour', ${since} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 hour')`;
+  const nextDay = `(date_trunc('day', ${since} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day')`;
+  return `(SELECT COALESCE(SUM(amount), 0) FROM payments WHERE wallet = ANY(${wallets}) AND ${kept} AND ${at} > ${since} AND ${at} < ${nextHour})
+    + (SELECT COALESCE(SUM(amount), 0) FROM ledger_totals WHERE wallet = ANY(${wallets}) AND measure = ${id} AND span = 0 AND starts_at >= ${nextHour} AND starts_at < ${nextDay})
+    + (SELECT COALESCE(SUM(amount), 0) FROM ledger_totals WHERE wallet = ANY(${wallets}) AND measure = ${id} AND span = 1 AND starts_at >= ${nextDay})`;
 }
 
 /** One rolling period against its limit: what counts against it (settled, pending, reserved), and what is left. */
@@ -129,11 +147,9 @@ export async function countedByPeriod(
   // One query for the three rolling periods: a reservation holds its wallet's lock while it runs.
   const since = (period: Period) => new Date(now.getTime() - periods[period]).toISOString();
   const [row] = await db.query<Record<Period, string>>(
-    `SELECT COALESCE(SUM(amount) FILTER (WHERE created_at > $2), 0)::text AS day,
-            COALESCE(SUM(amount) FILTER (WHERE created_at > $3), 0)::text AS week,
-            COALESCE(SUM(amount) FILTER (WHERE created_at > $4), 0)::text AS month
-     FROM payments
-     WHERE wallet = ANY($1::text[]) AND status IN ('reserved', 'pending', 'settled') AND created_at > $4`,
+    `SELECT (${windowSum("counted", "$1::text[]", "$2::timestamptz")})::text AS day,
+            (${windowSum("counted", "$1::text[]", "$3::timestamptz")})::text AS week,
+            (${windowSum("counted", "$1::text[]", "$4::timestamptz")})::text AS month`,
     [walletKeys(wallet), since("day"), since("week"), since("month")],
   );
   return (Object.keys(periods) as Period[]).map((period) => {
@@ -343,7 +359,7 @@ export async function findPayment(db: Queryable, paymentId: string): Promise<Pay
 
 export async function recentPayments(db: Queryable, wallets: Wallets, limit = 10): Promise<PaymentRecord[]> {
   const rows = await db.query<PaymentRow>(
-    `SELECT ${columns} FROM payments WHERE wallet = ANY($1::text[]) ORDER BY created_at DESC LIMIT $2`,
+    perWallet("ORDER BY created_at DESC LIMIT $2", "ORDER BY created_at DESC LIMIT $2"),
     [walletKeys(wallets), limit],
   );
   return rows.map(toRecord);
@@ -352,11 +368,24 @@ export async function recentPayments(db: Queryable, wallets: Wallets, limit = 10
 /** Settled payments of a wallet, or of a person's wallets (each with its transaction), newest settlement first. */
 export async function settledPayments(db: Queryable, wallets: Wallets, limit: number): Promise<PaymentRecord[]> {
   const rows = await db.query<PaymentRow>(
-    `SELECT ${columns} FROM payments WHERE wallet = ANY($1::text[]) AND status = 'settled' AND tx_hash IS NOT NULL
-     ORDER BY COALESCE(settled_at, created_at) DESC, payment_id LIMIT $2`,
+    perWallet(
+      "AND status = 'settled' AND tx_hash IS NOT NULL ORDER BY COALESCE(settled_at, created_at) DESC, payment_id DESC LIMIT $2",
+      "ORDER BY COALESCE(settled_at, created_at) DESC, payment_id DESC LIMIT $2",
+    ),
     [walletKeys(wallets), limit],
   );
   return rows.map(toRecord);
+}
+
+/**
+ * A newest-first read of a person's payments, one wallet at a time (`$1`: their keys): each
+ * wallet's rows come in its index's order, at most the limit of them, and the pages are merged.
+ * One query, whatever the wallet's history holds; `wallet = ANY(...)` would sort it all first.
+ */
+function perWallet(whereAndOrder: string, mergedOrder: string): string {
+  return `SELECT page.* FROM unnest($1::text[]) AS person(wallet)
+    CROSS JOIN LATERAL (SELECT ${columns} FROM payments WHERE payments.wallet = person.wallet ${whereAndOrder}) AS page
+    ${mergedOrder}`;
 }
 
 /** Where a page of history ends: the next page starts after this payment (newest first). */
@@ -375,12 +404,14 @@ export type HistoryFilter = {
 export async function paymentHistory(db: Queryable, wallets: Wallets, { since, service, after, limit }: HistoryFilter): Promise<PaymentRecord[]> {
   const pattern = service?.trim() ? `%${service.trim().replace(/[\\%_]/g, (char) => `\\${char}`)}%` : null;
   const rows = await db.query<PaymentRow>(
-    `SELECT ${columns} FROM payments
-     WHERE wallet = ANY($1::text[]) AND status = 'settled' AND tx_hash IS NOT NULL
+    perWallet(
+      `AND status = 'settled' AND tx_hash IS NOT NULL
        AND ($2::timestamptz IS NULL OR COALESCE(settled_at, created_at) > $2::timestamptz)
        AND ($3::text IS NULL OR service_name ILIKE $3 OR service_url ILIKE $3)
        AND ($4::timestamptz IS NULL OR (COALESCE(settled_at, created_at), payment_id) < ($4::timestamptz, $5::text))
-     ORDER BY COALESCE(settled_at, created_at) DESC, payment_id DESC LIMIT $6`,
+       ORDER BY COALESCE(settled_at, created_at) DESC, payment_id DESC LIMIT $6`,
+      "ORDER BY COALESCE(settled_at, created_at) DESC, payment_id DESC LIMIT $6",
+    ),
     [walletKeys(wallets), since?.toISOString() ?? null, pattern, after?.at.toISOString() ?? null, after?.paymentId ?? null, limit],
   );
   return rows.map(toRecord);
@@ -388,11 +419,10 @@ export async function paymentHistory(db: Queryable, wallets: Wallets, { since, s
 
 /** What a wallet (or a person's wallets together) has settled since `since`, by settlement time. Reserved and failed payments are not counted. */
 export async function settledSince(db: Queryable, wallets: Wallets, since: Date): Promise<bigint> {
-  const [row] = await db.query<{ spent: string }>(
-    `SELECT COALESCE(SUM(amount), 0)::text AS spent FROM payments
-     WHERE wallet = ANY($1::text[]) AND status = 'settled' AND COALESCE(settled_at, created_at) > $2`,
-    [walletKeys(wallets), since.toISOString()],
-  );
+  const [row] = await db.query<{ spent: string }>(`SELECT (${windowSum("settled", "$1::text[]", "$2::timestamptz")})::text AS spent`, [
+    walletKeys(wallets),
+    since.toISOString(),
+  ]);
   return BigInt(row?.spent ?? "0");
 }
 
