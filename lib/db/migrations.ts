@@ -114,6 +114,14 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX mcp_payments_by_created ON mcp_payments (created_at)",
     ],
   },
+  {
+    id: 7,
+    name: "signed receipts",
+    // A service's signed receipt for a settled payment (x402 `offer-receipt`), kept as received
+    // with its signed offer, its format, the key that signed it and the verdict: verified, or
+    // unverified with the reason (lib/payments/receipt.ts). Null when the service gave none.
+    statements: ["ALTER TABLE payments ADD COLUMN receipt jsonb"],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.
