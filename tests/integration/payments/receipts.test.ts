@@ -43,9 +43,10 @@ afterAll(async () => {
 /** Quotes, approves and pays once through the chat; the `p:` lines and the final `d:` of request B. */
 async function payOnce(target: TestChat, payer: Payer) {
   const quoted = await requestQuote(target, payer, "What's the weather in Lisbon?");
-  const lines = await collectLines(await sendApproval(target, quoted, await signQuote(payer, quoted.status)));
+  const approve = async () => collectLines(await sendApproval(target, quoted, await signQuote(payer, quoted.status)));
+  const lines = await approve();
   const updates = paymentsOf(lines);
-  return { quoted, updates, delivered: updates.find((update) => update.status === "delivered"), done: finishOf(lines) };
+  return { quoted, updates, delivered: updates.find((update) => update.status === "delivered"), done: finishOf(lines), approveAgain: async () => paymentsOf(await approve()) };
 }
 
 /** The signed-in person's history, as their page reads it. */
@@ -71,7 +72,7 @@ describe("signed receipts", () => {
   test("a service that signs its offer and receipt: the receipt is verified with its payee's key, kept with the ledger row, told on the card and in the history", async () => {
     const payer = await newPayer(sandbox);
     const service = express();
-    const { quoted, updates, delivered, done } = await payOnce(chat, payer);
+    const { quoted, updates, delivered, done, approveAgain } = await payOnce(chat, payer);
     // The offer verified at quote time: nothing to warn about.
     expect(quoted.status.warnings ?? []).toEqual([]);
     expect(updates.map((update) => update.status)).toEqual(["submitted", "confirmed", "delivered"]);
@@ -99,6 +100,9 @@ describe("signed receipts", () => {
     expect(page.payments[0]?.receipt).toMatchObject({ status: "verified", signer: getAddress(service.payTo), format: "eip712", signed: row?.receipt?.signed });
     const [csv] = await csvRows(await history(chat, payer.address, "csv"));
     expect(csv).toMatchObject({ transaction: txHash, receipt: "verified", receipt_signer: getAddress(service.payTo), receipt_note: "" });
+
+    // The same approval again pays nothing more, and tells the same receipt.
+    expect((await approveAgain()).at(-1)).toMatchObject({ status: "delivered", txHash, receipt: delivered?.receipt });
   });
 
   const forgeries: Array<[ReceiptForgery, RegExp]> = [
