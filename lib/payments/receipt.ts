@@ -25,7 +25,7 @@ import type { ReceiptSummary } from "./payment";
 import type { PayableRequirement } from "./rails/rail";
 
 /** How far a receipt's `issuedAt` may stray from the payment's own time (clocks differ). */
-export const RECEIPT_CLOCK_SKEW_SECONDS = 300;
+const RECEIPT_CLOCK_SKEW_SECONDS = 300;
 
 /**
  * The service's signed offer for the terms quoted, as checked at quote time; it travels in the
