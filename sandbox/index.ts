@@ -23,7 +23,7 @@ import { SOLANA_SANDBOX_NETWORK, SOLANA_USDC_DECIMALS, startLocalSolana, type Lo
 import { sandboxServices } from "./services/catalog";
 import { startDeployedService } from "./services/deployed";
 import type { ServiceDefinition } from "./services/definition";
-import { startService, type AfterSettlement, type ClaimedSettlement, type RunningService } from "./services/x402-service";
+import { startService, type AfterSettlement, type ClaimedSettlement, type ReceiptForgery, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
 import { assertFactoryDeployed, CREATE2_FACTORY, deploySmartAccount, SMART_ACCOUNT_CONTRACT, smartAccount, type SmartAccount } from "./smart-account";
@@ -31,7 +31,7 @@ import { assertFactoryDeployed, CREATE2_FACTORY, deploySmartAccount, SMART_ACCOU
 export type { SandboxInfo, SandboxServiceInfo } from "./info";
 export { chainEnvOf } from "./info";
 export type { ServiceDefinition } from "./services/definition";
-export { FAIL_QUERY_FLAG, type AfterSettlement, type ClaimedSettlement } from "./services/x402-service";
+export { FAIL_QUERY_FLAG, FORGED_RECEIPT_PAYER, type AfterSettlement, type ClaimedSettlement, type ReceiptForgery } from "./services/x402-service";
 export { usdcAbi } from "./usdc";
 export { HOSTILE_PAYEE } from "./services/hostile";
 export {
@@ -76,6 +76,8 @@ export type Sandbox = {
   setServiceAfterSettlement(name: string, mode: AfterSettlement | undefined): void;
   /** Paid requests are not settled, and the service claims they were, with this transaction. */
   setServiceClaimedSettlement(name: string, claim: ClaimedSettlement | undefined): void;
+  /** A service that signs receipts settles each paid request and hands out a forged receipt of this kind, until unset. */
+  setServiceReceiptForgery(name: string, forgery: ReceiptForgery | undefined): void;
   /** The `payment-identifier` of each payment the service settled, in order. */
   paymentIdentifiers(name: string): readonly string[];
   /** Closes a service's port: connections to it are refused from then on. */
@@ -197,6 +199,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         facilitatorUrl: facilitator.url,
         usdcAddress,
         payTo: accounts.merchant(index).address,
+        payToKey: accounts.merchant(index).privateKey,
         ...(solanaPayee ? { solana: { network: solana.network, mint: solana.mint, payTo: solanaPayee } } : {}),
         log,
       });
@@ -266,6 +269,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       setServiceFailing: (name, failing) => serviceNamed(name).setFailing(failing),
       setServiceAfterSettlement: (name, mode) => serviceNamed(name).setAfterSettlement(mode),
       setServiceClaimedSettlement: (name, claim) => serviceNamed(name).setClaimedSettlement(claim),
+      setServiceReceiptForgery: (name, forgery) => serviceNamed(name).setReceiptForgery(forgery),
       paymentIdentifiers: (name) => serviceNamed(name).paymentIdentifiers(),
       stopService: (name) => serviceNamed(name).close(),
       fund,

@@ -1,6 +1,8 @@
 // One settled payment as the budget lists it: the service, the amount, when, and its
-// transaction's link; "agent budget" when the session key paid it.
-import { formatLocalTime, parseMoment, shortHex } from "@/components/payment/payment-display";
+// transaction's link; "agent budget" when the session key paid it; and what the service's signed
+// receipt came to, where the list has it.
+import { formatLocalTime, parseMoment, receiptWords, shortHex } from "@/components/payment/payment-display";
+import type { ReceiptSummary } from "@/lib/payments/payment";
 import { displayUsd } from "@/lib/client/settings";
 import { safeLink } from "@/lib/client/safe-link";
 import styles from "./budget-panel.module.css";
@@ -15,6 +17,8 @@ export type ListedPayment = {
   paidFrom?: "agent-budget";
   /** The network's name, where the list says it. */
   chain?: string;
+  /** The service's signed receipt, where the list says it (the history does). */
+  receipt?: ReceiptSummary;
 };
 
 export function PaymentItem({ payment, testId = "budget-payment" }: { payment: ListedPayment; testId?: string }) {
@@ -38,6 +42,11 @@ export function PaymentItem({ payment, testId = "budget-payment" }: { payment: L
           </>
         ) : null}
       </span>
+      {payment.receipt ? (
+        <span className={styles.paymentReceipt} data-testid="payment-receipt" data-receipt={payment.receipt.status} title={payment.receipt.signer}>
+          {receiptWords(payment.receipt)}
+        </span>
+      ) : null}
     </li>
   );
 }

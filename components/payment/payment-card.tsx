@@ -4,12 +4,13 @@
 // happened in plain words and whether money moved ("Paid means paid"). Amounts are the server's
 // decimal strings, shown as they are: the page never does arithmetic on money. A quote waiting
 // for a signature offers Approve and Reject (docs/contract.md, section 4) when the chat hands the card its
-// actions, with a live countdown to the quote's deadline. Times are the person's locale's.
+// actions, with a live countdown to the quote's deadline. Delivered, it says what the service's
+// signed receipt came to, if it gave one. Times are the person's locale's.
 import { useEffect, useState } from "react";
 import { CopyButton } from "@/components/chat/copy-button";
 import { safeLink } from "@/lib/client/safe-link";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
-import { formatCountdown, formatLocalTime, localizeIsoTimes, shortHex } from "./payment-display";
+import { formatCountdown, formatLocalTime, localizeIsoTimes, receiptWords, shortHex } from "./payment-display";
 import { explainFailure } from "./payment-failure";
 import { paymentSteps, stepIndex, stepLabels, type PaymentStep } from "./payment-progress";
 import styles from "./payment-card.module.css";
@@ -178,6 +179,11 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           </>
         ) : null}
       </dl>
+      {payment.receipt ? (
+        <p className={styles.receipt} data-testid="payment-receipt" data-receipt={payment.receipt.status} title={payment.receipt.signer}>
+          {receiptWords(payment.receipt)}
+        </p>
+      ) : null}
       {awaiting ? (
         <p className="sr-only" role="status">
           {msLeft !== undefined && msLeft > 0 && msLeft <= LAST_MINUTE_MS ? "Less than a minute left to approve this payment." : ""}

@@ -1,5 +1,7 @@
-// How a payment card writes times, countdowns and long hex values: in the person's locale (Intl)
-// and short enough for a phone, never as ISO strings. Pure functions, so they are unit-tested.
+// How a payment card writes times, countdowns, long hex values and a service's signed receipt: in
+// the person's locale (Intl) and short enough for a phone, never as ISO strings. Pure functions,
+// so they are unit-tested.
+import type { ReceiptSummary } from "@/lib/payments/payment";
 
 /** Remaining time as `m:ss`, or `h:mm:ss` from an hour up; rounded up, so 0:00 means over. */
 export function formatCountdown(milliseconds: number): string {
@@ -56,4 +58,13 @@ export function localizeIsoTimes(message: string, format: (at: Date) => string):
 /** `0x1234…abcd`: enough of a hash or address to recognise it, the whole value elsewhere. */
 export function shortHex(value: string, head = 6, tail = 4): string {
   return value.length > head + tail + 1 ? `${value.slice(0, head)}…${value.slice(-tail)}` : value;
+}
+
+/**
+ * A service's signed receipt in a line (docs/contract.md, section 3): a verified one names the
+ * key that signed it; an unverified one says why, and never reads as proof.
+ */
+export function receiptWords(receipt: ReceiptSummary): string {
+  if (receipt.status === "verified") return `Signed receipt · verified by ${shortHex(receipt.signer ?? "an unnamed key")}`;
+  return `Receipt did not verify: ${receipt.reason ?? "no reason was given"}`;
 }

@@ -2,7 +2,7 @@
 // it: the server validates what services send, and this is the page's own wall, so that no
 // payload (a field of the wrong type, a value no renderer expects) can take the chat down.
 import { z } from "zod";
-import { paymentFailureCodes, paymentStages } from "@/lib/payments/payment";
+import { paymentFailureCodes, paymentStages, receiptStatuses } from "@/lib/payments/payment";
 import type { FinishMetadata, PaymentStatus } from "@/lib/protocol/lines";
 import { finishReasons } from "@/lib/protocol/lines";
 
@@ -26,6 +26,7 @@ const paymentStatusSchema = z.object({
   collectableUntil: z.string().max(40).optional(),
   warnings: z.array(text).max(20).optional(),
   networkChoice: text.optional(),
+  receipt: z.object({ status: z.enum(receiptStatuses), signer: z.string().max(2_048).optional(), reason: text.optional() }).optional(),
 });
 
 const finishSchema = z.looseObject({

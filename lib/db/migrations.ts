@@ -186,6 +186,14 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX payments_settled_by_wallet ON payments (wallet, (COALESCE(settled_at, created_at)) DESC, payment_id DESC) WHERE status = 'settled'",
     ],
   },
+  {
+    id: 7,
+    name: "signed receipts",
+    // A service's signed receipt for a settled payment (x402 `offer-receipt`), kept as received
+    // with its signed offer, its format, the key that signed it and the verdict: verified, or
+    // unverified with the reason (lib/payments/receipt.ts). Null when the service gave none.
+    statements: ["ALTER TABLE payments ADD COLUMN receipt jsonb"],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

@@ -16,6 +16,7 @@ import { AppError } from "@/lib/errors";
 import { mac, macMatches, signingKey, verifyingKeys, type SigningKeyEnv } from "@/lib/signing-keys";
 import type { ServiceCall } from "@/lib/x402/service-call";
 import type { BudgetGrant, PreparedPayment } from "./rails/rail";
+import type { CheckedOffer } from "./receipt";
 
 export type ApprovalClaims = {
   v: 1;
@@ -49,6 +50,11 @@ export type ApprovalClaims = {
    * key signs the transfer as its `from`. Absent: the wallet itself signs.
    */
   agentBudget?: BudgetGrant;
+  /**
+   * The service's signed offer for these terms (x402 `offer-receipt`), as checked at quote
+   * time, when its 402 declared the extension: the receipt after payment is held to it.
+   */
+  offer?: CheckedOffer;
 };
 
 /** The address that signs a quote's transfer: the wallet, or its agent budget's session key. */

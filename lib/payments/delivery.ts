@@ -13,14 +13,17 @@ import type { ServerEnv } from "@/lib/env";
 import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
+import { readSignedReceipt } from "@/lib/x402/offer-receipt";
 import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError, type Settlement } from "@/lib/x402/service-call";
 import { budgetOf } from "./agent-budget";
 import type { ApprovedPayment, CheckedApproval, FreshApproval } from "./approval";
+import { payerOf } from "./approval-token";
 import { markFailed, markSettled, recordedUpdate, reservePayment, type PaymentRecord } from "./ledger";
 import type { SpendingLimits } from "./limits";
-import type { AgentReport, PaymentEnd, PaymentFacts, PaymentOutcome, PaymentUpdate } from "./payment";
+import type { AgentReport, PaymentEnd, PaymentFacts, PaymentOutcome, PaymentUpdate, ReceiptSummary } from "./payment";
 import { describeBreach } from "./preflight";
 import type { PaymentRail } from "./rails/rail";
+import { judgeReceipt, summaryOf, type ReceiptExpectation } from "./receipt";
 import { askChain, describeVerdict, reconcilePayment, recordVerdict, waitForOutcome, type DeliveryProblem } from "./reconcile";
 
 /** How long a repeated approval waits for the first request of the same payment to finish. */
@@ -118,7 +121,16 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   // From here on the signed payment is out of this server's hands: its delivery runs to its
   // end and is recorded, whoever is still waiting for it.
   const payload = rail.complete({ nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, signs: claims.signs, unsignedPayload: claims.payload }, approval.signed);
-  const context = { db, record: reservation.record, facts, rail, log: parameters.log };
+  // What a signed receipt in the answer must say, short of the transaction the chain will name.
+  const receiptFor: Omit<ReceiptExpectation, "txHash"> = {
+    payer: payerOf(claims),
+    network: facts.network.id,
+    resourceUrl: claims.service.url,
+    payTo: claims.payTo,
+    paidAfter: reservation.record.createdAt,
+    ...(claims.offer ? { offer: claims.offer } : {}),
+  };
+  const context = { db, record: reservation.record, facts, rail, receiptFor, log: parameters.log };
   const called = callServiceWithPayment(claims.service, payload, {
     allowPrivate: parameters.env.X402_ALLOW_PRIVATE_ADDRESSES,
     ...(parameters.paidCallTimeoutMs === undefined ? {} : { timeoutMs: parameters.paidCallTimeoutMs }),
@@ -171,12 +183,14 @@ async function concludeDelivery({
   rail,
   response,
   problem: sendProblem,
+  receiptFor,
   log,
 }: {
   db: Database;
   record: PaymentRecord;
   facts: PaymentFacts;
   rail: PaymentRail;
+  receiptFor: Omit<ReceiptExpectation, "txHash">;
   response?: Response;
   problem?: DeliveryProblem;
   log?: SendApprovedPaymentParameters["log"];
@@ -197,8 +211,10 @@ async function concludeDelivery({
   const notRecorded = (error: unknown) =>
     log?.("payment outcome not recorded", { paymentId: facts.paymentId, error: error instanceof Error ? error.name : typeof error });
   const paidAndDelivered = async (txHash: string) => {
-    const outcome = deliveredOutcome(facts, txHash, data);
-    await markSettled(db, { paymentId: facts.paymentId, txHash, outcome: outcome.updates.at(-1) }).catch(notRecorded);
+    // The service's signed receipt, if it gave one, judged against this payment as the chain shows it.
+    const receipt = response ? await judgeReceipt(readSignedReceipt(response), { ...receiptFor, txHash }) : undefined;
+    const outcome = deliveredOutcome(facts, txHash, data, receipt ? summaryOf(receipt) : undefined);
+    await markSettled(db, { paymentId: facts.paymentId, txHash, outcome: outcome.updates.at(-1), receipt }).catch(notRecorded);
     return outcome;
   };
 
@@ -224,11 +240,11 @@ function unbackedClaim(facts: PaymentFacts, txHash: string): DeliveryProblem {
   return { message: `${facts.service.name} said the payment was settled (transaction ${named}), but the chain does not show this payment.` };
 }
 
-function deliveredOutcome(facts: PaymentFacts, txHash: string, data: unknown): PaymentOutcome {
+function deliveredOutcome(facts: PaymentFacts, txHash: string, data: unknown, receipt: ReceiptSummary | undefined): PaymentOutcome {
   const explorerUrl = facts.network.transactionUrl.replace("{txHash}", txHash);
   const name = facts.service.name;
   return {
-    updates: [{ facts, stage: "confirmed", txHash, explorerUrl }, { facts, stage: "delivered", txHash, explorerUrl }],
+    updates: [{ facts, stage: "confirmed", txHash, explorerUrl }, { facts, stage: "delivered", txHash, explorerUrl, ...(receipt ? { receipt } : {}) }],
     end: "payment-complete",
     txHash,
     explorerUrl,

@@ -10,7 +10,8 @@
 import { caseKey } from "@/lib/address";
 import type { Database, Queryable } from "@/lib/db";
 import type { SpendingLimits } from "./limits";
-import { paymentStages, type PaymentFacts, type PaymentStage, type PaymentUpdate } from "./payment";
+import { paymentStages, receiptStatuses, type PaymentFacts, type PaymentStage, type PaymentUpdate, type ReceiptSummary } from "./payment";
+import type { StoredReceipt } from "./receipt";
 
 export const periods = {
   day: 24 * 60 * 60 * 1000,
@@ -48,6 +49,8 @@ export type PaymentRecord = {
   fromBlock: bigint | null;
   /** The address that signed the transfer when it is not the wallet: its agent budget's session key. */
   payer: string | null;
+  /** The service's signed receipt (x402 `offer-receipt`) and what it came to; null when it gave none. */
+  receipt: StoredReceipt | null;
 };
 
 type PaymentRow = {
@@ -69,10 +72,11 @@ type PaymentRow = {
   valid_before: Date | string | null;
   from_block: string | null;
   payer: string | null;
+  receipt: unknown;
 };
 
 const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, nonce, service_name,
-  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block, payer`;
+  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block, payer, receipt`;
 
 function toRecord(row: PaymentRow): PaymentRecord {
   return {
@@ -88,13 +92,19 @@ function toRecord(row: PaymentRow): PaymentRecord {
     status: row.status,
     txHash: row.tx_hash,
     failureCode: row.failure_code,
-    outcome: typeof row.outcome === "string" ? (JSON.parse(row.outcome) as unknown) : row.outcome,
+    outcome: readJson(row.outcome),
     createdAt: new Date(row.created_at),
     settledAt: row.settled_at === null ? null : new Date(row.settled_at),
     validBefore: row.valid_before === null ? null : new Date(row.valid_before),
     fromBlock: row.from_block === null ? null : BigInt(row.from_block),
     payer: row.payer,
+    receipt: readJson(row.receipt) as StoredReceipt | null,
   };
+}
+
+/** A jsonb value as the driver hands it: parsed already (Postgres) or as text; null stays null. */
+function readJson(value: unknown): unknown {
+  return typeof value === "string" ? (JSON.parse(value) as unknown) : (value ?? null);
 }
 
 // Wallets (and hex values) are stored in one case, so that checksummed and plain forms are one wallet.
@@ -195,7 +205,7 @@ export async function findLimitBreach(
 
 export type NewPayment = Omit<
   PaymentRecord,
-  "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt" | "validBefore" | "fromBlock" | "payer"
+  "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt" | "validBefore" | "fromBlock" | "payer" | "receipt"
 > & { validBefore?: Date | null; fromBlock?: bigint | null };
 
 export type ReserveResult =
@@ -263,18 +273,25 @@ export async function reservePayment(
 
 /**
  * Records a settlement: the payment counts against the limits for good. The hash is null only
- * when the chain shows the authorization used but its transaction could not be found.
+ * when the chain shows the authorization used but its transaction could not be found. `receipt`:
+ * the service's signed receipt, judged (lib/payments/receipt.ts), when its answer carried one.
  */
 export async function markSettled(
   db: Queryable,
-  { paymentId, txHash, outcome, now = new Date() }: { paymentId: string; txHash: string | null; outcome: Outcome; now?: Date },
+  {
+    paymentId,
+    txHash,
+    outcome,
+    receipt,
+    now = new Date(),
+  }: { paymentId: string; txHash: string | null; outcome: Outcome; receipt?: StoredReceipt | undefined; now?: Date },
 ): Promise<void> {
-  // A settlement recorded again (a replayed outcome) keeps its first time and its hash.
+  // A settlement recorded again (a replayed outcome) keeps its first time, its hash and its receipt.
   await db.query(
     `UPDATE payments SET status = 'settled', tx_hash = COALESCE($2, tx_hash), outcome = $3, updated_at = now(),
-       settled_at = COALESCE(settled_at, $4), checked_at = $4
+       settled_at = COALESCE(settled_at, $4), checked_at = $4, receipt = COALESCE(receipt, $5::jsonb)
      WHERE payment_id = $1`,
-    [paymentId, txHash, JSON.stringify(storedOutcome(outcome)), now.toISOString()],
+    [paymentId, txHash, JSON.stringify(storedOutcome(outcome)), now.toISOString(), receipt ? JSON.stringify(receipt) : null],
   );
 }
 
@@ -452,6 +469,7 @@ export type RecordedUpdate = {
   txHash?: string;
   explorerUrl?: string;
   collectableUntil?: string;
+  receipt?: ReceiptSummary;
 };
 
 /** What a payment ended with, as a mark records it: its last update (kept in its recorded form). */
@@ -469,13 +487,14 @@ function recordedForm(update: PaymentUpdate | undefined): RecordedUpdate | undef
     ...(update.txHash ? { txHash: update.txHash } : {}),
     ...(update.explorerUrl ? { explorerUrl: update.explorerUrl } : {}),
     ...(update.collectableUntil ? { collectableUntil: update.collectableUntil.toISOString() } : {}),
+    ...(update.receipt ? { receipt: update.receipt } : {}),
   };
 }
 
 /** The recorded last update of a payment, told again with its facts; undefined when none was recorded. */
 export function recordedUpdate(facts: PaymentFacts, outcome: unknown): PaymentUpdate | undefined {
   if (typeof outcome !== "object" || outcome === null) return undefined;
-  const { status, reason, txHash, explorerUrl, collectableUntil } = outcome as Record<string, unknown>;
+  const { status, reason, txHash, explorerUrl, collectableUntil, receipt } = outcome as Record<string, unknown>;
   if (!paymentStages.includes(status as PaymentStage)) return undefined;
   const until = typeof collectableUntil === "string" ? new Date(collectableUntil) : undefined;
   const readReason =
@@ -489,5 +508,16 @@ export function recordedUpdate(facts: PaymentFacts, outcome: unknown): PaymentUp
     ...(typeof txHash === "string" ? { txHash } : {}),
     ...(typeof explorerUrl === "string" ? { explorerUrl } : {}),
     ...(until && !Number.isNaN(until.getTime()) ? { collectableUntil: until } : {}),
+    ...(isReceiptSummary(receipt) ? { receipt } : {}),
   };
+}
+
+function isReceiptSummary(value: unknown): value is ReceiptSummary {
+  if (typeof value !== "object" || value === null) return false;
+  const { status, signer, reason } = value as Record<string, unknown>;
+  return (
+    receiptStatuses.includes(status as ReceiptSummary["status"]) &&
+    (signer === undefined || typeof signer === "string") &&
+    (reason === undefined || typeof reason === "string")
+  );
 }

@@ -1,8 +1,9 @@
 // `GET /api/spending/history`: a person's whole payment history, for their own signed-in
 // session only: a page at a time as JSON (newest first, filtered by period and by service), or
-// all of it as CSV for their books. Each row is a settled payment with its transaction's link.
-// Text that came from services (their names and URLs) is written so that a spreadsheet never
-// runs it as a formula.
+// all of it as CSV for their books. Each row is a settled payment with its transaction's link,
+// and the service's signed receipt where it gave one: verified, with the key that signed it, or
+// unverified, with why (lib/payments/receipt.ts). Text that came from services (their names and
+// URLs, what a receipt says) is written so that a spreadsheet never runs it as a formula.
 import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
@@ -12,6 +13,7 @@ import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
 import { paymentHistory, periods, type HistoryCursor, type HistoryFilter, type PaymentRecord } from "./ledger";
 import { paymentRails } from "./rails";
+import type { StoredReceipt } from "./receipt";
 import { transactionLink } from "./spending-report";
 import { spendingQuerySchema } from "./spending-request";
 
@@ -61,7 +63,16 @@ export type HistoryEntry = {
   explorerUrl: string;
   settledAt: string;
   paidFrom?: "agent-budget";
+  /** The service's signed receipt (x402 `offer-receipt`), where it gave one. */
+  receipt?: HistoryReceipt;
 };
+
+/**
+ * A receipt in the history: what it came to (`verified` names the key that signed it,
+ * `unverified` says why it proves nothing), and the signed receipt and offer as received, for the
+ * person to keep.
+ */
+export type HistoryReceipt = Pick<StoredReceipt, "status" | "signer" | "reason" | "format" | "signed" | "offer">;
 
 export type HistoryPage = { wallets: string[]; payments: HistoryEntry[]; next?: string };
 
@@ -142,10 +153,42 @@ function entryOf(record: PaymentRecord, env: ServerEnv): HistoryEntry {
     explorerUrl: transactionLink(record.network, record.txHash ?? "", env),
     settledAt: settledAtOf(record).toISOString(),
     ...(record.payer ? { paidFrom: "agent-budget" as const } : {}),
+    ...(record.receipt ? { receipt: historyReceipt(record.receipt) } : {}),
   };
 }
 
-const CSV_COLUMNS = ["date", "service", "service_url", "network", "chain", "wallet", "amount_usdc", "fee_usdc", "total_usdc", "transaction", "transaction_url", "payment_id", "paid_from"];
+function historyReceipt({ status, signer, reason, format, signed, offer }: StoredReceipt): HistoryReceipt {
+  return {
+    status,
+    ...(signer ? { signer } : {}),
+    ...(status === "unverified" && reason ? { reason } : {}),
+    ...(format ? { format } : {}),
+    ...(signed ? { signed } : {}),
+    ...(offer ? { offer } : {}),
+  };
+}
+
+// The receipt's columns come last, so a sheet built on the earlier columns keeps working:
+// `receipt` is verified, unverified or none; `receipt_signer` the key that signed it;
+// `receipt_note` why an unverified one proves nothing.
+const CSV_COLUMNS = [
+  "date",
+  "service",
+  "service_url",
+  "network",
+  "chain",
+  "wallet",
+  "amount_usdc",
+  "fee_usdc",
+  "total_usdc",
+  "transaction",
+  "transaction_url",
+  "payment_id",
+  "paid_from",
+  "receipt",
+  "receipt_signer",
+  "receipt_note",
+];
 
 /**
  * One CSV field: quoted when it holds a comma, quote or line break; text a spreadsheet would run
@@ -171,6 +214,9 @@ function csvRow(entry: HistoryEntry, origin: string): string {
     new URL(entry.explorerUrl, origin).toString(),
     entry.paymentId,
     entry.paidFrom ?? "wallet",
+    entry.receipt?.status ?? "none",
+    entry.receipt?.signer ?? "",
+    entry.receipt?.reason ?? "",
   ]
     .map(csvField)
     .join(",");

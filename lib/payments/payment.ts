@@ -78,7 +78,19 @@ export type PaymentUpdate = {
   warnings?: string[];
   /** With the quote, when the service takes more than one network: why this one. */
   networkChoice?: string;
+  /** With `delivered`, when the service signed a receipt for the payment. */
+  receipt?: ReceiptSummary;
 };
+
+/** What a service's signed receipt for a payment came to (x402 `offer-receipt`; lib/payments/receipt.ts). */
+export const receiptStatuses = ["verified", "unverified"] as const;
+export type ReceiptStatus = (typeof receiptStatuses)[number];
+
+/**
+ * A receipt as a person is told of it: `verified` names the key that signed it; `unverified`
+ * says why it is no proof of anything (docs/contract.md, section 3).
+ */
+export type ReceiptSummary = { status: ReceiptStatus; signer?: string; reason?: string };
 
 /** What the agent is told about a payment: a summary it can relay, and the details behind it. */
 export type AgentReport = Record<string, unknown> & { status: string; summary: string };

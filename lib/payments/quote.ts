@@ -21,6 +21,7 @@ import type { AgentReport, PaymentEnd, PaymentFacts, PaymentUpdate } from "./pay
 import { runPreflight, type PreflightResult } from "./preflight";
 import { paymentRails, type RailEnv } from "./rails";
 import type { BudgetGrant, PayableRequirement, PaymentRail, PreparedPayment } from "./rails/rail";
+import { checkOffer } from "./receipt";
 
 export type QuotePaymentParameters = {
   db: Database;
@@ -191,6 +192,12 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
     };
   }
 
+  // A service that signs its offers (x402 `offer-receipt`): its offer for these terms is checked
+  // now, and its receipt after payment is held to it. One that does not verify is said now.
+  const offer = await checkOffer({ paymentRequired, quoted: quote, resourceUrl: call.url });
+  if (offer?.problem) {
+    notes.push(`${serviceName}'s signed offer did not verify (${offer.problem}): a receipt it gives for this payment will not count as proof.`);
+  }
   const claims: ApprovalClaims = {
     v: 1,
     paymentId,
@@ -207,6 +214,7 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
     payload: withPaymentIdentifier(quote.unsignedPayload, paymentId),
     ...(budget ? { agentBudget: budget.grant } : {}),
     ...(countedWith.length > 0 ? { countedWith } : {}),
+    ...(offer ? { offer } : {}),
     ...(parameters.binding === undefined ? {} : { binding: parameters.binding }),
   };
   const token = issueApproval(claims, env);

@@ -2,7 +2,7 @@
 // route, the browser, the tests and the benchmarks. Each line is `<prefix>:<JSON>\n`. Its payment
 // vocabulary (stages, failure codes, how a payment ends) is the payment core's own. Imports are
 // relative: the bench's reference app builds this file without the project's `@/` alias.
-import { paymentEnds, paymentFailureCodes, paymentStages, type PaymentFailureCode, type PaymentStage } from "../payments/payment";
+import { paymentEnds, paymentFailureCodes, paymentStages, type PaymentFailureCode, type PaymentStage, type ReceiptSummary } from "../payments/payment";
 
 /** The stream's finish reasons: `stop`, or how the request's payment ended. */
 export const finishReasons = ["stop", ...paymentEnds] as const;
@@ -56,6 +56,11 @@ export type PaymentStatus = {
   warnings?: string[];
   /** With the quote, when the service takes more than one network: why this one pays. */
   networkChoice?: string;
+  /**
+   * With `delivered`, when the service signed a receipt (x402 `offer-receipt`): `verified` with
+   * the key that signed it, or `unverified` with the reason; an unverified receipt proves nothing.
+   */
+  receipt?: ReceiptSummary;
 };
 
 export type Usage = { inputTokens: number; outputTokens: number };

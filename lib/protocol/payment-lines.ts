@@ -5,7 +5,7 @@ import { formatUnits, formatUsd } from "@/lib/money";
 import { totalOf, type PaymentUpdate } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 
-export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, reason, collectableUntil, warnings, networkChoice }: PaymentUpdate): PaymentStatus {
+export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, reason, collectableUntil, warnings, networkChoice, receipt }: PaymentUpdate): PaymentStatus {
   const { asset } = facts.network;
   const total = totalOf(facts);
   return {
@@ -40,5 +40,6 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
     ...(explorerUrl ? { explorerUrl } : {}),
     ...(reason ? { reason } : {}),
     ...(collectableUntil ? { collectableUntil: collectableUntil.toISOString() } : {}),
+    ...(receipt ? { receipt } : {}),
   };
 }

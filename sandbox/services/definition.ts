@@ -39,6 +39,12 @@ export type ServiceDefinition = {
    * absent: by the sandbox's own server over @x402/core (x402-service.ts), which tests can make misbehave.
    */
   madeWith?: "@x402/express" | "@x402/hono" | "@x402/next";
+  /**
+   * Declares x402 `offer-receipt`: the 402 carries an offer for each payment option, and a paid
+   * answer a receipt naming its transaction, both signed (EIP-712) with the payee's own key, as
+   * the spec's simplest binding of a key to a service has it.
+   */
+  signsReceipts?: boolean;
   discovery: DeclareDiscoveryExtensionInput;
   handle(request: ServiceRequest): Promise<unknown>;
 };

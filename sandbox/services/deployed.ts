@@ -19,7 +19,7 @@ import { Hono } from "hono";
 import { NextRequest, NextResponse } from "next/server";
 import { CORS_HEADERS, HttpError, listen, sendJson } from "../http";
 import { ServiceInputError, type ServiceDefinition } from "./definition";
-import { answerOffline, routeConfigFor, sandboxResourceServer, type RunningService, type StartServiceParameters } from "./x402-service";
+import { answerOffline, receiptKeyOf, routeConfigFor, sandboxResourceServer, type RunningService, type StartServiceParameters } from "./x402-service";
 
 type Answer = { status: number; body: unknown };
 
@@ -33,10 +33,10 @@ async function answerOf(definition: ServiceDefinition, query: URLSearchParams, b
   }
 }
 
-export async function startDeployedService({ definition, port, facilitatorUrl, usdcAddress, payTo, solana, log = () => undefined }: StartServiceParameters): Promise<RunningService> {
+export async function startDeployedService({ definition, port, facilitatorUrl, usdcAddress, payTo, solana, payToKey, log = () => undefined }: StartServiceParameters): Promise<RunningService> {
   const madeWith = definition.madeWith;
   if (!madeWith) throw new Error(`${definition.name} names no middleware`);
-  const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana });
+  const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana, receiptKey: receiptKeyOf(definition, payToKey) });
 
   let online = true;
   // Made once the port is known: the 402 names the resource's own URL.
@@ -70,6 +70,7 @@ export async function startDeployedService({ definition, port, facilitatorUrl, u
     setFailing: unsupported("failing"),
     setAfterSettlement: unsupported("misbehaving after settlement"),
     setClaimedSettlement: unsupported("claiming a settlement"),
+    setReceiptForgery: unsupported("forging a receipt"),
     paymentIdentifiers,
   };
 }

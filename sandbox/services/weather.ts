@@ -1,7 +1,7 @@
 /**
- * Two weather services over one local table: an express one (fast, dearer) and a budget one
- * (cheap, deliberately slow). Readings are deterministic from the city and the current hour,
- * so two calls in the same hour agree and tests can predict them.
+ * Two weather services over one local table: an express one (fast, dearer, and signing its
+ * offers and receipts) and a budget one (cheap, deliberately slow). Readings are deterministic
+ * from the city and the current hour, so two calls in the same hour agree and tests can predict them.
  */
 import { formatLatency, latencyTag, requiredParam, ServiceInputError, type ServiceDefinition } from "./definition";
 
@@ -76,8 +76,10 @@ function weatherService(options: {
   price: bigint;
   latencyMs: number;
   speed: string;
+  signsReceipts?: boolean;
 }): ServiceDefinition {
   return {
+    ...(options.signsReceipts ? { signsReceipts: true } : {}),
     name: options.name,
     serviceName: options.serviceName,
     description:
@@ -126,6 +128,7 @@ export const weatherExpress = weatherService({
   price: 10_000n, // 0.01 USDC
   latencyMs: 150,
   speed: "Fast",
+  signsReceipts: true,
 });
 
 export const weatherBudget = weatherService({

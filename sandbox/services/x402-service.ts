@@ -2,8 +2,9 @@
  * Serves one sandbox service over node:http as an x402 v2 resource: 402 with PAYMENT-REQUIRED
  * until paid; then verify, run the handler, and settle only after the handler succeeded.
  * A handler failure answers 5xx and nothing settles. The service can be switched offline
- * (503 `service-unavailable`), made to fail after verification, or made to misbehave after
- * taking the payment (settle, then fail, hang or break off), for tests.
+ * (503 `service-unavailable`), made to fail after verification, made to misbehave after
+ * taking the payment (settle, then fail, hang or break off), or, when it signs receipts, made
+ * to hand out a forged one, for tests.
  */
 import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer } from "@x402/core/server";
 import type { HTTPAdapter, HTTPRequestContext, HTTPResponseInstructions, RouteConfig } from "@x402/core/server";
@@ -16,9 +17,20 @@ import {
   PAYMENT_IDENTIFIER,
   paymentIdentifierResourceServerExtension,
 } from "@x402/extensions/payment-identifier";
+import { decodePaymentResponseHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
+import {
+  createEIP712OfferReceiptIssuer,
+  createOfferReceiptExtension,
+  createReceiptEIP712,
+  declareOfferReceiptExtension,
+  OFFER_RECEIPT,
+  type SignTypedDataFn,
+  type SignedReceipt,
+} from "@x402/extensions/offer-receipt";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { SANDBOX_NETWORK } from "../chain";
 import { CORS_HEADERS, HttpError, listen, readJson, requestUrl, sendJson, type RunningServer } from "../http";
 import { USDC_NAME, USDC_VERSION } from "../usdc";
@@ -43,6 +55,17 @@ export type AfterSettlement = "fail" | "hang" | "break";
  */
 export type ClaimedSettlement = { transaction: unknown };
 
+/**
+ * A forged receipt a service that signs receipts hands out instead of its true one, after a real
+ * settlement: `altered`, its content changed after it was signed (the payer); `other-payer`,
+ * signed with the service's own key but naming another payer; `other-key`, true in what it says
+ * but signed by a key that is not the service's.
+ */
+export type ReceiptForgery = "altered" | "other-payer" | "other-key";
+
+/** The payer a forged receipt names instead of the real one: the burn address, which no sandbox account owns. */
+export const FORGED_RECEIPT_PAYER = "0x000000000000000000000000000000000000dEaD";
+
 /** Where a service takes payment on the local Solana: the network, USDC's mint, and the owner paid (its token account must exist). */
 export type SolanaPayee = { network: string; mint: string; payTo: string };
 
@@ -61,6 +84,8 @@ export type RunningService = RunningServer & {
   setAfterSettlement(mode: AfterSettlement | undefined): void;
   /** While set, every paid request is verified, not settled, and answered as if it were (ClaimedSettlement). */
   setClaimedSettlement(claim: ClaimedSettlement | undefined): void;
+  /** While set, a service that signs receipts settles each paid request and hands out a forged receipt. */
+  setReceiptForgery(forgery: ReceiptForgery | undefined): void;
   /** The `payment-identifier` of each payment it settled, in order (the service declares the extension). */
   paymentIdentifiers(): readonly string[];
 };
@@ -70,11 +95,19 @@ export function answerOffline(response: ServerResponse, definition: ServiceDefin
   sendJson(response, 503, { error: "service-unavailable", message: `${definition.serviceName} is offline` }, { "Retry-After": "30" });
 }
 
+/** Signs EIP-712 typed data with a sandbox key, in the form the offer-receipt issuer asks for. */
+function typedDataSigner(key: Hex): SignTypedDataFn {
+  const account = privateKeyToAccount(key);
+  return (data) => account.signTypedData(data as Parameters<typeof account.signTypedData>[0]);
+}
+
 /**
  * The x402 resource server every sandbox service uses: EVM and Solana `exact`, the Bazaar and
- * payment-identifier extensions, and a record of the payment identifiers it settled.
+ * payment-identifier extensions, and a record of the payment identifiers it settled. Given a
+ * `receiptKey`, also `offer-receipt`: offers and receipts signed with that key (EIP-712), for
+ * the routes that declare it.
  */
-export function sandboxResourceServer({ facilitatorUrl, solana }: { facilitatorUrl: string; solana?: SolanaPayee | undefined }) {
+export function sandboxResourceServer({ facilitatorUrl, solana, receiptKey }: { facilitatorUrl: string; solana?: SolanaPayee | undefined; receiptKey?: Hex | undefined }) {
   const identifiers: string[] = [];
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl }))
     .register(SANDBOX_NETWORK, new ExactEvmScheme())
@@ -85,7 +118,41 @@ export function sandboxResourceServer({ facilitatorUrl, solana }: { facilitatorU
       const id = extractPaymentIdentifier(paymentPayload as PaymentPayload, false);
       if (id) identifiers.push(id);
     });
+  if (receiptKey) {
+    const kid = `did:pkh:eip155:1:${privateKeyToAccount(receiptKey).address}`;
+    const offerReceipt = createOfferReceiptExtension(createEIP712OfferReceiptIssuer(kid, typedDataSigner(receiptKey)));
+    resourceServer.registerExtension({
+      ...offerReceipt,
+      // The HTTP resource server hands this hook the route's extensions as its 402 carried them
+      // (the signed offers) rather than as the route declared them, so a declared
+      // `includeTxHash` never reaches it. The sandbox's receipts name their transaction, as
+      // declared: a receipt can then be checked against the chain.
+      enrichSettlementResponse: (_declaration, context) => offerReceipt.enrichSettlementResponse?.({ includeTxHash: true }, context) ?? Promise.resolve(undefined),
+    });
+  }
   return { resourceServer, paymentIdentifiers: () => [...identifiers] };
+}
+
+/**
+ * The settlement's headers with its receipt replaced by a forged one (ReceiptForgery); as they
+ * were when the settlement carries no EIP-712 receipt.
+ */
+async function withForgedReceipt(headers: Record<string, string>, forgery: ReceiptForgery, receiptKey: Hex): Promise<Record<string, string>> {
+  const encoded = headers["PAYMENT-RESPONSE"];
+  if (!encoded) return headers;
+  const settled = decodePaymentResponseHeader(encoded);
+  const extension = settled.extensions?.[OFFER_RECEIPT] as { info?: { receipt?: SignedReceipt } } | undefined;
+  const receipt = extension?.info?.receipt;
+  if (!extension?.info || receipt?.format !== "eip712") return headers;
+  const { resourceUrl, network, payer, transaction } = receipt.payload;
+  const forged: SignedReceipt =
+    forgery === "altered"
+      ? { ...receipt, payload: { ...receipt.payload, payer: FORGED_RECEIPT_PAYER } }
+      : forgery === "other-payer"
+        ? await createReceiptEIP712({ resourceUrl, network, payer: FORGED_RECEIPT_PAYER, transaction }, typedDataSigner(receiptKey))
+        : await createReceiptEIP712({ resourceUrl, network, payer, transaction }, typedDataSigner(generatePrivateKey()));
+  const extensions = { ...settled.extensions, [OFFER_RECEIPT]: { ...extension, info: { ...extension.info, receipt: forged } } };
+  return { ...headers, "PAYMENT-RESPONSE": encodePaymentResponseHeader({ ...settled, extensions }) };
 }
 
 export type StartServiceParameters = {
@@ -96,6 +163,8 @@ export type StartServiceParameters = {
   payTo: Hex;
   /** Needed when the definition takes payment on Solana. */
   solana?: SolanaPayee;
+  /** The payee's own key: a definition that signs receipts signs its offers and receipts with it. */
+  payToKey?: Hex;
   log?: (line: string) => void;
 };
 
@@ -158,7 +227,12 @@ export function routeConfigFor(
     mimeType: "application/json",
     serviceName: definition.serviceName,
     tags: definition.tags,
-    extensions: { ...declareDiscoveryExtension(definition.discovery), [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension() },
+    extensions: {
+      ...declareDiscoveryExtension(definition.discovery),
+      [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(),
+      // Receipts name their transaction: a receipt is then checkable against the chain.
+      ...(definition.signsReceipts ? declareOfferReceiptExtension({ includeTxHash: true }) : {}),
+    },
   };
 }
 
@@ -169,16 +243,19 @@ export async function startService({
   usdcAddress,
   payTo,
   solana,
+  payToKey,
   log = () => undefined,
 }: StartServiceParameters): Promise<RunningService> {
   let online = true;
   let failing = false;
   let afterSettlement: AfterSettlement | undefined;
   let claimedSettlement: ClaimedSettlement | undefined;
+  let receiptForgery: ReceiptForgery | undefined;
+  const receiptKey = receiptKeyOf(definition, payToKey);
   // The resource URL is fixed before listening so the 402 always names the same URL.
   let resourceUrl = "";
 
-  const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana });
+  const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana, receiptKey });
 
   let httpServer: x402HTTPResourceServer | undefined;
 
@@ -293,9 +370,12 @@ export async function startService({
       });
     }
     log(`${definition.name}: paid ${definition.price} atomic USDC, tx ${settlement.transaction}`);
+    const forgery = receiptForgery;
+    const headers = forgery && receiptKey ? await withForgedReceipt(settlement.headers, forgery, receiptKey) : settlement.headers;
+    if (forgery) log(`${definition.name}: hands out a forged receipt (${forgery})`);
     response.writeHead(200, {
       ...CORS_HEADERS,
-      ...settlement.headers,
+      ...headers,
       "Content-Type": "application/json; charset=utf-8",
     });
     response.end(responseBody);
@@ -331,6 +411,17 @@ export async function startService({
     setClaimedSettlement: (claim) => {
       claimedSettlement = claim;
     },
+    setReceiptForgery: (forgery) => {
+      if (forgery && !receiptKey) throw new Error(`${definition.name} signs no receipts`);
+      receiptForgery = forgery;
+    },
     paymentIdentifiers,
   };
+}
+
+/** The key a service signs its offers and receipts with: its payee's, when it signs them at all. */
+export function receiptKeyOf(definition: ServiceDefinition, payToKey: Hex | undefined): Hex | undefined {
+  if (!definition.signsReceipts) return undefined;
+  if (!payToKey) throw new Error(`${definition.name} signs receipts, and no key of its payee was given`);
+  return payToKey;
 }
