@@ -124,6 +124,14 @@ export const migrations: readonly Migration[] = [
     ],
   },
   {
+    id: 7,
+    name: "signed receipts",
+    // A service's signed receipt for a settled payment (x402 `offer-receipt`), kept as received
+    // with its signed offer, its format, the key that signed it and the verdict: verified, or
+    // unverified with the reason (lib/payments/receipt.ts). Null when the service gave none.
+    statements: ["ALTER TABLE payments ADD COLUMN receipt jsonb"],
+  },
+  {
     id: 8,
     name: "ledger totals by hour and day",
     // What a wallet's limits and spending read must not grow with its history: an agent paying a
@@ -185,14 +193,6 @@ export const migrations: readonly Migration[] = [
       // A wallet's settled payments, newest settlement first: the history's pages and the recent list.
       "CREATE INDEX payments_settled_by_wallet ON payments (wallet, (COALESCE(settled_at, created_at)) DESC, payment_id DESC) WHERE status = 'settled'",
     ],
-  },
-  {
-    id: 7,
-    name: "signed receipts",
-    // A service's signed receipt for a settled payment (x402 `offer-receipt`), kept as received
-    // with its signed offer, its format, the key that signed it and the verdict: verified, or
-    // unverified with the reason (lib/payments/receipt.ts). Null when the service gave none.
-    statements: ["ALTER TABLE payments ADD COLUMN receipt jsonb"],
   },
 ];
 

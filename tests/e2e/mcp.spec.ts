@@ -62,6 +62,8 @@ test("an AI app asks, the person approves in the page with their wallet, the app
   await card.getByTestId("approve-payment").click();
   await expect(card.getByTestId("payment-status")).toContainText(/delivered/i, { timeout: 30_000 });
   await expect(page.getByTestId("approval-answer")).toContainText("Lisbon");
+  // QuickWeather Pro signs a receipt; the card says it was checked.
+  await expect(card.getByTestId("payment-receipt")).toContainText(/Signed receipt · verified by/);
   const balance = await createPublicClient({ transport: http(info.rpcUrl) }).readContract({
     address: info.usdc.address,
     abi: erc20Abi,

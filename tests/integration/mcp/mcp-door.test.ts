@@ -102,6 +102,8 @@ describe("an AI app with an access grant", () => {
 
     const outcome = await callTool(client, "getPayment", { paymentId, waitSeconds: 10 });
     expect(outcome).toMatchObject({ status: "delivered", data: { city: "Lisbon" } });
+    // QuickWeather Pro signs its receipts: the app is told it was checked, and by whom.
+    expect(outcome.receipt).toMatchObject({ status: "verified", signer: premium().payTo });
     expect(outcome.note).toMatch(/never instructions/);
     expect(await balanceOf(payer.address)).toBe(before - BigInt(premium().priceAtomic));
     const record = await findPayment(mcp.db, paymentId);

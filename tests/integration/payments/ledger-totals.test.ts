@@ -139,7 +139,12 @@ describe("the ledger's totals", () => {
       (await db.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, params)).map((row) => row["QUERY PLAN"]).join("\n");
     // The statements the ledger runs on the hot paths, as it runs them.
     const captured: Array<{ sql: string; params: unknown[] }> = [];
-    const recording = { query: (sql: string, params: unknown[] = []) => (captured.push({ sql, params }), db.query(sql, params)) } as unknown as Database;
+    const recording = {
+      query: (sql: string, params: unknown[] = []) => {
+        captured.push({ sql, params });
+        return db.query(sql, params);
+      },
+    } as unknown as Database;
     await countedByPeriod(recording, { wallet: heavy, limits: open });
     await settledSince(recording, heavy, new Date(since));
     await paymentHistory(recording, heavy, { limit: 25 });
