@@ -64,6 +64,12 @@ export const CHANGES: Change[] = [
     bought:
       "Timed inside the production server (marks from the request's arrival, six round trips): the signature check is 4-7 ms of CPU (viem's secp256k1 recovery) and the two chain reads take 13-20 ms through the bench's relay; before, they ran one after the other, after, the reads end 6-10 ms after the signature check. The approval figure moved within its noise on this machine, where the service call itself varied from 135 to 190 ms between runs.",
   },
+  {
+    change: "The ledger keeps each wallet's totals by hour and by day (UTC), added to by a trigger in the same transaction that writes or changes a payment: what the limits count, by creation time, and what was settled, by settlement time. A rolling window is read as the payments of its first hour, the hours to the next day and the days after. The history and the recent payments are read one wallet at a time in an index's order (a settled-by-wallet index, newest first) instead of sorting the wallet's whole history.",
+    files: "lib/db/migrations.ts (migration 8), lib/payments/ledger.ts",
+    bought:
+      "On a ledger of 1,000,000 payments (PGlite, in one process), for the wallet with 100,000: pre-flight's limit check from 35 to about 1.5 ms, the reservation from 30 to about 3 ms, and `GET /api/spending`'s report from 211 to about 3.5 ms, each now within 1.5× of the same on an empty ledger (see the ledger section for this run's figures). A typical wallet's reads were already within it.",
+  },
 ];
 
 /** What a reader of one run's chat ratios should know. */

@@ -6,6 +6,7 @@ import { BEFORE, CAVEAT, CHANGES, HOLDS_BACK } from "./changes";
 import type { FirstByteResult, ThroughputResult } from "./chat-load";
 import type { FirstLoadJsResult } from "./first-load-js";
 import type { FirstTextLineResult } from "./first-text-line";
+import type { LedgerScaleResult } from "./ledger-scale";
 import type { MachineInfo, Versions } from "./machine";
 import type { PaidResult, PaidRoundTrip } from "./paid-round-trip";
 import { ratio, spread, type Spread } from "./stats";
@@ -45,6 +46,7 @@ export type BenchResults = {
   notRun: string[];
   firstLoadJs: FirstLoadJsResult;
   discovery: DiscoveryResult;
+  ledger: LedgerScaleResult[];
   marks: Mark[];
 };
 
@@ -167,10 +169,27 @@ export function computeMarks(results: BenchResults): Mark[] {
     pass: slowest <= DISCOVERY_LIMIT_MS && discovery.search.found && discovery.index.found,
     note: `without search, the whole catalogue was read in the background in ${ms(discovery.index.readMs)} ms`,
   });
+  for (const ledger of results.ledger) {
+    const ratios = ledger.paths.flatMap((path) => [
+      { path: path.path, wallet: "typical", ratio: path.typicalMs.median / path.emptyMs.median },
+      { path: path.path, wallet: "agent", ratio: path.heavyMs.median / path.emptyMs.median },
+    ]);
+    const worst = ratios.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+    marks.push({
+      figure: `ledger of ${ledger.payments.toLocaleString("en-US")} payments: pre-flight, reservation, GET /api/spending`,
+      mark: "each within 1.5× of the same on an empty ledger, for a typical wallet and one with 100,000 payments",
+      database: ledger.database,
+      value: ledger.paths.map((path) => `${path.path} ${ms(path.emptyMs.median)} → ${ms(path.typicalMs.median)} / ${ms(path.heavyMs.median)} ms`).join("; "),
+      ratio: worst.ratio,
+      pass: worst.ratio <= LEDGER_LIMIT_RATIO,
+      note: `the largest ratio: ${worst.path}, ${worst.wallet} wallet, ${times(worst.ratio)}`,
+    });
+  }
   return marks;
 }
 
 const DISCOVERY_LIMIT_MS = 2_000;
+const LEDGER_LIMIT_RATIO = 1.5;
 
 function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
@@ -404,6 +423,31 @@ export function renderResults(results: BenchResults): string {
     ),
   );
   out.push("");
+  out.push("## The ledger at 1,000,000 payments");
+  out.push("");
+  out.push(
+    "What every payment asks of the ledger, timed through `lib/payments` as the routes call it (median of 30, after one untimed run): pre-flight's limit check, the reservation (its lock, its limit check and its insert), and `GET /api/spending`'s report. " +
+      "First on an empty ledger, then on one of 1,000,000 payments over 10,000 wallets, seeded in SQL, its totals made as the migration makes them, then ANALYZE: a typical wallet (about 90 payments over a year) and an agent's wallet with 100,000 (about 1,700 a day for 60 days). " +
+      "The limits and the report read the hourly and daily totals (migration 8), and the lists each wallet's newest payments from an index, so neither grows with a wallet's history.",
+  );
+  out.push("");
+  for (const ledger of results.ledger) {
+    out.push(`${ledger.database}, seeded in ${ledger.seedSeconds} s:`);
+    out.push("");
+    out.push(
+      table(
+        ["path", "empty ledger", "typical wallet", "agent wallet (100,000 payments)", "ratios to empty"],
+        ledger.paths.map((path) => [
+          path.path,
+          withRange(path.emptyMs),
+          withRange(path.typicalMs),
+          withRange(path.heavyMs),
+          `${times(path.typicalMs.median / path.emptyMs.median)} / ${times(path.heavyMs.median / path.emptyMs.median)}`,
+        ]),
+      ),
+    );
+    out.push("");
+  }
   out.push("## The chat page's First Load JS");
   out.push("");
   const js = results.firstLoadJs;

@@ -3,7 +3,7 @@
  * (when stale) the product and a reference app, starts them with `next start`, and measures
  * cold start, time to first byte, chat throughput and server CPU per request (interleaved
  * rounds), the delay from the model's first chunk to the first `0:` line, the paid round trip on
- * the sandbox, discovery in a registry of 20,000 listings, and the chat page's First Load JS; with PGlite, and with PostgreSQL when
+ * the sandbox, discovery in a registry of 20,000 listings, the ledger's hot paths at 1,000,000 payments, and the chat page's First Load JS; with PGlite, and with PostgreSQL when
  * DATABASE_URL is set. Writes bench/RESULTS.md and bench/results.json afresh.
  */
 import { randomBytes } from "node:crypto";
@@ -19,6 +19,7 @@ import { measureFirstByte, measureThroughput, type Contender } from "./chat-load
 import { measureDiscovery } from "./discovery";
 import { measureFirstLoadJs } from "./first-load-js";
 import { measureFirstTextLine } from "./first-text-line";
+import { measureLedgerAtScale } from "./ledger-scale";
 import { machineInfo, versions } from "./machine";
 import { measurePaidRoundTrip } from "./paid-round-trip";
 import { canReadProcessCpu } from "./process-cpu";
@@ -219,6 +220,13 @@ async function main(): Promise<void> {
     const discovery = await measureDiscovery();
     phases["discovery at size"] = phase();
 
+    const ledger = [];
+    for (const database of dbs) {
+      log(`${database.name}: the ledger's hot paths on an empty ledger and on one of 1,000,000 payments...`);
+      ledger.push(await measureLedgerAtScale({ database: database.name, ...(process.env.DATABASE_URL ? { serverUrl: process.env.DATABASE_URL } : {}) }));
+      phases[`ledger at scale (${database.name})`] = phase();
+    }
+
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),
       durationSeconds: 0,
@@ -236,6 +244,7 @@ async function main(): Promise<void> {
       notRun,
       firstLoadJs: measureFirstLoadJs(ROOT),
       discovery,
+      ledger,
       marks: [],
     };
     results.marks = computeMarks(results);
