@@ -107,7 +107,12 @@ export function ApprovalView({ paymentId }: { paymentId: string }) {
   return (
     <div className={styles.shell} data-testid="approval-view">
       <header className={styles.topBar}>
-        <h1 className={styles.title}>Approve a payment</h1>
+        <div>
+          <h1 className={styles.title}>Approve a payment</h1>
+          <a className={styles.back} href="/">
+            x402 payment agent
+          </a>
+        </div>
         <WalletConnectButton />
       </header>
       <section className={styles.panel} aria-live="polite">

@@ -41,6 +41,7 @@ export async function handleBudgetWatchRequest(request: Request, deps: BudgetDoo
       return Response.json({ watching: false }, { headers: { "Cache-Control": "no-store" } });
     }
     if (request.method !== "POST") throw new AppError("bad-request", "Watch with POST, stop with DELETE.");
+    if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw new AppError("unsupported-media-type", "Send it as application/json.");
     let json: unknown;
     try {
       json = JSON.parse(await readRequestText(request, 32 * 1024));
