@@ -214,7 +214,7 @@ export async function measurePaidRoundTrip({
       const confirmed = paymentLine(linesB, "confirmed");
       const delivered = paymentLine(linesB, "delivered");
       if (b.status !== 200 || finishB.reason !== "payment-complete" || !delivered || !confirmed) {
-        throw new Error(`request B did not complete the payment (${b.status}): ${b.body.slice(0, 400)}`);
+        throw new Error(`request B did not complete the payment (${b.status}): ${b.body.slice(0, 300)} … ${b.body.slice(-700)}`);
       }
 
       const callsA = within(calls, a);
