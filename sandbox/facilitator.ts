@@ -17,7 +17,8 @@ import { toFacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { createKeyPairSignerFromBytes, createSolanaRpc, devnet, getBase58Encoder } from "@solana/kit";
 import type { ServerResponse } from "node:http";
-import { createWalletClient, http, nonceManager, publicActions, type Hex } from "viem";
+import { createWalletClient, http, publicActions, type Hex } from "viem";
+import { createNonceManager, jsonRpc } from "viem/nonce";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { z } from "zod";
@@ -85,8 +86,11 @@ export async function startFacilitator({
   onSettled?: (call: { resource: string; payer: string | undefined }) => void;
 }): Promise<Facilitator> {
   // Concurrent settlements send from one account: a nonce manager gives each its own nonce
-  // instead of all reading the same pending count from the node.
-  const viemAccount = privateKeyToAccount(account.privateKey, { nonceManager });
+  // instead of all reading the same pending count from the node. One per facilitator: viem's
+  // shared one remembers nonces per address and chain id for the whole process, so a second
+  // sandbox in the same process (a fresh chain, same account, same chain id) would be sent
+  // nonces its chain has never seen, and its settlements would never be mined.
+  const viemAccount = privateKeyToAccount(account.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
   const client = createWalletClient({ account: viemAccount, chain: foundry, transport: http(rpcUrl) }).extend(
     publicActions,
   );
