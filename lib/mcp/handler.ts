@@ -55,7 +55,7 @@ export async function handleMcpRequest(request: Request, deps: McpDependencies):
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(request, { parsedBody: body });
+      return await transport.handleRequest(acceptingJson(request), { parsedBody: body });
     } finally {
       await server.close();
     }
@@ -66,6 +66,21 @@ export async function handleMcpRequest(request: Request, deps: McpDependencies):
     if (appError.code === "unauthorized") response.headers.set("WWW-Authenticate", 'Bearer realm="x402-payment-agent", error="invalid_token"');
     return response;
   }
+}
+
+/**
+ * The transport answers 406 to a client that does not say it accepts both JSON and an event
+ * stream. This door only ever answers JSON, so a plain client (curl, a script) that sends no
+ * Accept header, or `application/json` alone, is taken as accepting what it gets.
+ */
+function acceptingJson(request: Request): Request {
+  const accept = request.headers.get("accept") ?? "";
+  if (accept.includes("application/json") && accept.includes("text/event-stream")) return request;
+  if (accept !== "" && !accept.includes("application/json") && !accept.includes("*/*")) return request;
+  const headers = new Headers(request.headers);
+  headers.set("accept", "application/json, text/event-stream");
+  // The body was read already: the transport is handed it parsed.
+  return new Request(request.url, { method: request.method, headers, signal: request.signal });
 }
 
 function rpcError(code: number, message: string) {

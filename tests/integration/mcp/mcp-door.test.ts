@@ -258,6 +258,10 @@ describe("what the door refuses", () => {
     const payer = await newPayer(sandbox);
     const { client, token } = await grantedClient(payer);
     const auth = { authorization: `Bearer ${token}` };
+    // A plain client that says nothing of what it accepts gets JSON, as curl would.
+    const plain = await mcp.fetch(`${ORIGIN}/api/mcp`, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" }) });
+    expect(plain.status).toBe(200);
+    expect(((await plain.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(5);
     const parse = await post("{not json", auth);
     expect(parse.status).toBe(400);
     expect(await parse.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
