@@ -10,7 +10,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
 import { publicOrigin } from "@/lib/net/public-origin";
-import { readRequestText } from "@/lib/net/request-body";
+import { readJsonBody } from "@/lib/net/request-body";
 import { checkApproval } from "@/lib/payments/approval";
 import { followPayment, sendApprovedPayment, type SentPayment } from "@/lib/payments/delivery";
 import { formatUsd } from "@/lib/money";
@@ -56,14 +56,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
       return Response.json(await pageView(db, payment, { origin, now, ownSession }), { headers: noStore });
     }
     if (request.method !== "POST") throw new AppError("bad-request", "Read a payment with GET, approve it with POST.");
-    if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw new AppError("unsupported-media-type", "Send the approval as application/json.");
-    let json: unknown;
-    try {
-      json = JSON.parse(await readRequestText(request, 32 * 1024));
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      throw new AppError("bad-request", "The approval is not valid JSON: send { signature }.");
-    }
+    const json = await readJsonBody(request, { expected: "{ signature }" });
     const parsed = approvalSchema.safeParse(json);
     if (!parsed.success) {
       throw new AppError("bad-request", "The approval is not valid: send { signature }.", {

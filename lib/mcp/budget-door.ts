@@ -8,7 +8,7 @@ import { agentBudgetSchema } from "@/lib/chat/request";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
-import { readRequestText } from "@/lib/net/request-body";
+import { readJsonBody } from "@/lib/net/request-body";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { sessionWallet } from "@/lib/session";
 import { quotesForBudget, stopWatching, watchBudget } from "./budget-watch";
@@ -41,14 +41,7 @@ export async function handleBudgetWatchRequest(request: Request, deps: BudgetDoo
       return Response.json({ watching: false }, { headers: { "Cache-Control": "no-store" } });
     }
     if (request.method !== "POST") throw new AppError("bad-request", "Watch with POST, stop with DELETE.");
-    if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw new AppError("unsupported-media-type", "Send it as application/json.");
-    let json: unknown;
-    try {
-      json = JSON.parse(await readRequestText(request, 32 * 1024));
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      throw new AppError("bad-request", "The body is not valid JSON.");
-    }
+    const json = await readJsonBody(request, { expected: "{ agentBudget, threshold }" });
     const parsed = watchSchema.safeParse(json);
     if (!parsed.success) throw new AppError("bad-request", "Send { agentBudget, threshold }.");
     const { agentBudget, threshold } = parsed.data;

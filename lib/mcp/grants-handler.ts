@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
-import { readRequestText } from "@/lib/net/request-body";
+import { readJsonBody } from "@/lib/net/request-body";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs, sessionCookie, sessionWallet } from "@/lib/session";
 import { issueGrantToken, revokeGrant } from "./grant-token";
@@ -29,14 +29,7 @@ export async function handleGrantsRequest(request: Request, deps: GrantsDependen
     const env = deps.env();
     deps.rateLimit.take(clientKey(request, env), now);
     if (request.method !== "POST" && request.method !== "DELETE") throw new AppError("bad-request", "Create a grant with POST, revoke one with DELETE.");
-    if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw new AppError("unsupported-media-type", "Send it as application/json.");
-    let json: unknown;
-    try {
-      json = JSON.parse(await readRequestText(request, 32 * 1024));
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      throw new AppError("bad-request", "The body is not valid JSON.");
-    }
+    const json = await readJsonBody(request, { expected: "{ grant, chainId, signature } to create a grant, { id, validUntil } to revoke one" });
     if (request.method === "POST") {
       const { token, grant } = await issueGrantToken(json, { env, now });
       const headers = new Headers(noStore);

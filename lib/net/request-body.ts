@@ -38,3 +38,20 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
+
+/**
+ * A small JSON body, as the page's own requests send them: `application/json` (else a 415, so
+ * no form on another site can post one), at most `limit` bytes (else a 413), parsed (else a 400
+ * that says what to send).
+ */
+export async function readJsonBody(request: Request, { limit = 32 * 1024, expected }: { limit?: number; expected: string }): Promise<unknown> {
+  if (!(request.headers.get("content-type") ?? "").includes("application/json")) {
+    throw new AppError("unsupported-media-type", "Send it as application/json.");
+  }
+  const text = await readRequestText(request, limit);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError("bad-request", `The body is not valid JSON: send ${expected}.`);
+  }
+}
