@@ -7,14 +7,13 @@
  * made as the migration makes them from an existing ledger, then ANALYZE, as a grown database
  * would be. In a PGlite of this process, or a fresh database on DATABASE_URL's server.
  */
-import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import pg from "pg";
 import { openDatabase, type Database } from "@/lib/db";
 import { migrations } from "@/lib/db/migrations";
 import { parseServerEnv } from "@/lib/env";
 import { findLimitBreach, reservePayment } from "@/lib/payments/ledger";
 import { getSpendingReport } from "@/lib/payments/spending-report";
+import { createScratchDatabase } from "@/tests/helpers/database";
 import { spread, type Spread } from "./stats";
 
 export const LEDGER_PAYMENTS = 1_000_000;
@@ -92,25 +91,8 @@ async function seed(db: Database): Promise<void> {
   await db.query("ANALYZE");
 }
 
-async function scratchPostgres(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bench_ledger_${randomBytes(4).toString("hex")}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
 export async function measureLedgerAtScale({ database, serverUrl }: { database: "PGlite" | "PostgreSQL"; serverUrl?: string }): Promise<LedgerScaleResult> {
-  const scratch = database === "PostgreSQL" && serverUrl ? await scratchPostgres(serverUrl) : undefined;
+  const scratch = database === "PostgreSQL" && serverUrl ? await createScratchDatabase(serverUrl) : undefined;
   const db = await openDatabase(scratch ? { url: scratch.url, dataDir: "memory://" } : { dataDir: "memory://" });
   try {
     const empty = await timePaths(db, TYPICAL, "empty");

@@ -10,6 +10,7 @@
 // ai-apps-token, ai-apps-config-*, ai-apps-problem, ai-apps-grant, ai-apps-revoke.
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { CopyButton } from "@/components/chat/copy-button";
+import { sameAddress } from "@/lib/address";
 import type { PaymentWallet } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { limitKeys, usdError, type LimitKey, type SpendingLimitSettings } from "@/lib/client/settings";
@@ -148,7 +149,8 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
     }
   };
 
-  const mine = given.filter((grant) => wallet.address && grant.wallet.toLowerCase() === wallet.address.toLowerCase());
+  const address = wallet.address;
+  const mine = address ? given.filter((grant) => sameAddress(grant.wallet, address)) : [];
   const endpoint = typeof window === "undefined" ? "/api/mcp" : `${window.location.origin}/api/mcp`;
 
   return (

@@ -1,6 +1,7 @@
 // The AI app access a person gave from this browser (docs/contract.md, section 11): everything of
 // each grant but its token, kept in local storage, since the server keeps no copy. The page lists
 // them to revoke, and pays apps' small quotes from its agent budget only while one still holds.
+import { sameAddress } from "@/lib/address";
 import type { AccessGrant } from "@/lib/mcp/access-grant";
 
 const STORE_KEY = "x402-agent.ai-app-grants";
@@ -27,5 +28,5 @@ export function writeGiven(grants: GivenGrant[]): void {
 
 /** Whether this browser gave an app access for this wallet that has not ended. */
 export function hasAppAccess(wallet: string, now: number = Date.now()): boolean {
-  return readGiven().some((grant) => grant.wallet.toLowerCase() === wallet.toLowerCase() && !grant.revoked && grant.validUntil * 1000 > now);
+  return readGiven().some((grant) => sameAddress(grant.wallet, wallet) && !grant.revoked && grant.validUntil * 1000 > now);
 }

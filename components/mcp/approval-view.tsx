@@ -9,8 +9,10 @@
 import { useCallback, useEffect, useState } from "react";
 import { MarkdownText } from "@/components/chat/markdown";
 import { PaymentCard, type PaymentActions } from "@/components/payment/payment-card";
+import { shortHex } from "@/components/payment/payment-display";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
 import { useWallet } from "@/components/wallet/wallet-context";
+import { sameAddress } from "@/lib/address";
 import { describeServiceData, rawDataBlock } from "@/lib/chat/data-words";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -18,8 +20,6 @@ import type { PaymentStatus } from "@/lib/protocol/lines";
 import styles from "./mcp.module.css";
 
 type View = { app: string; wallet: string; status: string; summary: string; card: PaymentStatus; data?: unknown };
-
-const shortAddress = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
 export function ApprovalView({ paymentId }: { paymentId: string }) {
   const wallet = useWallet();
@@ -54,8 +54,8 @@ export function ApprovalView({ paymentId }: { paymentId: string }) {
       const typedData = readApprovalTypedData(payment.approval?.typedData);
       if (!typedData) return setProblem("This quote cannot be signed here.");
       if (!wallet.address || !wallet.sign) return setProblem("Connect your wallet to approve this payment.");
-      if (wallet.address.toLowerCase() !== view.wallet.toLowerCase()) {
-        return setProblem(`The app asked for this payment from ${shortAddress(view.wallet)}. Connect that wallet to approve it.`);
+      if (!sameAddress(wallet.address, view.wallet)) {
+        return setProblem(`The app asked for this payment from ${shortHex(view.wallet)}. Connect that wallet to approve it.`);
       }
       setApproving(true);
       try {
@@ -119,7 +119,7 @@ export function ApprovalView({ paymentId }: { paymentId: string }) {
         {view ? (
           <>
             <p className={styles.lead} data-testid="approval-app">
-              <strong>{view.app}</strong> asks to pay this service from {shortAddress(view.wallet)}, within the limits of its access.
+              <strong>{view.app}</strong> asks to pay this service from {shortHex(view.wallet)}, within the limits of its access.
             </p>
             <PaymentCard payment={view.card} actions={actions} />
             {forBudget && view.status === "awaiting-approval" ? (

@@ -7,6 +7,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { sameAddress } from "@/lib/address";
 import { claimCooldown } from "@/lib/cooldown";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
@@ -194,7 +195,7 @@ async function getPayment(context: McpToolContext, paymentId: string, waitSecond
 async function paymentView(context: McpToolContext, paymentId: string): Promise<Record<string, unknown> & { status: string }> {
   const { db, grant } = context;
   const payment = await findMcpPayment(db, paymentId);
-  if (!payment || payment.wallet.toLowerCase() !== grant.wallet.toLowerCase()) {
+  if (!payment || !sameAddress(payment.wallet, grant.wallet)) {
     return { paymentId, status: "not-found", summary: `No payment ${paymentId} was asked for with this wallet's access.` };
   }
   return describeMcpPayment(db, payment, { origin: context.origin, now: context.now?.() ?? new Date(), withData: true });

@@ -5,6 +5,7 @@
 // Revoking the access in the page shuts the app out.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Locator, Page } from "@playwright/test";
 import { createPublicClient, erc20Abi, http } from "viem";
 import { chatPage } from "./chat-page";
 import { sandboxInfo } from "./sandbox";
@@ -22,24 +23,35 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return JSON.parse(first?.text ?? "{}");
 }
 
-test("an AI app asks, the person approves in the page with their wallet, the app gets the data; revoked, it is shut out", async ({ page, wallet, baseURL }) => {
-  test.setTimeout(120_000);
-  const info = sandboxInfo();
-  const express = info.services.find((service) => service.name === "weather-express");
-  if (!express || !baseURL) throw new Error("the sandbox has no weather-express service");
-  const ui = chatPage(page);
-  await page.goto("/");
-  await ui.connect("Test Wallet");
+/** The sandbox's QuickWeather Pro, which the app asks for. */
+function weatherExpress() {
+  const express = sandboxInfo().services.find((service) => service.name === "weather-express");
+  if (!express) throw new Error("the sandbox has no weather-express service");
+  return express;
+}
 
-  // Give the app access: the wallet signs the grant; the token is shown once with its configuration.
+/** Gives an app access from the page as a person does: name it, set its daily limit if given, sign; the token shown once. */
+async function giveAccess(page: Page, label: string, daily?: string): Promise<{ token: string; dialog: Locator }> {
   await page.getByTestId("ai-apps-open").click();
   const dialog = page.getByTestId("ai-apps-dialog");
-  await dialog.getByTestId("ai-apps-label").fill("Claude Desktop");
-  await dialog.getByTestId("ai-apps-limit-daily").fill("0.05");
+  await dialog.getByTestId("ai-apps-label").fill(label);
+  if (daily) await dialog.getByTestId("ai-apps-limit-daily").fill(daily);
   await dialog.getByTestId("ai-apps-create").click();
   const tokenBlock = dialog.getByTestId("ai-apps-token");
   await expect(tokenBlock).toContainText("x402mcp_", { timeout: 20_000 });
-  const token = (await tokenBlock.textContent())?.trim() ?? "";
+  return { token: (await tokenBlock.textContent())?.trim() ?? "", dialog };
+}
+
+test("an AI app asks, the person approves in the page with their wallet, the app gets the data; revoked, it is shut out", async ({ page, wallet, baseURL }) => {
+  test.setTimeout(120_000);
+  const info = sandboxInfo();
+  const express = weatherExpress();
+  if (!baseURL) throw new Error("no base URL");
+  await page.goto("/");
+  await chatPage(page).connect("Test Wallet");
+
+  // Give the app access: the wallet signs the grant; the token is shown once with its configuration.
+  const { token, dialog } = await giveAccess(page, "Claude Desktop", "0.05");
   await expect(dialog.getByTestId("ai-apps-config-claude-code")).toContainText(`${new URL(baseURL).origin}/api/mcp`);
   await expect(dialog.getByTestId("ai-apps-config-claude-desktop")).toContainText("X402_MCP_TOKEN");
   await expect(dialog.getByTestId("ai-apps-grant")).toContainText("Claude Desktop: $0.05 a day");
@@ -94,11 +106,10 @@ test("an AI app asks, the person approves in the page with their wallet, the app
 test("with the page open and an agent budget, an app's small payment is paid from the budget without a prompt", async ({ page, gasWallet, baseURL }) => {
   test.setTimeout(150_000);
   const info = sandboxInfo();
-  const express = info.services.find((service) => service.name === "weather-express");
-  if (!express || !baseURL) throw new Error("the sandbox has no weather-express service");
-  const ui = chatPage(page);
+  const express = weatherExpress();
+  if (!baseURL) throw new Error("no base URL");
   await page.goto("/");
-  await ui.connect("Test Wallet");
+  await chatPage(page).connect("Test Wallet");
   // The budget: 0.05 USDC, paying up to 0.02 without asking.
   const card = page.getByTestId("agent-budget");
   await card.getByTestId("agent-budget-amount").fill("0.05");
@@ -108,12 +119,7 @@ test("with the page open and an agent budget, an app's small payment is paid fro
   await expect(status).toHaveAttribute("data-left", "0.05", { timeout: 30_000 });
   const session = (await status.getAttribute("data-session")) as `0x${string}`;
 
-  await page.getByTestId("ai-apps-open").click();
-  const dialog = page.getByTestId("ai-apps-dialog");
-  await dialog.getByTestId("ai-apps-label").fill("Cursor");
-  await dialog.getByTestId("ai-apps-create").click();
-  await expect(dialog.getByTestId("ai-apps-token")).toContainText("x402mcp_", { timeout: 20_000 });
-  const token = (await dialog.getByTestId("ai-apps-token").textContent())?.trim() ?? "";
+  const { token } = await giveAccess(page, "Cursor");
   await page.keyboard.press("Escape");
   // The page checks in every few seconds while it holds the budget and has given an app access.
   await page.waitForResponse((response) => response.url().endsWith("/api/mcp/budget") && response.status() === 200, { timeout: 15_000 });
