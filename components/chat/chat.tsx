@@ -311,7 +311,8 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
       ) : null}
       <ProposalBanner settings={settingsState} networks={allNetworks} />
       <div className={styles.layout}>
-        <section className={styles.chat} aria-label="Chat with the payment agent">
+        {/* The page's main landmark; the budget beside it stays a landmark of its own. */}
+        <main className={styles.chat} aria-label="Chat with the payment agent">
           {entries.length === 0 ? (
             <div className={styles.welcome}>
               <h2 className={styles.welcomeTitle}>What can I get for you?</h2>
@@ -329,7 +330,10 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
                 ))}
               </ul>
             </div>
-          ) : null}
+          ) : (
+            // The welcome's heading gives way to this one, so the payment cards' headings follow an h2.
+            <h2 className="sr-only">Conversation</h2>
+          )}
           <MessageList entries={entries} streaming={streaming} paymentActions={paymentActions} />
           <div className={styles.chatTools}>
             <ModelPicker value={settings.model} onChange={(model) => settingsState.update({ model })} offline={offline} />
@@ -354,7 +358,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
             cooldownSeconds={cooldown.remainingSeconds}
             ready={hydrated}
           />
-        </section>
+        </main>
         <aside id="budget-sheet" className={styles.aside} aria-label="Your budget" data-open={budgetOpen}>
           <BudgetPanel wallet={wallet.address} solanaWallet={solana.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} signIn={signInWallet} />
           <AgentBudgetCard

@@ -33,6 +33,34 @@ export async function expectNoSeriousA11yViolations(page: Page, label: string, {
   expect(serious.length, `serious or critical accessibility violations in ${label}:\n${describeViolations(serious).join("\n")}`).toBe(0);
 }
 
+/**
+ * The rules Lighthouse's accessibility score counts that the WCAG A/AA tags leave out: axe's best
+ * practices (a main landmark, headings that go down one level at a time, ...) and WCAG 2.2's
+ * target size. Lighthouse fails a page on any violation of them, whatever its impact.
+ */
+const LIGHTHOUSE_BEST_PRACTICE_RULES = [
+  "landmark-one-main",
+  "heading-order",
+  "empty-heading",
+  "skip-link",
+  "tabindex",
+  "accesskeys",
+  "aria-allowed-role",
+  "aria-dialog-name",
+  "aria-text",
+  "aria-treeitem-name",
+  "image-redundant-alt",
+  "presentation-role-conflict",
+  "table-duplicate-name",
+  "target-size",
+];
+
+/** Fails the test, naming `label`, on any violation of the rules above. */
+export async function expectNoLighthouseA11yFailures(page: Page, label: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).withRules(LIGHTHOUSE_BEST_PRACTICE_RULES).analyze();
+  expect(violations.length, `accessibility violations Lighthouse counts in ${label}:\n${describeViolations(violations).join("\n")}`).toBe(0);
+}
+
 /** Saves the viewport to test-results/screens/<name>.png and returns the path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   const path = `${SCREENS_DIR}/${name.replace(/[^\w.-]+/g, "-")}.png`;
