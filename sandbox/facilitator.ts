@@ -91,7 +91,11 @@ export async function startFacilitator({
   // sandbox in the same process (a fresh chain, same account, same chain id) would be sent
   // nonces its chain has never seen, and its settlements would never be mined.
   const viemAccount = privateKeyToAccount(account.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
-  const client = createWalletClient({ account: viemAccount, chain: foundry, transport: http(rpcUrl) }).extend(
+  // A settlement waits for its receipt. When the receipt is not there at the first look (several
+  // settlements in flight), viem polls for blocks every `pollingInterval`, by default 4 s on a
+  // chain that states no block time, as anvil's does: one settlement in twenty or so then took
+  // over 4 s under load (bench/payments-per-second.ts). Anvil mines each transaction at once.
+  const client = createWalletClient({ account: viemAccount, chain: foundry, transport: http(rpcUrl), pollingInterval: 50 }).extend(
     publicActions,
   );
   const signer = toFacilitatorEvmSigner(
