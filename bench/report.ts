@@ -7,8 +7,10 @@ import type { FirstByteResult, ThroughputResult } from "./chat-load";
 import type { FirstLoadJsResult } from "./first-load-js";
 import type { FirstTextLineResult } from "./first-text-line";
 import type { LedgerScaleResult } from "./ledger-scale";
+import { PHONE_MARKS, type LighthouseResult, type PhoneCategory } from "./lighthouse";
 import type { MachineInfo, Versions } from "./machine";
 import type { PaidResult, PaidRoundTrip } from "./paid-round-trip";
+import type { CpuPart, Percentiles, PaymentsPerSecondResult } from "./payments-per-second";
 import { ratio, spread, type Spread } from "./stats";
 
 export type DatabaseResults = {
@@ -47,6 +49,10 @@ export type BenchResults = {
   firstLoadJs: FirstLoadJsResult;
   discovery: DiscoveryResult;
   ledger: LedgerScaleResult[];
+  /** Sustained approvals per second, two instances on one PostgreSQL database and one sandbox (only with DATABASE_URL). */
+  paymentsPerSecond?: PaymentsPerSecondResult;
+  /** The chat page on a phone: Lighthouse's mobile preset on the empty chat and on a quote. */
+  phone: LighthouseResult;
   marks: Mark[];
 };
 
@@ -185,11 +191,132 @@ export function computeMarks(results: BenchResults): Mark[] {
       note: `the largest ratio: ${worst.path}, ${worst.wallet} wallet, ${times(worst.ratio)}`,
     });
   }
+  if (results.paymentsPerSecond) marks.push(paymentsPerSecondMark(results.paymentsPerSecond));
+  marks.push(phoneMark(results.phone));
   return marks;
 }
 
 const DISCOVERY_LIMIT_MS = 2_000;
 const LEDGER_LIMIT_RATIO = 1.5;
+
+const PHONE_CATEGORIES: Array<[PhoneCategory, string]> = [
+  ["performance", "performance"],
+  ["accessibility", "accessibility"],
+  ["best-practices", "best practices"],
+];
+
+/** One page's median scores, largest contentful paint and total blocking time. */
+function phoneFigure(page: LighthouseResult["pages"][number]): string {
+  const scores = PHONE_CATEGORIES.map(([category, name]) => `${name} ${page.scores[category].median}`).join(", ");
+  return `${page.page}: ${scores}, LCP ${ms(page.largestContentfulPaintMs.median)} ms, TBT ${ms(page.totalBlockingTimeMs.median)} ms`;
+}
+
+function phoneMark(phone: LighthouseResult): Mark {
+  const misses = phone.pages.flatMap((page) =>
+    PHONE_CATEGORIES.filter(([category]) => page.scores[category].median < PHONE_MARKS[category]).map(([category, name]) => {
+      const audits = page.medianRun.failing.filter((audit) => audit.category === category).map((audit) => audit.id);
+      return `${page.page}, ${name} ${page.scores[category].median}${audits.length > 0 ? ` (${audits.join(", ")})` : ""}`;
+    }),
+  );
+  return {
+    figure: "the chat page on a phone (Lighthouse mobile)",
+    mark: `performance ≥ ${PHONE_MARKS.performance}, accessibility ${PHONE_MARKS.accessibility}, best practices ≥ ${PHONE_MARKS["best-practices"]}`,
+    value: `${phone.pages.map(phoneFigure).join("; ")} (median of ${phone.runsPerPage})`,
+    pass: misses.length === 0,
+    ...(misses.length > 0 ? { note: `under the mark: ${misses.join("; ")}` } : {}),
+  };
+}
+
+const PPS_PARTS: CpuPart[] = ["app instances", "sandbox servers", "anvil", "PostgreSQL", "load generator", "rest of the machine"];
+const medianP95 = (value: Percentiles) => (value.n === 0 ? "n/a" : `${ms(value.median)} / ${ms(value.p95)} ms`);
+
+/** No numeric mark in the issue: a figure, passed when every approved payment was paid exactly once and the rate had stopped rising. */
+function paymentsPerSecondMark(pps: PaymentsPerSecondResult): Mark {
+  const best = pps.levels.find((level) => level.concurrency === pps.ceiling.concurrency);
+  const failed = pps.levels.reduce((sum, level) => sum + level.failed, 0);
+  const check = pps.verification;
+  const problems = [
+    failed > 0 ? `${failed} approvals did not end with payment-complete (${pps.levels.find((level) => level.firstFailure)?.firstFailure ?? ""})` : undefined,
+    check.allPaidOnce ? undefined : `not every payment was paid exactly once: ${check.chainAuthorizations} authorizations used on chain, ${check.ledgerSettledWithStreamTx} settled ledger rows, ${check.exactBalances} exact balances, ${check.doublePayments} double payments, of ${check.approved}`,
+    pps.ceilingFound ? undefined : "the rate still rose at the highest level: the ceiling is above it",
+  ].filter(Boolean);
+  return {
+    figure: "payments per second: sustained approvals, two instances, one sandbox",
+    mark: "a figure (no mark): every approved payment paid exactly once, and the ceiling found",
+    database: "PostgreSQL",
+    value: `${pps.ceiling.approvalsPerSecond.toFixed(1)} approvals/s at ${pps.ceiling.concurrency} in flight${best ? ` (latency median ${ms(best.latencyMs.median)} ms, p95 ${ms(best.latencyMs.p95)} ms)` : ""}; ${check.approved} paid, each once`,
+    pass: problems.length === 0,
+    note: [`what sets it: ${pps.setBy}`, ...problems].join("; "),
+  };
+}
+
+function paymentsPerSecondSection(pps: PaymentsPerSecondResult): string[] {
+  const out: string[] = [];
+  const parts = (level: PaymentsPerSecondResult["levels"][number]) => PPS_PARTS.map((part) => ms(level.cpuMsPerPayment[part])).join(" / ");
+  out.push("## Payments per second (PostgreSQL, two instances, one sandbox)");
+  out.push("");
+  out.push(
+    `Two \`next start\` instances of the product on one PostgreSQL database (a fresh one) and one sandbox, the offline model, paying ${pps.service} (${pps.priceUsd} USDC; its handler takes 100 ms). ` +
+      "The sandbox runs in a process of its own (`bench/sandbox-process.ts`), so that each part's CPU is read apart from /proc: the two apps' process trees, the sandbox's servers (facilitator, services, registry, in one Node process), anvil, PostgreSQL's server and its backends, the load generator (this process), and the rest of the machine (/proc/stat's busy time less all of these). " +
+      "Every payment has its own funded wallet and its own client address (`CLIENT_IP_HEADER`), so no wallet's limit, lock or cooldown and no client's approval rate limit is the ceiling; `CHAT_COOLDOWN_SECONDS=0`. " +
+      `Before each level its quotes (request A, ${pps.quoteConcurrency} at a time, median ${ms(pps.quoteMs.median)} ms) are made and signed, outside the level's window; the level then sends the approvals (request B), alternating between the instances, so many at a time, each read to its final \`payment-complete\` line. ` +
+      "Approvals/s is the rate while all were in flight (the level's first and last rounds left out), the whole level's in brackets; latency is each approval's, sent → final line; CPU is per completed payment over the level; the facilitator's calls and the services' paid requests are timed in the sandbox's process.",
+  );
+  out.push("");
+  out.push(
+    table(
+      [
+        "in flight",
+        "approvals",
+        "approvals/s (whole level)",
+        "latency median / p95",
+        "per instance",
+        `cores busy (of ${pps.cores})`,
+        `CPU ms per payment: ${PPS_PARTS.join(" / ")}`,
+        "facilitator `/settle` median / p95",
+        "settles at once",
+        "facilitator `/verify` median / p95",
+        "paid service call median / p95",
+        "failed",
+      ],
+      pps.levels.map((level) => [
+        String(level.concurrency),
+        String(level.sent),
+        `${level.concurrency === pps.ceiling.concurrency ? "**" : ""}${level.approvalsPerSecond.toFixed(1)}${level.concurrency === pps.ceiling.concurrency ? "**" : ""} (${level.overallPerSecond.toFixed(1)})`,
+        medianP95(level.latencyMs),
+        level.perInstance.join(" / "),
+        level.busyCores.toFixed(2),
+        parts(level),
+        medianP95(level.settleMs),
+        String(level.settlesInFlight),
+        medianP95(level.verifyMs),
+        medianP95(level.serviceCallMs),
+        String(level.failed),
+      ]),
+    ),
+  );
+  out.push("");
+  const check = pps.verification;
+  out.push(
+    `Checked afterwards, payment by payment: ${check.approved} approvals ended with \`payment-complete\`, naming ${check.distinctTxHashes} distinct transactions; ` +
+      `the chain shows ${check.chainAuthorizations} \`AuthorizationUsed\` events of these payers, and ${check.exactBalances} payers hold exactly what they were given less the price; ` +
+      `the ledger holds ${check.ledgerRows} rows for them, ${check.ledgerSettledWithStreamTx} settled with the transaction their stream named; double payments: ${check.doublePayments}.`,
+  );
+  out.push("");
+  const best = pps.levels.find((level) => level.concurrency === pps.ceiling.concurrency);
+  const single = pps.levels[0];
+  if (best && single) {
+    const appMs = best.cpuMsPerPayment["app instances"];
+    out.push(
+      `**The ceiling**: ${pps.ceiling.approvalsPerSecond.toFixed(1)} approvals/s at ${best.concurrency} in flight${pps.ceilingFound ? "" : " (still rising: not yet the ceiling)"}. What sets it: ${pps.setBy}. ` +
+        `Settlements ran up to ${best.settlesInFlight} at once: the facilitator gives each its own nonce, so they do not queue on one key; ` +
+        `\`/settle\` took ${ms(best.settleMs.median)} ms at the median there against ${ms(single.settleMs.median)} ms with one in flight, and the paid service call ${ms(best.serviceCallMs.median)} against ${ms(single.serviceCallMs.median)} ms: waiting for the cores, not for a nonce or a block (anvil mines each transaction at once). ` +
+        `The app instances' own share is ${ms(appMs)} ms of CPU per payment: on these ${pps.cores} cores with nothing else on them, about ${((pps.cores * 1000) / appMs).toFixed(0)} approvals/s; the rest of the CPU per payment is the sandbox's (facilitator, services, anvil), which in a deployment runs on other machines, the database's and the load generator's.`,
+    );
+    out.push("");
+  }
+  return out;
+}
 
 function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
@@ -448,6 +575,7 @@ export function renderResults(results: BenchResults): string {
     );
     out.push("");
   }
+  if (results.paymentsPerSecond) out.push(...paymentsPerSecondSection(results.paymentsPerSecond));
   out.push("## The chat page's First Load JS");
   out.push("");
   const js = results.firstLoadJs;
@@ -456,6 +584,42 @@ export function renderResults(results: BenchResults): string {
   );
   out.push("");
   out.push(table(["chunk", "raw", "gzip"], js.chunks.map((chunk) => [chunk.path, kB(chunk.bytes), kB(chunk.gzipBytes)])));
+  out.push("");
+  out.push("## The chat page on a phone (Lighthouse)");
+  out.push("");
+  const phone = results.phone;
+  out.push(
+    `Lighthouse ${phone.lighthouse}, its mobile preset (${phone.settings}), in the Chromium the end-to-end tests drive (${phone.chromium}), headless, ` +
+      "against the production build on the sandbox as `npm run demo` serves it (the offline model, the sandbox's demo wallet among the wallets), " +
+      `each run in a fresh browser profile; one unmeasured run of each page, then ${phone.runsPerPage} of each, in turns. ` +
+      "**The empty chat**: a first visit. **A quote**: the page opened, the sandbox demo wallet connected and " +
+      `"${phone.prompt}" asked, as a person would, until the quote card waits for approval; then Lighthouse loads the page again in that tab, and the conversation comes back from the tab's session storage with the wallet reconnecting. ` +
+      "Scores are Lighthouse's (0-100); figures are medians (min-max). The simulated phone's CPU is this machine's slowed 4×, so its CPU time, shared with other work, weighs in every run.",
+  );
+  out.push("");
+  out.push(
+    table(
+      ["page", ...PHONE_CATEGORIES.map(([, name]) => name), "largest contentful paint", "total blocking time", "first contentful paint", "layout shift"],
+      phone.pages.map((page) => [
+        page.page,
+        ...PHONE_CATEGORIES.map(([category]) => withRange(page.scores[category], "", (value) => value.toFixed(0))),
+        withRange(page.largestContentfulPaintMs),
+        withRange(page.totalBlockingTimeMs),
+        withRange(spread(page.runs.map((run) => run.firstContentfulPaintMs))),
+        withRange(spread(page.runs.map((run) => run.cumulativeLayoutShift)), "", (value) => value.toFixed(3)),
+      ]),
+    ),
+  );
+  out.push("");
+  for (const page of phone.pages) {
+    const run = page.medianRun;
+    const failing = run.failing.map((audit) => `\`${audit.id}\`${audit.displayValue ? ` (${audit.displayValue})` : ""}`);
+    out.push(
+      `- ${page.page}, the run with the median performance: largest contentful paint ${run.lcpElement ? `of \`${run.lcpElement.replace(/`/g, "'")}\`` : "(element not named)"}; ` +
+        `Lighthouse's benchmark index of this machine ${run.benchmarkIndex.toFixed(0)}; ` +
+        (failing.length > 0 ? `the audits that cost points in a category under its mark: ${failing.join(", ")}.` : "every category at its mark."),
+    );
+  }
   out.push("");
   if (results.notRun.length > 0) {
     out.push("## Not run");

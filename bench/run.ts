@@ -3,7 +3,7 @@
  * (when stale) the product and a reference app, starts them with `next start`, and measures
  * cold start, time to first byte, chat throughput and server CPU per request (interleaved
  * rounds), the delay from the model's first chunk to the first `0:` line, the paid round trip on
- * the sandbox, discovery in a registry of 20,000 listings, the ledger's hot paths at 1,000,000 payments, and the chat page's First Load JS; with PGlite, and with PostgreSQL when
+ * the sandbox, discovery in a registry of 20,000 listings, the ledger's hot paths at 1,000,000 payments, the chat page's First Load JS, the chat page on a phone (Lighthouse's mobile preset), and sustained payments per second with two instances on PostgreSQL; with PGlite, and with PostgreSQL when
  * DATABASE_URL is set. Writes bench/RESULTS.md and bench/results.json afresh.
  */
 import { randomBytes } from "node:crypto";
@@ -20,8 +20,10 @@ import { measureDiscovery } from "./discovery";
 import { measureFirstLoadJs } from "./first-load-js";
 import { measureFirstTextLine } from "./first-text-line";
 import { measureLedgerAtScale } from "./ledger-scale";
+import { measureLighthouse } from "./lighthouse";
 import { machineInfo, versions } from "./machine";
 import { measurePaidRoundTrip } from "./paid-round-trip";
+import { DEFAULT_LEVELS, measurePaymentsPerSecond, type PaymentsPerSecondResult } from "./payments-per-second";
 import { canReadProcessCpu } from "./process-cpu";
 import { computeMarks, renderResults, type BenchResults, type DatabaseResults } from "./report";
 import { appEnv, createTeardown, startApp, type RunningApp } from "./servers";
@@ -41,6 +43,7 @@ const settings = {
   textIntervalMs: 50,
   textRequests: 5,
   paidRounds: 3,
+  lighthouseRuns: 3,
 };
 
 const referenceBuild: NextAppBuild = {
@@ -227,6 +230,20 @@ async function main(): Promise<void> {
       phases[`ledger at scale (${database.name})`] = phase();
     }
 
+    // Two instances on one PostgreSQL database and one sandbox: PGlite is one process's database.
+    const postgres = dbs.find((database) => database.name === "PostgreSQL");
+    let paymentsPerSecond: PaymentsPerSecondResult | undefined;
+    if (postgres) {
+      log(`PostgreSQL: payments per second, two instances on one sandbox, ${DEFAULT_LEVELS.join(", ")} approvals in flight...`);
+      paymentsPerSecond = await measurePaymentsPerSecond({ teardown, root: ROOT, env: productEnv(postgres, "payments-per-second"), log });
+      phases["payments per second (PostgreSQL)"] = phase();
+    } else notRun.push("Payments per second: not run (two instances share one PostgreSQL database; DATABASE_URL is not set)");
+
+    // Last, on an otherwise idle machine: Lighthouse's simulated phone multiplies the page's CPU time.
+    log(`the chat page on a phone: Lighthouse's mobile preset on the empty chat and on a quote, 1 warm-up + ${settings.lighthouseRuns} runs each...`);
+    const phone = await measureLighthouse({ teardown, root: ROOT, env: productEnv(dbs[0] as Database, "phone"), runs: settings.lighthouseRuns, log });
+    phases["the chat page on a phone"] = phase();
+
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),
       durationSeconds: 0,
@@ -245,6 +262,8 @@ async function main(): Promise<void> {
       firstLoadJs: measureFirstLoadJs(ROOT),
       discovery,
       ledger,
+      ...(paymentsPerSecond ? { paymentsPerSecond } : {}),
+      phone,
       marks: [],
     };
     results.marks = computeMarks(results);
