@@ -1,13 +1,18 @@
 // Next's start-up hook: runs once when a server instance starts (each cold start on a serverless
-// host). A production server with a missing or bad variable stops here, naming it. A moment
-// later, in the background, the registries are read, so that a large one's catalogue is being
-// indexed before the first question about it.
+// host). A production server with a missing or bad variable stops here, naming it. The database
+// starts opening here, beside the loading of the route that the first request needs, and the
+// routes use what it opened (lib/db keeps one per process). A moment later, in the background,
+// the registries are read, so that a large one's catalogue is being indexed before the first
+// question about it.
 const WARM_AFTER_MS = 2_000;
 
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { checkServerEnvAtStartup, serverEnv } = await import("@/lib/env");
   checkServerEnvAtStartup();
+  // Not awaited: the server starts listening meanwhile. A failed open is the first request's to
+  // meet (it tries again and answers with the error).
+  void import("@/lib/db").then(({ getDatabase }) => getDatabase()).catch(() => undefined);
   const warm = setTimeout(() => {
     void import("@/lib/x402/discovery")
       .then(({ warmDiscovery }) => warmDiscovery(serverEnv()))

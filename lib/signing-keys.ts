@@ -4,16 +4,19 @@
 // token of one kind never passes for another. Also the one MAC check, in constant time.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { ServerEnv } from "@/lib/env";
+import { processState } from "@/lib/process-state";
 
 export type SigningKeyEnv = Pick<ServerEnv, "PAYMENT_TOKEN_SECRET"> & Partial<Pick<ServerEnv, "PAYMENT_TOKEN_SECRET_PREVIOUS">>;
 
-let processSecret: Buffer | undefined;
+// One per process (lib/process-state.ts), not per route's bundle: a session cookie one route
+// signed must pass in another.
+const development = processState("development-secret", () => ({ secret: undefined as Buffer | undefined }));
 
 function current(env: SigningKeyEnv): Buffer {
   if (env.PAYMENT_TOKEN_SECRET) return Buffer.from(env.PAYMENT_TOKEN_SECRET, "utf8");
   // Development only: what it signed does not survive a restart or reach another instance.
-  processSecret ??= randomBytes(32);
-  return processSecret;
+  development.secret ??= randomBytes(32);
+  return development.secret;
 }
 
 const derive = (secret: Buffer, purpose: string | undefined): Buffer =>

@@ -1,20 +1,26 @@
 // The process's database, opened on first use from the validated environment and kept.
 import path from "node:path";
 import { serverEnv } from "@/lib/env";
+import { processState } from "@/lib/process-state";
 import { openDatabase, type Database } from "./client";
 
 export type { Database, Queryable, Row } from "./client";
 export { openDatabase } from "./client";
 
-let opening: Promise<Database> | undefined;
+// One per process (lib/process-state.ts): the start-up hook begins the open while the server
+// loads its routes, and the routes use what it opened (PGlite is one process's; a pool is one
+// per process).
+const state = processState("database", () => ({ opening: undefined as Promise<Database> | undefined }));
 
 export function getDatabase(): Promise<Database> {
+  let { opening } = state;
   if (!opening) {
     const env = serverEnv();
     opening = openDatabase({ url: env.DATABASE_URL, dataDir: path.resolve(env.DATA_DIR, "pglite") });
+    state.opening = opening;
     // A failed open is not cached: the next request tries again.
     opening.catch(() => {
-      opening = undefined;
+      if (state.opening === opening) state.opening = undefined;
     });
   }
   return opening;

@@ -11,6 +11,7 @@ import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import { filterServices, listingKey, listingsOf, matchesTerms, type DiscoveryEnv, type ServiceFilter, type ServiceListing } from "./listings";
 import { clearIndexes, findInIndex, firstReadOf, refreshIndex, type IndexState } from "./registry-index";
 import { readRegistryPage, REGISTRY_PAGE_SIZE, RegistryHasNoSearch, searchRegistry } from "./registry";
+import { processState } from "@/lib/process-state";
 
 export const DISCOVERY_CACHE_MS = 30_000;
 /** A discovery answer, from every registry, within this of the tool call. */
@@ -36,9 +37,12 @@ export type Discovery = {
 
 type Head = { items: DiscoveryResource[]; more: boolean };
 
-const heads = new Map<string, { at: number; head: Head }>();
-const large = new Map<string, number>();
-const withoutSearch = new Map<string, number>();
+// One per process (lib/process-state.ts): the server's start warms them from its own bundle.
+const { heads, large, withoutSearch } = processState("discovery", () => ({
+  heads: new Map<string, { at: number; head: Head }>(),
+  large: new Map<string, number>(),
+  withoutSearch: new Map<string, number>(),
+}));
 
 /**
  * Every payable service the registries list that matches `filter`, each registry read side by

@@ -6,6 +6,7 @@
 // that fails keeps the last good index. Refreshed every INDEX_REFRESH_MS, only when asked for.
 import { listingKey, listingsOf, listingWords, matchesTerms, queryWords, wordForms, type DiscoveryEnv, type ServiceFilter, type ServiceListing } from "./listings";
 import { readRegistryPage, REGISTRY_PAGE_SIZE } from "./registry";
+import { processState } from "@/lib/process-state";
 
 /** The most listings one registry's index holds. */
 export const INDEX_MAX_LISTINGS = 30_000;
@@ -66,7 +67,8 @@ type Entry = {
   failedAt?: number;
 };
 
-const entries = new Map<string, Entry>();
+// One per process (lib/process-state.ts): the server's start begins the reads from its own bundle.
+const entries = processState("registry-index", () => new Map<string, Entry>());
 
 const entryKey = (registry: string, env: DiscoveryEnv) => `${registry}\n${env.X402_NETWORKS.join(",")}`;
 
