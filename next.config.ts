@@ -7,6 +7,7 @@ const nextConfig: NextConfig = {
   // connector, which a bundled copy need not keep intact.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "undici"],
   poweredByHeader: false,
+  experimental: { preloadEntriesOnStart: false },
   // The headers that never change, on every response, and the API's fixed content security
   // policy; the pages' policy, which carries a per-request nonce and the running server's RPC
   // endpoints, is set in proxy.ts.

@@ -6,9 +6,6 @@
 // API's policy: a JSON or stream answer runs no scripts and needs no nonce, and the API's
 // requests skip this proxy's per-request work.
 import { NextResponse, type NextRequest } from "next/server";
-import { readDemoWallet } from "@/lib/chain/demo-wallet";
-import { browserRpcUrls, walletNetworks } from "@/lib/chain/wallet-networks";
-import { serverEnv } from "@/lib/env";
 import { contentSecurityPolicy, newNonce, originSource } from "@/lib/security-headers";
 
 type PolicySources = { connectSources: string[]; walletConnect: boolean };
@@ -17,6 +14,13 @@ type PolicySources = { connectSources: string[]; walletConnect: boolean };
 let sources: Promise<PolicySources> | undefined;
 
 async function policySources(): Promise<PolicySources> {
+  // Loaded by the first page request: the server loads this proxy at start, and an API cold
+  // start never runs it (the configuration's and the chains' code waits for a page).
+  const [{ serverEnv }, { readDemoWallet }, { browserRpcUrls, walletNetworks }] = await Promise.all([
+    import("@/lib/env"),
+    import("@/lib/chain/demo-wallet"),
+    import("@/lib/chain/wallet-networks"),
+  ]);
   const env = serverEnv();
   const demoWallet = await readDemoWallet(env);
   const urls = [...browserRpcUrls(walletNetworks(env)), ...(demoWallet ? [demoWallet.rpcUrl] : []), ...(demoWallet?.solana ? [demoWallet.solana.rpcUrl] : [])];

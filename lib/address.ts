@@ -1,31 +1,15 @@
 // Addresses, as every part of the product reads and compares them: the one pattern of an EVM
-// address, the one schema that checks a person's EVM address (EIP-55 when mixed case), and the
-// one equality. Hex is case-insensitive; any other family's (a Solana address is base58) is
-// compared exactly as written. Free of server imports: the page uses it too.
-import { isAddress as isBase58Address, type Address as SolanaAddress } from "@solana/kit";
+// address and the one equality (lib/address-text.ts, with no dependencies, re-exported here),
+// and the one schema that checks a person's EVM address (EIP-55 when mixed case) or Solana
+// address. Free of server imports: the page uses it too. @solana/addresses is the part of
+// @solana/kit that reads an address: a route that checks one does not load the whole kit.
+import { isAddress as isBase58Address, type Address as SolanaAddress } from "@solana/addresses";
 import { getAddress } from "viem";
 import { z } from "zod";
+import { EVM_ADDRESS_PATTERN } from "./address-text";
 
-/** `0x` and 40 hex digits, in any case. */
-export const EVM_ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+export { caseKey, EVM_ADDRESS_PATTERN, isEvmAddress, sameAddress } from "./address-text";
 
-export function isEvmAddress(value: unknown): value is `0x${string}` {
-  return typeof value === "string" && EVM_ADDRESS_PATTERN.test(value);
-}
-
-/**
- * The one form an address, a nonce or a transaction id is stored and compared under: `0x` hex in
- * lowercase (its case means nothing, or only a checksum), anything else as written (base58's case
- * is part of the value).
- */
-export function caseKey(value: string): string {
-  return /^0x[0-9a-fA-F]*$/.test(value) ? value.toLowerCase() : value;
-}
-
-/** Whether two addresses name the same account. */
-export function sameAddress(a: string, b: string): boolean {
-  return caseKey(a) === caseKey(b);
-}
 
 /** A person's EVM address: `0x` + 40 hex digits; a mixed-case one must carry a valid EIP-55 checksum. Checksummed on the way in. */
 export const evmAddressSchema = z

@@ -1,7 +1,7 @@
 // Server configuration (docs/contract.md, section 6), read from the environment once and validated with zod.
 // A bad value fails at first use with a message that names the variable.
 import { z } from "zod";
-import { EVM_ADDRESS_PATTERN } from "@/lib/address";
+import { EVM_ADDRESS_PATTERN } from "@/lib/address-text";
 import { isAddressOrRange } from "@/lib/net/address-policy";
 
 const usdAmount = z

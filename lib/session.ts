@@ -10,11 +10,8 @@
 // asked for it, once, within ten minutes.
 import { randomBytes } from "node:crypto";
 import { getAddress, type Hex } from "viem";
-import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import { z } from "zod";
 import { isEvmAddress, isSolanaAddress, sameAddress } from "@/lib/address";
-import { findNetwork } from "@/lib/chain/networks";
-import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/chain/signature";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
@@ -169,6 +166,12 @@ async function signIn(request: Request, env: SessionEnv, now: Date): Promise<`0x
   }
   const refuse = (why: string) => new AppError("unauthorized", `Sign-in refused: ${why}`);
   const { message, signature } = parsed.data;
+  // The chains' code is loaded by the first sign-in, not with every route that reads a session.
+  const [{ parseSiweMessage, validateSiweMessage }, { findNetwork }, { SignatureCheckUnavailableError, verifyPaymentSignature }] = await Promise.all([
+    import("viem/siwe"),
+    import("@/lib/chain/networks"),
+    import("@/lib/chain/signature"),
+  ]);
   const fields = parseSiweMessage(message);
   const host = request.headers.get("host") ?? new URL(request.url).host;
   const nonce = cookieOf(request, NONCE_COOKIE);

@@ -3,7 +3,7 @@
 // (temperatureC → "Temperature | 11.9 °C"), times become dates in words, a list of records
 // becomes a bulleted list of their titles; anything else is shown as bounded JSON. The data is
 // a stranger's: it is only ever displayed, and every text is cut to length and kept to one line.
-import { cleanText } from "@/lib/x402/listings";
+import { cleanText } from "@/lib/text";
 
 const MAX_ROWS = 12;
 const MAX_ITEMS = 10;

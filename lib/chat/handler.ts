@@ -13,10 +13,10 @@ import { knownTxHashes } from "@/lib/payments/ledger";
 import { resolveLimits } from "@/lib/payments/limits";
 import { chatStreamHeaders, type FinishMetadata, type StreamError } from "@/lib/protocol/lines";
 import { createLineStream } from "@/lib/protocol/writer";
-import { checkApproval, countsAsMessage } from "@/lib/payments/approval";
-import { followPayment, sendApprovedPayment, type SentPayment } from "@/lib/payments/delivery";
+import type { CheckedApproval } from "@/lib/payments/approval";
+import type { SentPayment } from "@/lib/payments/delivery";
 import type { AgentReport } from "@/lib/payments/payment";
-import { sweepIfDue } from "@/lib/payments/reconcile";
+import { sweepIfDue } from "@/lib/payments/sweep";
 import type { ServiceCall } from "@/lib/x402/service-call";
 import type { ModelMessage } from "ai";
 import { jsonValue, runAgent, type ChatOutcome, type ToolFactory } from "./agent";
@@ -90,9 +90,12 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     // that made the quote; any other counts as a message of its own.
     const { payment } = body;
     const conversation = conversationDigest(body);
-    const checked = payment
+    // The payment core's approval half (the rails, the chain's and the x402 packages' code) is
+    // loaded by the first request that carries an approval, never by a plain message: a cold
+    // start's first "hello" does not wait for it (bench/RESULTS.md, cold start).
+    const checked: CheckedApproval | undefined = payment
       ? await step(
-          checkApproval({
+          (await approvalCore()).checkApproval({
             db,
             env,
             approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signature ?? payment.transaction ?? "" },
@@ -115,7 +118,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     if (!checked) await step(claimMessage());
     // An approval that is not of a live quote counts as a message too, but its own answer (a
     // refusal, or what happened to it) is never hidden behind a 429: it takes the slot if free.
-    else if (countsAsMessage(checked, now)) {
+    else if ((await approvalCore()).countsAsMessage(checked, now)) {
       await step(
         claimMessage().catch((error: unknown) => {
           if (!(error instanceof AppError && error.code === "rate-limited")) throw error;
@@ -128,7 +131,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     // 503...) are HTTP errors; what the service answered is streamed.
     const sent: SentPayment | undefined =
       checked?.kind === "fresh"
-        ? await sendApprovedPayment({
+        ? await (await approvalCore()).sendApprovedPayment({
             db,
             env,
             approval: checked,
@@ -158,7 +161,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
         let continuation: ModelMessage[] | undefined;
         if (sent) {
           // Sandbox transaction links are relative: the app's own /tx page, on whatever host served the page.
-          const paid = await followPayment(sent, { db, signal: deadline, onUpdate: (update) => writer.payment(toPaymentStatus(update)) });
+          const paid = await (await approvalCore()).followPayment(sent, { db, signal: deadline, onUpdate: (update) => writer.payment(toPaymentStatus(update)) });
           const { paymentId, network, txHash, explorerUrl } = paid;
           outcome = { finishReason: paid.end ?? "stop", paymentId, network, ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
           if (paid.outcomeUnknown) {
@@ -227,6 +230,17 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     }
     return failure(error, log);
   }
+}
+
+/** The approval half of the payment core, loaded once, by the first request that needs it. */
+async function approvalCore() {
+  const [approval, delivery] = await Promise.all([import("@/lib/payments/approval"), import("@/lib/payments/delivery")]);
+  return {
+    checkApproval: approval.checkApproval,
+    countsAsMessage: approval.countsAsMessage,
+    sendApprovedPayment: delivery.sendApprovedPayment,
+    followPayment: delivery.followPayment,
+  };
 }
 
 /** An error before the stream, as its JSON answer; only server faults are logged. */

@@ -6,7 +6,7 @@ import { evmAddressSchema, solanaAddressSchema } from "@/lib/address";
 import { AppError } from "@/lib/errors";
 import { MAX_APPROVAL_TOKEN_CHARS } from "@/lib/payments/approval-token";
 import { parseUsd } from "@/lib/money";
-import { firstSecret, scanForSecrets } from "./secrets";
+import { mayHoldSecret } from "./secret-screen";
 import { defaultModelTier, modelTiers } from "./models";
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -167,6 +167,9 @@ export async function assertNoSecrets(
   { messages, walletAddress }: Pick<ChatRequest, "messages" | "walletAddress">,
   knownTxHashes?: ReadChatRequestOptions["knownTxHashes"],
 ): Promise<void> {
+  // Only a person's own messages can hold their secret; the scanner is loaded for one that may.
+  if (!messages.some((message) => message.role !== "assistant" && mayHoldSecret(message.content))) return;
+  const { firstSecret, scanForSecrets } = await import("./secrets");
   const scan = scanForSecrets(messages, { walletAddress });
   const unknown = [...scan.unknownHashes.keys()];
   const known = unknown.length > 0 && knownTxHashes ? await knownTxHashes(unknown) : new Set<string>();

@@ -12,6 +12,7 @@
 // A key split into groups (spaces, dashes, line breaks) is always a key: a pasted transaction
 // hash arrives whole. Everything here is pure; the ledger's answer is passed in.
 import { privateKeyToAddress } from "viem/accounts";
+import { MIN_PHRASE_WORDS, mayHoldSecret, normalizeForSecrets, wordPattern } from "./secret-screen";
 import {
   czech,
   english,
@@ -96,18 +97,10 @@ export function findSecret(
   text: string,
   { walletAddress, knownTxHashes }: ScanForSecretsParameters & { knownTxHashes?: ReadonlySet<string> } = {},
 ): SecretKind | undefined {
+  if (!mayHoldSecret(text)) return undefined;
   return firstSecret(scanForSecrets([{ role: "user", content: text }], { walletAddress }), knownTxHashes)?.kind;
 }
 
-// Zero-width space, non-joiner and joiner, word joiner and invisible operators, BOM, soft
-// hyphen, Mongolian vowel separator: invisible, so they can hide inside a key or a word.
-const invisible = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]/g;
-
-/** The text as the checks read it: NFKC (fullwidth digits become digits) without invisible characters. */
-export function normalizeForSecrets(text: string): string {
-  // Invisible characters go first, so that a letter and its accent they separated compose again.
-  return text.replace(invisible, "").normalize("NFKC");
-}
 
 type CertainSecretContext = {
   agentHashes: ReadonlySet<string>;
@@ -284,7 +277,6 @@ function isUuidAt(groups: readonly string[], separators: readonly string[], inde
 
 // --- Seed phrases --------------------------------------------------------------------------------
 
-const MIN_PHRASE_WORDS = 12;
 
 const wordLists = [
   { words: english, latin: true },
@@ -327,8 +319,6 @@ function listsOf(word: string): number {
  * A change of script ends a word: Latin words written against Japanese or Chinese text with no
  * space ("秘密鍵はabandon ... abandonです") are still words.
  */
-const wordPattern = /[\p{Script=Latin}\p{M}]+|(?:(?!\p{Script=Latin})[\p{L}\p{M}])+/gu;
-
 function longestPhraseRun(text: string): number {
   const runs = new Array<number>(wordLists.length).fill(0);
   let longest = 0;

@@ -15,7 +15,7 @@ import { checkApproval } from "@/lib/payments/approval";
 import { followPayment, sendApprovedPayment, type SentPayment } from "@/lib/payments/delivery";
 import { formatUsd } from "@/lib/money";
 import { totalOf, type PaymentOutcome, type PaymentUpdate } from "@/lib/payments/payment";
-import { sweepIfDue } from "@/lib/payments/reconcile";
+import { sweepIfDue } from "@/lib/payments/sweep";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";

@@ -10,7 +10,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
-import { cleanText } from "@/lib/x402/listings";
+import { cleanText } from "@/lib/text";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { serviceInputProblem } from "@/lib/x402/service-input";
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";

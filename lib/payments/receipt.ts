@@ -9,7 +9,7 @@
 // as proof (docs/contract.md, section 3). The amount is not in a receipt: it is in the offer,
 // which must be for exactly the amount paid, and the chain backs the payment itself.
 import { caseKey, sameAddress } from "@/lib/address";
-import { cleanText } from "@/lib/x402/listings";
+import { cleanText } from "@/lib/text";
 import {
   checkOfferSignature,
   checkReceiptSignature,

@@ -10,30 +10,19 @@
 import type { Database } from "@/lib/db";
 import { formatUsd } from "@/lib/money";
 import {
-  claimSweep,
   findPayment,
-  lastSweepAt,
   markChecked,
   markFailed,
   markPending,
   markSettled,
-  unfinishedPayments,
   type PaymentRecord,
 } from "./ledger";
 import type { PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentOutcome } from "./payment";
-import { paymentRails, type RailEnv } from "./rails";
 import type { PaymentRail } from "./rails/rail";
+import { STALE_RESERVATION_MS } from "./sweep";
 
 /** The longest one reconciliation may wait on the chain before calling the answer unknown. */
 const CHAIN_TIMEOUT_MS = 12_000;
-/** Sweeps run at most this often, across every process sharing the database. */
-export const SWEEP_EVERY_MS = 60_000;
-/**
- * A reservation untouched this long has no request behind it any more: the paid call, its
- * reconciliation and the stream's deadline all end well within it.
- */
-export const STALE_RESERVATION_MS = 2 * 60_000;
-const SWEEP_BATCH = 25;
 
 export type ChainVerdict =
   /** The authorization was used: the money moved. */
@@ -251,82 +240,4 @@ export async function waitForOutcome(
     current = (await findPayment(db, record.paymentId)) ?? current;
   }
   return current;
-}
-
-export type SweepReport = { checked: number; settled: number; released: number; pending: number; skipped: number };
-
-/**
- * Reconciles unfinished payments whose request is over: pending ones, and reservations left
- * behind by a request that died. Bounded to one batch, least recently checked first.
- */
-export async function sweepUnfinishedPayments({
-  db,
-  env,
-  now = new Date(),
-  limit = SWEEP_BATCH,
-}: {
-  db: Database;
-  env: RailEnv;
-  now?: Date;
-  limit?: number;
-}): Promise<SweepReport> {
-  const report: SweepReport = { checked: 0, settled: 0, released: 0, pending: 0, skipped: 0 };
-  const records = await unfinishedPayments(db, { reservedBefore: new Date(now.getTime() - STALE_RESERVATION_MS), limit });
-  const rails = paymentRails(env);
-  for (const record of records) {
-    const found = rails.find(record.network);
-    if (!found?.network.readable) {
-      // No RPC for its chain here: it stays counted until one is configured.
-      await markChecked(db, { paymentId: record.paymentId, now });
-      report.skipped += 1;
-      continue;
-    }
-    report.checked += 1;
-    const { verdict } = await reconcilePayment({ db, record, facts: factsOf(record, found), rail: found.rail, caller: "sweep", now });
-    if (verdict.kind === "used") report.settled += 1;
-    else if (verdict.kind === "released") report.released += 1;
-    else report.pending += 1;
-  }
-  return report;
-}
-
-/**
- * When the next sweep is due, per database, as this process last learned it from the database
- * (its own claim, or another process's): until then a request does not ask the database again.
- */
-const nextSweepDue = new WeakMap<Database, number>();
-
-/**
- * The sweep, if it is due: on the first use of a database and then at most every minute,
- * triggered by requests rather than a timer, so it also runs where processes are short-lived.
- * The database is asked at most once per due time, not on every request. Never throws: a
- * failed sweep is logged and tried again later.
- */
-export async function sweepIfDue({
-  db,
-  env,
-  now = new Date(),
-  log,
-}: {
-  db: Database;
-  env: RailEnv;
-  now?: Date;
-  log?: (message: string, details?: Record<string, unknown>) => void;
-}): Promise<SweepReport | undefined> {
-  try {
-    if (now.getTime() < (nextSweepDue.get(db) ?? Number.NEGATIVE_INFINITY)) return undefined;
-    if (!(await claimSweep(db, { now, every: SWEEP_EVERY_MS }))) {
-      // Another process swept within the minute: due a minute after its claim.
-      const last = await lastSweepAt(db);
-      nextSweepDue.set(db, (last?.getTime() ?? now.getTime()) + SWEEP_EVERY_MS);
-      return undefined;
-    }
-    nextSweepDue.set(db, now.getTime() + SWEEP_EVERY_MS);
-    const report = await sweepUnfinishedPayments({ db, env, now });
-    if (report.settled + report.released > 0) log?.("reconciled unfinished payments", { ...report });
-    return report;
-  } catch (error) {
-    log?.("payment sweep failed", { error: error instanceof Error ? error.name : typeof error });
-    return undefined;
-  }
 }

@@ -7,7 +7,6 @@ import type { ServerEnv } from "@/lib/env";
 import { formatUsd } from "@/lib/money";
 import type { Period } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
-import { getLimitUse } from "@/lib/payments/spending-report";
 
 export const getSpendingTool = {
   description:
@@ -32,6 +31,8 @@ export async function spendingAnswer({ db, env, wallets, proven, limits, period 
   }
   // For a wallet merely named: the totals and what is left, as the chain already shows them.
   const history = proven.length === wallets.length;
+  // Loaded by the first spending question, not with the chat route (cold start).
+  const { getLimitUse } = await import("@/lib/payments/spending-report");
   const use = await getLimitUse({ db, env, wallets, history: proven, limits });
   const spending = use.periods.filter((entry) => !period || entry.period === period);
   const periods = spending.map((entry) => ({

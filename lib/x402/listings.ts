@@ -5,6 +5,7 @@
 import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import type { ServerEnv } from "@/lib/env";
 import { formatUsd } from "@/lib/money";
+import { cleanText } from "@/lib/text";
 import { checkAnyRequirement } from "./requirements";
 
 export type ServiceListing = {
@@ -139,12 +140,6 @@ function safeUrl(value: string): string | undefined {
 
 function hostName(url: string): string {
   return new URL(url).host;
-}
-
-/** Listing text is data from strangers: one line, no control characters, bounded length. */
-export function cleanText(text: string, max: number): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** How much of what a listing says reaches the model. */

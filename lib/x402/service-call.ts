@@ -6,7 +6,7 @@ import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import { z } from "zod";
 import { readBoundedBody } from "@/lib/net/bounded-body";
 import { guardedFetch, RefusedDestinationError } from "@/lib/net/guarded-fetch";
-import { cleanText } from "./listings";
+import { cleanText } from "@/lib/text";
 
 const CALL_TIMEOUT_MS = 15_000;
 /**

@@ -3,6 +3,7 @@
 import { english, french, generateMnemonic, generatePrivateKey, japanese, privateKeyToAccount, spanish } from "viem/accounts";
 import { describe, expect, test, vi } from "vitest";
 import { assertNoSecrets } from "@/lib/chat/request";
+import { mayHoldSecret } from "@/lib/chat/secret-screen";
 import { findSecret, firstSecret, scanForSecrets, type ScannedMessage } from "@/lib/chat/secrets";
 import { AppError } from "@/lib/errors";
 
@@ -268,6 +269,25 @@ describe("assertNoSecrets", () => {
       message: 0,
       kind: "seed-phrase",
       fields: [{ path: "messages.0.content", message: "looks like it contains a wallet seed phrase" }],
+    });
+  });
+});
+
+// Every refusal above goes through findSecret, which looks at the text first as a request does
+// (lib/chat/secret-screen.ts): none of those secrets slips past that first look.
+describe("the first look before the scanner is loaded", () => {
+  test("a short message is let through without the scanner; a key or a phrase in any disguise is not", async () => {
+    expect(mayHoldSecret("hello")).toBe(false);
+    expect(mayHoldSecret("what is the weather in London, and what does it cost?")).toBe(false);
+    expect(mayHoldSecret("b".repeat(63))).toBe(false);
+    expect(mayHoldSecret(fullwidth(key))).toBe(true);
+    expect(mayHoldSecret(groups(digits, 4).join("-"))).toBe(true);
+    // Twelve words, whatever they are, are enough to be looked at.
+    expect(mayHoldSecret("one two three four five six seven eight nine ten eleven twelve")).toBe(true);
+    const phrase = generateMnemonic(japanese);
+    expect(mayHoldSecret(phrase)).toBe(true);
+    await expect(assertNoSecrets({ messages: [{ role: "user", content: `${phrase.split(" ").join("\u200B ")}` }] })).rejects.toMatchObject({
+      code: "secret-in-message",
     });
   });
 });

@@ -4,7 +4,6 @@
 // is paid here: paying needs the signature, which comes with request B.
 import { tool, zodSchema } from "ai";
 import type { ToolContext } from "@/lib/chat/agent";
-import { quotePayment } from "@/lib/payments/quote";
 import { payForServiceInput, serviceCallOf } from "@/lib/tools/pay";
 import { walletsOf } from "../request";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
@@ -18,6 +17,8 @@ export function createPaymentTool(context: ToolContext) {
       "Request a paid x402 service. If it asks for payment, this checks the person's limits and balance and prepares the payment for their wallet to approve; it never pays without their signature. Returns the quote (service fee, gas fee, total) or the service's data.",
     inputSchema,
     execute: async (input) => {
+      // The payment core is loaded by the first quote, not with the chat route (cold start).
+      const { quotePayment } = await import("@/lib/payments/quote");
       const result = await quotePayment({
         db: context.db,
         env: context.env,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { RPC_TIMEOUT_MS } from "@/lib/chain/clients";
 import { createChatTools } from "@/lib/chat/tools";
 import { findPayment, countedSince } from "@/lib/payments/ledger";
-import { sweepUnfinishedPayments } from "@/lib/payments/reconcile";
+import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { freePort } from "@/sandbox/ports";

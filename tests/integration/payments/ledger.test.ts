@@ -18,7 +18,7 @@ import {
 } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import { parseUsd } from "@/lib/money";
-import { sweepIfDue } from "@/lib/payments/reconcile";
+import { sweepIfDue } from "@/lib/payments/sweep";
 import { parseServerEnv } from "@/lib/env";
 import { openTestDatabase } from "@/tests/helpers/database";
 

@@ -8,7 +8,7 @@ import { createPublicClient, http, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { findPayment } from "@/lib/payments/ledger";
-import { sweepUnfinishedPayments } from "@/lib/payments/reconcile";
+import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox, type SandboxServiceInfo } from "@/sandbox";
 import { collectLines, createTestChat } from "@/tests/helpers/chat";

@@ -8,7 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { findPayment, reservePayment, countedSince, type PaymentRecord } from "@/lib/payments/ledger";
-import { sweepIfDue, sweepUnfinishedPayments } from "@/lib/payments/reconcile";
+import { sweepIfDue, sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";
 import { transferWithAuthorizationTypes, } from "@/lib/chain/usdc-abi";
 import { MAX_AUTHORIZATION_SECONDS } from "@/lib/payments/rails/rail";
