@@ -38,7 +38,7 @@ const settings = {
   roundMs: 3_000,
   warmUpMs: 2_000,
   firstByteSamples: 20,
-  coldStartRounds: 3,
+  coldStartRounds: 5,
   textPieces: 10,
   textIntervalMs: 50,
   textRequests: 5,
