@@ -1,26 +1,35 @@
 // The chat page. A server component: it reads the server's configuration at request time
 // (lib/page-setup.ts) and hands the page only what is safe to show, never a key.
+import { headers } from "next/headers";
 import { connection } from "next/server";
 import { Chat } from "@/components/chat/chat";
+import { MARK_RESTORING_SCRIPT } from "@/components/chat/conversation-store";
 import { WalletProviders } from "@/components/wallet/providers";
 import { readPageSetup } from "@/lib/page-setup";
+import { nonceOf } from "@/lib/security-headers";
 
 export default async function ChatPage() {
   // Configuration is the running server's, not the build machine's: render per request.
   await connection();
   const { env, offline, demoWallet, networks, solanaNetworks, walletSetup } = await readPageSetup();
+  const nonce = nonceOf((await headers()).get("content-security-policy"));
   return (
-    <WalletProviders setup={walletSetup}>
-      <div className="page">
-        <Chat
-          cooldownSeconds={env.CHAT_COOLDOWN_SECONDS}
-          networks={networks}
-          offline={offline}
-          sandbox={demoWallet !== undefined}
-          solanaNetworks={solanaNetworks}
-          sandboxSolana={demoWallet?.solana}
-        />
-      </div>
-    </WalletProviders>
+    <>
+      {/* Before the chat is painted: a conversation coming back from the tab's storage is not preceded by the empty chat's welcome. */}
+      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant of this codebase, no outside text */}
+      <script nonce={nonce} dangerouslySetInnerHTML={{ __html: MARK_RESTORING_SCRIPT }} />
+      <WalletProviders setup={walletSetup}>
+        <div className="page">
+          <Chat
+            cooldownSeconds={env.CHAT_COOLDOWN_SECONDS}
+            networks={networks}
+            offline={offline}
+            sandbox={demoWallet !== undefined}
+            solanaNetworks={solanaNetworks}
+            sandboxSolana={demoWallet?.solana}
+          />
+        </div>
+      </WalletProviders>
+    </>
   );
 }

@@ -97,6 +97,11 @@ export function newNonce(): string {
   return btoa(String.fromCharCode(...bytes));
 }
 
+/** The script nonce of a page's policy (the request's, as the proxy set it), for a page's own inline script. */
+export function nonceOf(policy: string | null): string | undefined {
+  return policy ? /'nonce-([^']+)'/.exec(policy)?.[1] : undefined;
+}
+
 /** Headers that are the same on every response, static files included. */
 export const fixedSecurityHeaders: ReadonlyArray<{ key: string; value: string }> = [
   { key: "X-Content-Type-Options", value: "nosniff" },

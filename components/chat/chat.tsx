@@ -314,7 +314,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
         {/* The page's main landmark; the budget beside it stays a landmark of its own. */}
         <main className={styles.chat} aria-label="Chat with the payment agent">
           {entries.length === 0 ? (
-            <div className={styles.welcome}>
+            <div className={styles.welcome} data-welcome="">
               <h2 className={styles.welcomeTitle}>What can I get for you?</h2>
               <p className={styles.welcomeText}>
                 I find paid x402 services, compare their prices and pay them in USDC within your limits. Every payment is

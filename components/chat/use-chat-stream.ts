@@ -22,7 +22,7 @@ import {
   type ChatEntry,
   type ChatRequestBody,
 } from "./chat-entries";
-import { loadConversation, saveConversation } from "./conversation-store";
+import { endRestoring, loadConversation, saveConversation } from "./conversation-store";
 
 export type ChatRequestExtras = Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model" | "agentBudget">;
 
@@ -103,18 +103,27 @@ export function useChatStream({
   // The tab's conversation comes back after a reload (read after hydration: the server's HTML
   // has none), and is kept whenever no reply is streaming, and as the page goes away.
   const restored = useRef(false);
+  const revealOnRender = useRef(false);
   useEffect(() => {
     const saved = loadConversation();
     if (saved.length > 0 && entriesRef.current.length === 0) {
       nextId.current = Math.max(0, ...saved.map((entry) => Number(/^entry-(\d+)$/.exec(entry.id)?.[1] ?? 0)));
       entriesRef.current = saved;
       setEntries(saved);
-    }
+      // The welcome stays hidden until the conversation is rendered in its place.
+      revealOnRender.current = true;
+    } else endRestoring();
     restored.current = true;
     const keep = () => saveConversation(entriesRef.current);
     window.addEventListener("pagehide", keep);
     return () => window.removeEventListener("pagehide", keep);
   }, []);
+  useEffect(() => {
+    if (revealOnRender.current && entries.length > 0) {
+      revealOnRender.current = false;
+      endRestoring();
+    }
+  }, [entries]);
   useEffect(() => {
     if (restored.current && !streaming) saveConversation(entriesRef.current);
   }, [entries, streaming]);

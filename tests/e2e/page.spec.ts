@@ -132,9 +132,20 @@ test("a reload keeps the conversation and a pending quote, which still pays; a n
   await ui.connect("Test Wallet");
   await ui.ask("What's the weather in Lisbon?");
   await expect((await ui.reply(0)).getByTestId("payment-card")).toHaveAttribute("data-status", "awaiting-signature");
+  const welcome = page.getByText("What can I get for you?");
+
+  // Before the page's scripts have brought the conversation back, the server's HTML (the empty
+  // chat) does not show its welcome in its place.
+  const scripts = (url: URL) => url.pathname.startsWith("/_next/static/") && url.pathname.endsWith(".js");
+  await page.route(scripts, (route) => route.abort());
+  await page.reload();
+  await expect(page.getByTestId("composer-input")).toBeAttached();
+  await expect(welcome).toBeHidden();
+  await page.unroute(scripts);
 
   await page.reload();
   await expect(ui.messages("user")).toHaveText([/weather in Lisbon/]);
+  await expect(welcome).toBeHidden();
   const card = (await ui.reply(0)).getByTestId("payment-card");
   await expect(card).toHaveAttribute("data-status", "awaiting-signature");
   await expect(card.getByTestId("payment-expiry")).toContainText(/in \d+:\d{2}/);
@@ -146,12 +157,15 @@ test("a reload keeps the conversation and a pending quote, which still pays; a n
   const other = await page.context().newPage();
   await other.goto("/");
   await expect(chatPage(other).messages("user")).toHaveCount(0);
+  await expect(other.getByText("What can I get for you?")).toBeVisible();
   await other.close();
 
   await page.getByTestId("new-chat").click();
   await expect(ui.messages("user")).toHaveCount(0);
+  await expect(welcome).toBeVisible();
   await page.reload();
   await expect(ui.messages("user")).toHaveCount(0);
+  await expect(welcome).toBeVisible();
   await expect(ui.errors).toHaveCount(0);
 });
 
