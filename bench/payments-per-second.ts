@@ -27,6 +27,7 @@ import { generousLimits, signQuote } from "@/tests/helpers/paid-chat";
 import { post, type Exchange } from "./http-client";
 import { PAID_PROMPT } from "./paid-round-trip";
 import { treeCpuSeconds } from "./process-cpu";
+import { spread } from "./stats";
 import type { SandboxProcessCommand, SandboxProcessMessage, TimedSandboxCall } from "./sandbox-process";
 import { startApp, type RunningApp, type Teardown } from "./servers";
 
@@ -126,13 +127,12 @@ const CLIENT_HEADER = "x-bench-client";
 
 const SANDBOX_PROCESS = fileURLToPath(new URL("./sandbox-process.ts", import.meta.url));
 
+/** The bench's median and maximum (bench/stats.ts), and the 95th percentile. */
 function percentiles(values: readonly number[]): Percentiles {
-  if (values.length === 0) return { median: Number.NaN, p95: Number.NaN, max: Number.NaN, n: 0 };
+  const { median, max, n } = spread(values);
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] as number;
-  const middle = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-  return { median, p95: at(0.95), max: sorted.at(-1) as number, n: sorted.length };
+  const p95 = n === 0 ? Number.NaN : (sorted[Math.min(n - 1, Math.ceil(0.95 * n) - 1)] as number);
+  return { median, p95, max, n };
 }
 
 // --- the sandbox's process -------------------------------------------------------------------

@@ -10,7 +10,6 @@ import { EVM_ADDRESS_PATTERN } from "./address-text";
 
 export { caseKey, EVM_ADDRESS_PATTERN, isEvmAddress, sameAddress } from "./address-text";
 
-
 /** A person's EVM address: `0x` + 40 hex digits; a mixed-case one must carry a valid EIP-55 checksum. Checksummed on the way in. */
 export const evmAddressSchema = z
   .string()

@@ -7,6 +7,8 @@ import { readPaymentStatus } from "@/lib/client/stream-payloads";
 import type { AssistantEntry, ChatEntry } from "./chat-entries";
 
 const KEY = "x402-agent.conversation.v1";
+/** The document's mark while a stored conversation comes back (globals.css: `html[data-restoring]`). */
+const RESTORING = "data-restoring";
 
 /**
  * Run before the page paints (an inline script in its HTML): marks the document while a stored
@@ -14,11 +16,12 @@ const KEY = "x402-agent.conversation.v1";
  * which is what the server's HTML holds, is not painted first (globals.css hides it under the
  * mark; `endRestoring` lifts it once the conversation is on screen).
  */
-export const MARK_RESTORING_SCRIPT = `try{if(sessionStorage.getItem(${JSON.stringify(KEY)}))document.documentElement.setAttribute("data-restoring","")}catch(e){}`;
+export const MARK_RESTORING_SCRIPT = `try{if(sessionStorage.getItem(${JSON.stringify(KEY)}))document.documentElement.setAttribute(${JSON.stringify(RESTORING)},"")}catch(e){}`;
 
 export function endRestoring(): void {
-  document.documentElement.removeAttribute("data-restoring");
+  document.documentElement.removeAttribute(RESTORING);
 }
+
 /** The most entries kept: a longer conversation keeps its latest. */
 const MAX_ENTRIES = 200;
 

@@ -235,12 +235,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
 /** The approval half of the payment core, loaded once, by the first request that needs it. */
 async function approvalCore() {
   const [approval, delivery] = await Promise.all([import("@/lib/payments/approval"), import("@/lib/payments/delivery")]);
-  return {
-    checkApproval: approval.checkApproval,
-    countsAsMessage: approval.countsAsMessage,
-    sendApprovedPayment: delivery.sendApprovedPayment,
-    followPayment: delivery.followPayment,
-  };
+  return { ...approval, ...delivery };
 }
 
 /** An error before the stream, as its JSON answer; only server faults are logged. */

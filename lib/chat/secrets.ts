@@ -101,7 +101,6 @@ export function findSecret(
   return firstSecret(scanForSecrets([{ role: "user", content: text }], { walletAddress }), knownTxHashes)?.kind;
 }
 
-
 type CertainSecretContext = {
   agentHashes: ReadonlySet<string>;
   derivesWallet: (hex: string) => boolean;
@@ -276,7 +275,6 @@ function isUuidAt(groups: readonly string[], separators: readonly string[], inde
 }
 
 // --- Seed phrases --------------------------------------------------------------------------------
-
 
 const wordLists = [
   { words: english, latin: true },
