@@ -1,7 +1,8 @@
 // Addresses as text: the one pattern of an EVM address and the one equality. Hex is
 // case-insensitive; any other family's (a Solana address is base58) is compared exactly as
 // written. No dependencies, so that what only reads an address as text (the configuration's
-// check at start-up, lib/env.ts) does not load the chains' code; lib/address.ts re-exports it.
+// check at start-up, lib/env.ts, and the page) does not load the chains' code; lib/address.ts
+// re-exports it.
 
 /** `0x` and 40 hex digits, in any case. */
 export const EVM_ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;

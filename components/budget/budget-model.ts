@@ -1,19 +1,20 @@
 // What the budget panel reads and how it counts: the `GET /api/spending` answer (docs/contract.md, section 9)
 // checked with zod before the page uses it, and each period's meter (spent, limit, what is left)
 // computed in bigint micro-dollars. Pure, so it is unit-tested without a browser.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { formatUsd, parseUsd } from "@/lib/money";
 
 export const budgetPeriods = ["day", "week", "month"] as const;
 export type BudgetPeriod = (typeof budgetPeriods)[number];
 
-const usdString = z.string().refine((value) => parseUsd(value) !== undefined, "must be a decimal USD amount");
+// zod's small build, as everywhere on the page (lib/client/stream-payloads.ts).
+const usdString = z.string().check(z.refine((value) => parseUsd(value) !== undefined, "must be a decimal USD amount"));
 
 /** The answer of `GET /api/spending?wallet=`; fields the page does not know are let through. */
 export const spendingReportSchema = z.object({
   wallet: z.string(),
   /** Whether this is the wallet's own signed-in session: only then does `recent` name its payments. */
-  signedIn: z.boolean().optional(),
+  signedIn: z.optional(z.boolean()),
   periods: z.array(z.object({ period: z.enum(budgetPeriods), spentUsd: usdString, since: z.string() })),
   recent: z.array(
     z.object({
@@ -22,9 +23,9 @@ export const spendingReportSchema = z.object({
       network: z.string(),
       amountUsd: usdString,
       txHash: z.string(),
-      explorerUrl: z.string().optional(),
+      explorerUrl: z.optional(z.string()),
       settledAt: z.string(),
-      paidFrom: z.literal("agent-budget").optional(),
+      paidFrom: z.optional(z.literal("agent-budget")),
     }),
   ),
 });

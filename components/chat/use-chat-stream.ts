@@ -2,8 +2,8 @@
 // Sends the conversation to `POST /api/chat` and turns the streamed answer into entries as it
 // arrives. The whole message array goes with every request (the server keeps no conversation);
 // the stream is decoded by the shared codec in lib/protocol, never by a second parser here.
-import { useCallback, useEffect, useRef, useState } from "react";
-import { sameAddress } from "@/lib/address";
+import { startTransition, useCallback, useEffect, useRef, useState } from "react";
+import { sameAddress } from "@/lib/address-text";
 import { readChatError, type ChatRequestError } from "@/lib/client/chat-error";
 import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import {
@@ -109,7 +109,8 @@ export function useChatStream({
     if (saved.length > 0 && entriesRef.current.length === 0) {
       nextId.current = Math.max(0, ...saved.map((entry) => Number(/^entry-(\d+)$/.exec(entry.id)?.[1] ?? 0)));
       entriesRef.current = saved;
-      setEntries(saved);
+      // A transition: rendering a long conversation yields to the page between its parts.
+      startTransition(() => setEntries(saved));
       // The welcome stays hidden until the conversation is rendered in its place.
       revealOnRender.current = true;
     } else endRestoring();

@@ -10,7 +10,7 @@
 // ai-apps-token, ai-apps-config-*, ai-apps-problem, ai-apps-grant, ai-apps-revoke.
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { CopyButton } from "@/components/chat/copy-button";
-import { sameAddress } from "@/lib/address";
+import { sameAddress } from "@/lib/address-text";
 import type { PaymentWallet } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { limitKeys, usdError, type LimitKey, type SpendingLimitSettings } from "@/lib/client/settings";

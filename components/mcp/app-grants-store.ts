@@ -1,7 +1,7 @@
 // The AI app access a person gave from this browser (docs/contract.md, section 11): everything of
 // each grant but its token, kept in local storage, since the server keeps no copy. The page lists
 // them to revoke, and pays apps' small quotes from its agent budget only while one still holds.
-import { sameAddress } from "@/lib/address";
+import { sameAddress } from "@/lib/address-text";
 import type { AccessGrant } from "@/lib/mcp/access-grant";
 
 const STORE_KEY = "x402-agent.ai-app-grants";

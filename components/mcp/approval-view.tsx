@@ -12,7 +12,7 @@ import { PaymentCard, type PaymentActions } from "@/components/payment/payment-c
 import { shortHex } from "@/components/payment/payment-display";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
 import { useWallet } from "@/components/wallet/wallet-context";
-import { sameAddress } from "@/lib/address";
+import { sameAddress } from "@/lib/address-text";
 import { describeServiceData, rawDataBlock } from "@/lib/chat/data-words";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";

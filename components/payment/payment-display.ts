@@ -19,11 +19,20 @@ export function formatCountdown(milliseconds: number): string {
  */
 export function formatLocalTime(at: Date, now: Date = new Date(), locale?: string): string {
   const sameDay = at.toDateString() === now.toDateString();
-  const format = new Intl.DateTimeFormat(
-    locale,
-    sameDay ? { hour: "numeric", minute: "2-digit" } : { dateStyle: "medium", timeStyle: "short" },
-  );
-  return format.format(at);
+  return timeFormat(locale, sameDay).format(at);
+}
+
+// Making a DateTimeFormat costs far more than using one (a card re-renders every second for its
+// countdown): one per locale and style, made on first use.
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+function timeFormat(locale: string | undefined, sameDay: boolean): Intl.DateTimeFormat {
+  const key = `${locale ?? ""}|${sameDay}`;
+  let format = timeFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, sameDay ? { hour: "numeric", minute: "2-digit" } : { dateStyle: "medium", timeStyle: "short" });
+    timeFormats.set(key, format);
+  }
+  return format;
 }
 
 /**

@@ -1,12 +1,16 @@
 "use client";
-// The wallet around the page, loaded after it. The wallet stack (react-query, wagmi, RainbowKit
-// and viem: most of the page's JavaScript) is imported once the page has hydrated, so the chat
-// paints and can be used before it arrives. It is rendered beside the page rather than around it,
-// so its arrival does not remount the chat: it reports the wallet up into WalletContext, and puts
-// the real connect button into the slot the top bar holds for it (connect-button.tsx).
+// The wallet around the page, loaded when it is wanted. The wallet stack (react-query, wagmi,
+// RainbowKit and viem: most of the page's JavaScript) is loaded at once only when this browser
+// remembers a connected wallet, which wagmi then reconnects; otherwise nobody is connected, the
+// page says so at once, and the stack arrives when a person reaches for the connect button
+// (connect-button.tsx). It is imported in steps, each its own task, and rendered in a transition,
+// so a phone's main thread is never held for long. It is rendered beside the page rather than
+// around it, so its arrival does not remount the chat: it reports the wallet up into
+// WalletContext, and puts the real connect button into the slot the top bar holds for it.
 // Before any zod parse on the page: zod without its eval probe, which the content security policy forbids.
 import "@/lib/client/zod-config";
-import { useCallback, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from "react";
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from "react";
+import { remembersWallet } from "./remembered-wallet";
 import type { WalletSetup } from "./wagmi-config";
 import {
   WalletContext,
@@ -20,12 +24,21 @@ import type { WalletStackProps } from "./wallet-stack";
 
 const noWallet: PaymentWallet = { address: undefined, chainId: undefined, connectorName: undefined, sign: undefined, actions: undefined };
 
-/** The import of the wallet stack, made once per page load and shared by every caller. */
+/** A task boundary: what comes after runs in a task of its own. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** The import of the wallet stack, made once per page load and shared by every caller. It is
+ * evaluated in two steps, each its own task (a module already evaluated is not evaluated again):
+ * the wagmi configuration with the libraries it needs, then the stack's components. */
 let stackImport: Promise<ComponentType<WalletStackProps>> | undefined;
 function loadWalletStack(): Promise<ComponentType<WalletStackProps>> {
   if (!stackImport) {
-    stackImport = import("./wallet-stack").then((module) => module.WalletStack);
-    // A failed download is tried again by the next page that mounts.
+    stackImport = (async () => {
+      await import("./wagmi-config");
+      await nextTask();
+      return (await import("./wallet-stack")).WalletStack;
+    })();
+    // A failed download is tried again by the next caller.
     stackImport.catch(() => {
       stackImport = undefined;
     });
@@ -46,6 +59,9 @@ function deferred() {
 }
 
 export function WalletProviders({ setup, children }: { setup: WalletSetup; children: ReactNode }) {
+  // undefined until the browser's storage has been read (the server and hydration know nothing).
+  const [remembered, setRemembered] = useState<boolean | undefined>(undefined);
+  const [wanted, setWanted] = useState(false);
   const [Stack, setStack] = useState<ComponentType<WalletStackProps> | undefined>(undefined);
   const [failed, setFailed] = useState(false);
   const [report, setReport] = useState<WalletReport | undefined>(undefined);
@@ -54,20 +70,34 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
   const ready = useRef(deferred());
 
   useEffect(() => {
+    const known = remembersWallet();
+    setRemembered(known);
+    if (known) setWanted(true);
+  }, []);
+
+  useEffect(() => {
+    if (!wanted) return;
     let live = true;
+    setFailed(false);
     loadWalletStack().then(
-      (component) => live && setStack(() => component),
+      // A transition: the stack's first render yields to the page between its parts.
+      (component) => live && startTransition(() => setStack(() => component)),
       (error: unknown) => {
         console.error("The wallet could not be loaded", error);
-        if (live) setFailed(true);
+        if (live) {
+          setFailed(true);
+          setWanted(false);
+        }
       },
     );
     return () => {
       live = false;
     };
-  }, []);
+  }, [wanted]);
 
-  const status: WalletStatus = Stack && report?.settled ? "ready" : failed ? "failed" : "loading";
+  // Ready: the stack has settled who is connected, or nothing is remembered (nobody is connected
+  // until a person connects, whether or not the stack is on its way).
+  const status: WalletStatus = report?.settled ? "ready" : failed ? "failed" : remembered === false ? "ready" : "loading";
   // After the commit, so a caller that waited renders with the wallet that is now there.
   useEffect(() => {
     if (status === "ready") ready.current.resolve();
@@ -80,6 +110,9 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
     );
   }, []);
   const whenReady = useCallback(() => ready.current.promise, []);
+  const loadWallet = useCallback(() => setWanted(true), []);
+  // The page's render with a new wallet is a transition too: it yields between its parts.
+  const onReport = useCallback((next: WalletReport) => startTransition(() => setReport(next)), []);
 
   const wallet = report ?? noWallet;
   const value = useMemo<WalletContextValue>(
@@ -88,16 +121,17 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
       wallet: { address: wallet.address, chainId: wallet.chainId, connectorName: wallet.connectorName, sign: wallet.sign, actions: wallet.actions },
       balance: report?.balance,
       whenReady,
+      loadWallet,
       requestBalance,
       setConnectTarget,
     }),
-    [status, wallet.address, wallet.chainId, wallet.connectorName, wallet.sign, wallet.actions, report?.balance, whenReady, requestBalance],
+    [status, wallet.address, wallet.chainId, wallet.connectorName, wallet.sign, wallet.actions, report?.balance, whenReady, loadWallet, requestBalance],
   );
 
   return (
     <WalletContext.Provider value={value}>
       {children}
-      {Stack ? <Stack setup={setup} balanceQuery={balanceQuery} connectTarget={connectTarget} onReport={setReport} /> : null}
+      {Stack ? <Stack setup={setup} balanceQuery={balanceQuery} connectTarget={connectTarget} onReport={onReport} /> : null}
     </WalletContext.Provider>
   );
 }

@@ -1,9 +1,10 @@
 "use client";
 // The wallet as the page sees it, without the wallet libraries. The page paints and the chat
-// works before wagmi, RainbowKit and viem have arrived (they load right after the page is
-// interactive, see providers.tsx); until then the wallet is "loading": no address, nothing to
-// sign with, the connect button a disabled placeholder. Components read the wallet here and never
-// call wagmi's hooks themselves, so nothing is rendered outside the wallet providers.
+// works before wagmi, RainbowKit and viem have arrived (see providers.tsx: at once when this
+// browser remembers a connected wallet, else when a person reaches for the connect button); while
+// a remembered wallet is on its way it is "loading": no address, nothing to sign with, the connect
+// button a disabled placeholder. Components read the wallet here and never call wagmi's hooks
+// themselves, so nothing is rendered outside the wallet providers.
 import { createContext, useContext, useEffect } from "react";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import type { WithdrawalAuthorization } from "@/lib/client/agent-budget-keys";
@@ -11,8 +12,9 @@ import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { AgentBudgetDelegation } from "@/lib/chain/delegation";
 import type { AccessGrant } from "@/lib/mcp/access-grant";
 
-/** loading: the wallet libraries are on their way, or wagmi is still reconnecting a wallet used
- * before; ready: who is connected (if anyone) is known; failed: the libraries could not load. */
+/** loading: a wallet used before is being reconnected (the wallet libraries are on their way, or
+ * wagmi is reconnecting); ready: who is connected (if anyone) is known; failed: the libraries
+ * could not load. */
 export type WalletStatus = "loading" | "ready" | "failed";
 
 export type PaymentWallet = {
@@ -64,6 +66,8 @@ export type WalletContextValue = {
   balance: BalanceReading | undefined;
   /** Resolves once the status is "ready" (and the page has rendered with that wallet); rejects if it fails. */
   whenReady: () => Promise<void>;
+  /** Loads the wallet libraries (once), for a person about to connect a wallet. */
+  loadWallet: () => void;
   requestBalance: (query: BalanceQuery) => void;
   /** Where the wallet stack puts the real connect button (see connect-button.tsx). */
   setConnectTarget: (element: HTMLElement | null) => void;

@@ -20,3 +20,15 @@ export function typedDataMessage(typedData: TypedDataForWallet): Record<string, 
     }),
   );
 }
+
+/** EIP-3009's TransferWithAuthorization, as USDC's EIP-712 domain signs it. */
+export const transferWithAuthorizationTypes = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;

@@ -5,7 +5,7 @@
 // what is left to the wallet when the person revokes the budget. Loaded only when used.
 import { parseSignature, toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { transferWithAuthorizationTypes } from "@/lib/chain/usdc-abi";
+import { transferWithAuthorizationTypes } from "@/lib/chain/typed-data";
 import type { SealedKey, StoredAgentBudget } from "./agent-budget";
 import { walletMessage, type ApprovalTypedData } from "./wallet-signer";
 

@@ -2,8 +2,8 @@
 // delegation to a session key made in this browser, the network whose USDC was moved to it, and
 // the key itself, sealed (lib/client/agent-budget-keys.ts). Kept in local storage per wallet.
 // Light on purpose: the chat reads it on every request; the key's code loads only when used.
-import { sameAddress } from "@/lib/address";
-import { transferWithAuthorizationTypes } from "@/lib/chain/usdc-abi";
+import { sameAddress } from "@/lib/address-text";
+import { transferWithAuthorizationTypes } from "@/lib/chain/typed-data";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import type { AgentBudgetGrant } from "@/lib/chain/delegation";
 import type { ApprovalTypedData } from "./wallet-signer";

@@ -5,7 +5,7 @@
 // limit, or the confirmation threshold, waits for the person), and a small store over local
 // storage that is safe to import during server rendering and keeps two tabs in step.
 // Amounts are compared as bigint micro-dollars and kept as decimal strings, never floats.
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { chatRequestSchema } from "@/lib/chat/request";
 import type { ModelTier } from "@/lib/chat/models";
 import { formatUsd, parseUsd } from "@/lib/money";
@@ -79,39 +79,46 @@ export function displayUsd(amount: string): string {
 // ---------------------------------------------------------------------------------------------
 // Reading stored settings
 
-const usdSetting = z.unknown().transform((value, ctx) => {
-  const amount = readUsd(value);
-  if (amount === undefined) {
-    ctx.addIssue({ code: "custom", message: "not a USD amount from 0 to 1000000 with at most 6 decimals" });
-    return z.NEVER;
-  }
-  return amount;
-});
+// zod's small build, as everywhere on the page (lib/client/stream-payloads.ts).
+const usdSetting = z.pipe(
+  z.unknown(),
+  z.transform((value, payload) => {
+    const amount = readUsd(value);
+    if (amount === undefined) {
+      payload.issues.push({ code: "custom", message: "not a USD amount from 0 to 1000000 with at most 6 decimals", input: value });
+      return z.NEVER;
+    }
+    return amount;
+  }),
+);
 
 /**
  * What local storage holds, read field by field: each field that is missing or broken takes its
  * default (`catch`), so a partial or corrupt value never throws and never loses the good fields.
  */
-export const storedSettingsSchema = z
-  .object({
-    spendingLimits: z
-      .object({
-        daily: usdSetting.catch(defaultSettings.spendingLimits.daily),
-        weekly: usdSetting.catch(defaultSettings.spendingLimits.weekly),
-        monthly: usdSetting.catch(defaultSettings.spendingLimits.monthly),
-        perPayment: usdSetting.catch(defaultSettings.spendingLimits.perPayment),
-      })
-      .catch(() => ({ ...defaultSettings.spendingLimits })),
-    preferences: z
-      .object({
-        defaultChain: z.string().regex(networkIdPattern).optional().catch(undefined),
-        priority: z.enum(["cost", "speed"]).catch(defaultSettings.preferences.priority),
-        confirmationThreshold: usdSetting.catch(defaultSettings.preferences.confirmationThreshold),
-      })
-      .catch(() => ({ ...defaultSettings.preferences })),
-    model: z.enum(modelTierIds).catch(defaultSettings.model),
-  })
-  .catch(() => structuredClone(defaultSettings));
+export const storedSettingsSchema = z.catch(
+  z.object({
+    spendingLimits: z.catch(
+      z.object({
+        daily: z.catch(usdSetting, defaultSettings.spendingLimits.daily),
+        weekly: z.catch(usdSetting, defaultSettings.spendingLimits.weekly),
+        monthly: z.catch(usdSetting, defaultSettings.spendingLimits.monthly),
+        perPayment: z.catch(usdSetting, defaultSettings.spendingLimits.perPayment),
+      }),
+      () => ({ ...defaultSettings.spendingLimits }),
+    ),
+    preferences: z.catch(
+      z.object({
+        defaultChain: z.catch(z.optional(z.string().check(z.regex(networkIdPattern))), undefined),
+        priority: z.catch(z.enum(["cost", "speed"]), defaultSettings.preferences.priority),
+        confirmationThreshold: z.catch(usdSetting, defaultSettings.preferences.confirmationThreshold),
+      }),
+      () => ({ ...defaultSettings.preferences }),
+    ),
+    model: z.catch(z.enum(modelTierIds), defaultSettings.model),
+  }),
+  () => structuredClone(defaultSettings),
+);
 
 /** Settings from whatever was stored (already JSON-parsed); never throws. */
 export function readSettings(raw: unknown): Settings {

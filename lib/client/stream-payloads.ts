@@ -1,41 +1,43 @@
 // What the page takes from the stream's `p:` and final `d:` lines, checked before anything renders
 // it: the server validates what services send, and this is the page's own wall, so that no
 // payload (a field of the wrong type, a value no renderer expects) can take the chat down.
-import { z } from "zod";
+import * as z from "zod/mini";
 import { paymentFailureCodes, paymentStages, receiptStatuses } from "@/lib/payments/payment";
 import type { FinishMetadata, PaymentStatus } from "@/lib/protocol/lines";
 import { finishReasons } from "@/lib/protocol/lines";
 
-const text = z.string().max(4_000);
-const decimal = z.string().regex(/^\d{1,78}(\.\d{1,78})?$/);
+// zod's small build: the page's first load carries these few schemas, not the whole library.
+const upTo = (length: number) => z.string().check(z.maxLength(length));
+const text = upTo(4_000);
+const decimal = z.string().check(z.regex(/^\d{1,78}(\.\d{1,78})?$/));
 
 const paymentStatusSchema = z.object({
-  paymentId: z.string().max(100),
+  paymentId: upTo(100),
   status: z.enum(paymentStages),
   service: z.object({ name: text, url: text }),
-  network: z.string().max(100),
-  chain: z.string().max(100),
-  asset: z.object({ symbol: z.string().max(20), address: z.string().max(100), decimals: z.number().int().min(0).max(36) }),
+  network: upTo(100),
+  chain: upTo(100),
+  asset: z.object({ symbol: upTo(20), address: upTo(100), decimals: z.int().check(z.minimum(0), z.maximum(36)) }),
   amount: z.object({ serviceFee: decimal, gasFee: decimal, total: decimal, currency: z.literal("USDC"), usd: decimal }),
-  payTo: z.string().max(100),
-  paidFrom: z.literal("agent-budget").optional(),
-  approval: z.object({ typedData: z.unknown().optional(), transaction: z.string().max(8_000).optional(), token: z.string(), expiresAt: z.string().max(40) }).optional(),
-  txHash: z.string().max(200).optional(),
-  explorerUrl: text.optional(),
-  reason: z.object({ code: z.enum(paymentFailureCodes), message: text }).optional(),
-  collectableUntil: z.string().max(40).optional(),
-  warnings: z.array(text).max(20).optional(),
-  networkChoice: text.optional(),
-  receipt: z.object({ status: z.enum(receiptStatuses), signer: z.string().max(2_048).optional(), reason: text.optional() }).optional(),
+  payTo: upTo(100),
+  paidFrom: z.optional(z.literal("agent-budget")),
+  approval: z.optional(z.object({ typedData: z.optional(z.unknown()), transaction: z.optional(upTo(8_000)), token: z.string(), expiresAt: upTo(40) })),
+  txHash: z.optional(upTo(200)),
+  explorerUrl: z.optional(text),
+  reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text })),
+  collectableUntil: z.optional(upTo(40)),
+  warnings: z.optional(z.array(text).check(z.maxLength(20))),
+  networkChoice: z.optional(text),
+  receipt: z.optional(z.object({ status: z.enum(receiptStatuses), signer: z.optional(upTo(2_048)), reason: z.optional(text) })),
 });
 
 const finishSchema = z.looseObject({
   finishReason: z.enum(finishReasons),
-  model: z.string().max(200),
-  paymentId: z.string().max(100).optional(),
-  txHash: z.string().max(200).optional(),
-  explorerUrl: text.optional(),
-  network: z.string().max(100).optional(),
+  model: upTo(200),
+  paymentId: z.optional(upTo(100)),
+  txHash: z.optional(upTo(200)),
+  explorerUrl: z.optional(text),
+  network: z.optional(upTo(100)),
 });
 
 /** A `p:` payload the page can show, or undefined when it is malformed. */

@@ -1,10 +1,11 @@
 // What the chat page loads before a person can use it. The page's HTML names the JavaScript it
-// needs to start; the wallet libraries (wagmi, RainbowKit, viem) and the markdown renderer come
-// afterwards. These tests hold back every script the HTML does not name, as a slow network
-// would, and use the chat meanwhile; and they weigh what the HTML names.
+// needs to start; the markdown renderer comes afterwards, and the wallet libraries (wagmi,
+// RainbowKit, viem) when a wallet used before is to be reconnected, or when a person reaches for
+// the connect button. These tests hold back every script the HTML does not name, as a slow
+// network would, and use the chat meanwhile; and they weigh what the HTML names.
 import { gzipSync } from "node:zlib";
 import type { Page } from "@playwright/test";
-import { transferWithAuthorizationTypes } from "@/lib/chain/usdc-abi";
+import { transferWithAuthorizationTypes } from "@/lib/chain/typed-data";
 import { encodeLine, type PaymentStatus } from "@/lib/protocol/lines";
 import { chatPage } from "./chat-page";
 import { sandboxInfo } from "./sandbox";
@@ -12,10 +13,12 @@ import { expect, test } from "./wallet";
 
 const CHUNK = /\/_next\/static\/chunks\/[\w.-]+\.js/g;
 
-/** Holds every script chunk the page's HTML does not name until `release` is called. */
-async function holdLateScripts(page: Page): Promise<{ held: string[]; release: () => void }> {
+/** Holds every script chunk the page's HTML does not name until `release` is called; `wallet`
+ * lists those that hold the wallet libraries' code. */
+async function holdLateScripts(page: Page): Promise<{ held: string[]; wallet: string[]; release: () => void }> {
   let named = new Set<string>();
   const held: string[] = [];
+  const wallet: string[] = [];
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
     release = resolve;
@@ -32,15 +35,20 @@ async function holdLateScripts(page: Page): Promise<{ held: string[]; release: (
     const { pathname } = new URL(request.url());
     if (new RegExp(`^${CHUNK.source}$`).test(pathname) && !named.has(pathname)) {
       held.push(pathname);
+      const response = await route.fetch();
+      const body = await response.text();
+      if (/wagmi/.test(body)) wallet.push(pathname);
       await released;
+      await route.fulfill({ response, body });
+      return;
     }
     // Other routes of the test (registered earlier) still apply.
     await route.fallback();
   });
-  return { held, release };
+  return { held, wallet, release };
 }
 
-test("the chat is usable before the wallet libraries arrive; their connect button then takes the placeholder's place without moving the top bar", async ({ page, wallet }) => {
+test("a first visit loads no wallet library: the chat and the connect button work at once, and a click loads the wallet and opens its list without moving the top bar", async ({ page, wallet }) => {
   test.setTimeout(60_000);
   const ui = chatPage(page);
   const late = await holdLateScripts(page);
@@ -48,28 +56,39 @@ test("the chat is usable before the wallet libraries arrive; their connect butto
   await page.goto("/", { waitUntil: "domcontentloaded" });
   await expect(page.getByRole("button", { name: "What services can you pay for?" })).toBeEnabled();
 
-  const connect = page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i });
-  await expect(connect).toBeDisabled();
+  const slot = page.getByTestId("wallet-connect");
+  const connect = slot.getByRole("button", { name: /connect wallet/i });
+  // Nobody is connected, and the page knows it without the wallet libraries.
+  await expect(connect).toBeEnabled();
   await expect(ui.budget).toContainText("Connect a wallet");
-  await expect.poll(() => late.held.length).toBeGreaterThan(0);
 
   // A question is asked and its answer read, shown as plain text while the markdown renderer waits.
   await ui.ask("Hello! What can you do for me?");
   const reply = await ui.reply(0);
   await expect(reply).toContainText("compare their prices");
   await expect(reply.getByTestId("message-text").locator("p")).toHaveCount(1);
-  await expect(connect).toBeDisabled();
+  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  expect(late.wallet).toEqual([]);
 
   const header = page.locator("header").first();
-  const before = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await page.getByTestId("wallet-connect").boundingBox() };
+  const before = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await slot.boundingBox() };
+  // A click asks for the wallet libraries; the button says it is busy while they are on their way.
+  await connect.click();
+  await expect.poll(() => late.wallet.length).toBeGreaterThan(0);
+  await expect(connect).toHaveAttribute("aria-busy", "true");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
   late.release();
-  await expect(connect).toBeEnabled();
-  const after = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await page.getByTestId("wallet-connect").boundingBox() };
-  expect(after).toEqual(before);
 
+  // Once they are there, the wallet list opens for that click, with no second one.
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByRole("button", { name: /Test Wallet/i }).first()).toBeVisible({ timeout: 20_000 });
+  const after = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await slot.boundingBox() };
+  expect(after).toEqual(before);
   // The reply is now markdown: the offline notice and the answer are two paragraphs.
   await expect(reply.getByTestId("message-text").locator("p")).toHaveCount(2);
-  await ui.connect("Test Wallet");
+
+  await dialog.getByRole("button", { name: /Test Wallet/i }).first().click();
+  await expect(slot.getByRole("button", { name: /connect wallet/i })).toHaveCount(0, { timeout: 10_000 });
   await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0");
   expect(wallet.connected).toBe(true);
 });
@@ -82,7 +101,8 @@ test("a message sent right after a reload, while the wallet used before reconnec
 
   const late = await holdLateScripts(page);
   await page.reload({ waitUntil: "domcontentloaded" });
-  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  // A wallet used before is reconnected at once: its libraries are asked for with no click.
+  await expect.poll(() => late.wallet.length).toBeGreaterThan(0);
   const sent = page.waitForRequest((request) => request.url().endsWith("/api/chat") && request.method() === "POST");
   await ui.input.fill("What's the weather in Nairobi?");
   await ui.send.click();

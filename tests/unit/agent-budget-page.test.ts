@@ -4,7 +4,7 @@
 // wallet's, usable until it is revoked or expires.
 import { describe, expect, test } from "vitest";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
-import { transferWithAuthorizationTypes } from "@/lib/chain/usdc-abi";
+import { transferWithAuthorizationTypes } from "@/lib/chain/typed-data";
 import { UserRejectedRequestError } from "viem";
 import {
   isBudgetUsable,

@@ -10,7 +10,7 @@ import { createChatTools } from "@/lib/chat/tools";
 import { findPayment, reservePayment, countedSince, type PaymentRecord } from "@/lib/payments/ledger";
 import { sweepIfDue, sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";
-import { transferWithAuthorizationTypes, } from "@/lib/chain/usdc-abi";
+import { transferWithAuthorizationTypes } from "@/lib/chain/typed-data";
 import { MAX_AUTHORIZATION_SECONDS } from "@/lib/payments/rails/rail";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { startSandbox, type Sandbox, type SandboxServiceInfo, type ServiceDefinition } from "@/sandbox";
