@@ -42,8 +42,8 @@ const settings = {
   textPieces: 10,
   textIntervalMs: 50,
   textRequests: 5,
-  paidRounds: 3,
-  lighthouseRuns: 3,
+  paidRounds: 7,
+  lighthouseRuns: 5,
 };
 
 const referenceBuild: NextAppBuild = {
