@@ -116,7 +116,7 @@ export type MeasurePaymentsPerSecondParameters = {
   log?: (line: string) => void;
 };
 
-export const DEFAULT_LEVELS = [1, 2, 4, 8, 16, 32] as const;
+export const DEFAULT_LEVELS = [1, 2, 4, 8, 16, 32, 64] as const;
 /** At least 12 rounds per connection, and never fewer than 24 payments. */
 export const defaultPaymentsAt = (concurrency: number) => Math.max(24, concurrency * 12);
 
@@ -252,7 +252,9 @@ function readCpu(pids: { apps: number[]; sandbox: number; anvil: number | undefi
 
 // --- payers, quotes, approvals ---------------------------------------------------------------
 
-/** Mints USDC to each payer from the sandbox's funder, many transactions in flight at once (their nonces counted here). */
+/** Mints USDC to each payer from the sandbox's funder, many transactions in flight at once (their
+ * nonces counted here, and sent in their order: a nonce that reaches the chain before the one
+ * before it waits in its pool). */
 async function fundPayers(info: SandboxInfo, payers: readonly PrivateKeyAccount[], usdc: bigint): Promise<void> {
   const transport = http(info.rpcUrl);
   const account = privateKeyToAccount(info.funder.privateKey);
@@ -261,11 +263,10 @@ async function fundPayers(info: SandboxInfo, payers: readonly PrivateKeyAccount[
   const mintAbi = [parseAbiItem("function mint(address to, uint256 amount) returns (bool)")];
   let nonce = await chain.getTransactionCount({ address: account.address, blockTag: "pending" });
   for (let start = 0; start < payers.length; start += 32) {
-    const hashes = await Promise.all(
-      payers.slice(start, start + 32).map((payer) =>
-        wallet.writeContract({ address: info.usdc.address, abi: mintAbi, functionName: "mint", args: [payer.address, usdc], gas: 200_000n, nonce: nonce++ }),
-      ),
-    );
+    const hashes: `0x${string}`[] = [];
+    for (const payer of payers.slice(start, start + 32)) {
+      hashes.push(await wallet.writeContract({ address: info.usdc.address, abi: mintAbi, functionName: "mint", args: [payer.address, usdc], gas: 200_000n, nonce: nonce++ }));
+    }
     for (const hash of hashes) {
       const receipt = await chain.waitForTransactionReceipt({ hash, pollingInterval: 50 });
       if (receipt.status !== "success") throw new Error("minting USDC to a payer reverted");
