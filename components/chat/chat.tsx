@@ -4,7 +4,7 @@
 // limit, changing a preference) or wait for the person (raising a limit). A quote at or below
 // the confirmation threshold opens the wallet's prompt as soon as it arrives; above it, the
 // person confirms in the page first. The server re-checks everything either way.
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { AgentBudgetCard } from "@/components/agent-budget/agent-budget-card";
 import { useAgentBudget } from "@/components/agent-budget/use-agent-budget";
 import { BudgetPanel } from "@/components/budget/budget-panel";
@@ -55,8 +55,6 @@ const examples = [
   "What's the weather in Lisbon?",
   "How much have I spent this week?",
 ];
-
-const subscribeNever = () => () => undefined;
 
 export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetworks = [], sandboxSolana }: ChatConfig) {
   const settingsState = useSettings();
@@ -236,8 +234,10 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
 
   const cooldown = useCooldown(cooldownSeconds);
   const [draft, setDraft] = useState("");
-  // True only once React runs in the browser; false in the server HTML.
-  const hydrated = useSyncExternalStore(subscribeNever, () => true, () => false);
+  // True only once React runs in the browser; false in the server HTML. Set after hydration in a
+  // transition: the chat's render that enables its buttons yields to the browser between its parts.
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => startTransition(() => setHydrated(true)), []);
 
   const afterSend = (outcome: Awaited<ReturnType<typeof send>>, text: string, undoCooldown: () => void) => {
     if (outcome.kind === "answered") return;

@@ -71,8 +71,11 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
 
   useEffect(() => {
     const known = remembersWallet();
-    setRemembered(known);
-    if (known) setWanted(true);
+    // A transition: the page's render with the wallet's status yields between its parts.
+    startTransition(() => {
+      setRemembered(known);
+      if (known) setWanted(true);
+    });
   }, []);
 
   useEffect(() => {

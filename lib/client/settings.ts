@@ -342,7 +342,9 @@ export function createSettingsStore({ storage, events }: CreateSettingsStorePara
       const text = readText();
       if (text !== cachedText) {
         cachedText = text;
-        cached = parseStoredSettings(text);
+        // Nothing stored: the defaults themselves, the same object the server rendered with, so
+        // the first render after hydration is not redone for an equal copy.
+        cached = text === null ? defaultSettings : parseStoredSettings(text);
       }
       return cached;
     },
