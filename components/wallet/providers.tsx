@@ -3,10 +3,10 @@
 // RainbowKit and viem: most of the page's JavaScript) is loaded at once only when this browser
 // remembers a connected wallet, which wagmi then reconnects; otherwise nobody is connected, the
 // page says so at once, and the stack arrives when a person reaches for the connect button
-// (connect-button.tsx). It is imported in steps, each its own task, and rendered in a transition,
-// so a phone's main thread is never held for long. It is rendered beside the page rather than
-// around it, so its arrival does not remount the chat: it reports the wallet up into
-// WalletContext, and puts the real connect button into the slot the top bar holds for it.
+// (connect-button.tsx). It is imported in two steps, each its own task, and rendered in a
+// transition, so a phone's main thread is held in shorter stretches. It is rendered beside the
+// page rather than around it, so its arrival does not remount the chat: it reports the wallet up
+// into WalletContext, and puts the real connect button into the slot the top bar holds for it.
 // Before any zod parse on the page: zod without its eval probe, which the content security policy forbids.
 import "@/lib/client/zod-config";
 import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from "react";
