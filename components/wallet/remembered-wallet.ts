@@ -4,9 +4,11 @@
 // no longer listed.
 export const WAGMI_STORE_KEY = "wagmi.store";
 
-export function remembersWallet(storage: Pick<Storage, "getItem"> | undefined = globalThis.localStorage): boolean {
+/** `storage` defaults to the browser's localStorage, read inside the check: a browser that
+ * blocks storage throws on reaching it, not only on reading from it. */
+export function remembersWallet(storage?: Pick<Storage, "getItem">): boolean {
   try {
-    const stored: unknown = JSON.parse(storage?.getItem(WAGMI_STORE_KEY) ?? "null");
+    const stored: unknown = JSON.parse((storage ?? globalThis.localStorage)?.getItem(WAGMI_STORE_KEY) ?? "null");
     const connections = (stored as { state?: { connections?: { value?: unknown } } } | null)?.state?.connections?.value;
     return Array.isArray(connections) && connections.length > 0;
   } catch {
