@@ -1,12 +1,13 @@
 "use client";
-// The wallet around the page, loaded when it is wanted. The wallet stack (react-query, wagmi,
-// RainbowKit and viem: most of the page's JavaScript) is loaded at once only when this browser
-// remembers a connected wallet, which wagmi then reconnects; otherwise nobody is connected, the
-// page says so at once, and the stack arrives when a person reaches for the connect button
-// (connect-button.tsx). It is imported in two steps, each its own task, and rendered in a
-// transition, so a phone's main thread is held in shorter stretches. It is rendered beside the
-// page rather than around it, so its arrival does not remount the chat: it reports the wallet up
-// into WalletContext, and puts the real connect button into the slot the top bar holds for it.
+// The wallet around the page, loaded when it is wanted, in two parts. The wallet stack
+// (react-query, wagmi and viem) is loaded at once only when this browser remembers a connected
+// wallet, which wagmi then reconnects alone; RainbowKit (its provider, modal and button: the
+// largest part) only when a person reaches for the wallet button (connect-button.tsx), which until
+// then is drawn without it. With nothing remembered nobody is connected, and the page says so at
+// once. The stack is imported in two steps, each its own task, and each part is rendered in a
+// transition, so a phone's main thread is held in shorter stretches. They are rendered beside the
+// page rather than around it, so their arrival does not remount the chat: the stack reports the
+// wallet up into WalletContext, and RainbowKit puts its button into the slot the top bar holds.
 // Before any zod parse on the page: zod without its eval probe, which the content security policy forbids.
 import "@/lib/client/zod-config";
 import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from "react";
@@ -20,6 +21,7 @@ import {
   type WalletReport,
   type WalletStatus,
 } from "./wallet-context";
+import type { WalletButtonProps } from "./wallet-button";
 import type { WalletStackProps } from "./wallet-stack";
 
 const noWallet: PaymentWallet = { address: undefined, chainId: undefined, connectorName: undefined, sign: undefined, actions: undefined };
@@ -27,23 +29,47 @@ const noWallet: PaymentWallet = { address: undefined, chainId: undefined, connec
 /** A task boundary: what comes after runs in a task of its own. */
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
-/** The import of the wallet stack, made once per page load and shared by every caller. It is
- * evaluated in two steps, each its own task (a module already evaluated is not evaluated again):
- * the wagmi configuration with the libraries it needs, then the stack's components. */
-let stackImport: Promise<ComponentType<WalletStackProps>> | undefined;
-function loadWalletStack(): Promise<ComponentType<WalletStackProps>> {
-  if (!stackImport) {
-    stackImport = (async () => {
-      await import("./wagmi-config");
-      await nextTask();
-      return (await import("./wallet-stack")).WalletStack;
-    })();
-    // A failed download is tried again by the next caller.
-    stackImport.catch(() => {
-      stackImport = undefined;
-    });
-  }
-  return stackImport;
+/** An import made once per page load and shared by every caller; a failed one is tried again by the next. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    if (!pending) {
+      pending = load();
+      pending.catch(() => {
+        pending = undefined;
+      });
+    }
+    return pending;
+  };
+}
+
+/** The wallet stack, evaluated in two steps, each its own task (a module already evaluated is not
+ * evaluated again): the wagmi configuration with the libraries it needs, then the stack's components. */
+const loadWalletStack = once(async (): Promise<ComponentType<WalletStackProps>> => {
+  await import("./wagmi-config");
+  await nextTask();
+  return (await import("./wallet-stack")).WalletStack;
+});
+
+/** RainbowKit's provider and button. */
+const loadWalletButton = once(async (): Promise<ComponentType<WalletButtonProps>> => (await import("./wallet-button")).WalletButton);
+
+/** The component `load` brings, once `wanted`; rendered in a transition, so its first render
+ * yields to the page between its parts. */
+function useLoaded<P>(wanted: boolean, load: () => Promise<ComponentType<P>>, onFailure: (error: unknown) => void) {
+  const [component, setComponent] = useState<ComponentType<P> | undefined>(undefined);
+  useEffect(() => {
+    if (!wanted) return;
+    let live = true;
+    load().then(
+      (loaded) => live && startTransition(() => setComponent(() => loaded)),
+      (error: unknown) => live && onFailure(error),
+    );
+    return () => {
+      live = false;
+    };
+  }, [wanted, load, onFailure]);
+  return component;
 }
 
 function deferred() {
@@ -61,8 +87,10 @@ function deferred() {
 export function WalletProviders({ setup, children }: { setup: WalletSetup; children: ReactNode }) {
   // undefined until the browser's storage has been read (the server and hydration know nothing).
   const [remembered, setRemembered] = useState<boolean | undefined>(undefined);
+  // The stack is wanted to reconnect a remembered wallet; the stack and RainbowKit's button, once a
+  // person reaches for the wallet button.
   const [wanted, setWanted] = useState(false);
-  const [Stack, setStack] = useState<ComponentType<WalletStackProps> | undefined>(undefined);
+  const [buttonWanted, setButtonWanted] = useState(false);
   const [failed, setFailed] = useState(false);
   const [report, setReport] = useState<WalletReport | undefined>(undefined);
   const [balanceQuery, setBalanceQuery] = useState<BalanceQuery>({ network: undefined, refreshKey: 0 });
@@ -78,25 +106,14 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
     });
   }, []);
 
-  useEffect(() => {
-    if (!wanted) return;
-    let live = true;
-    setFailed(false);
-    loadWalletStack().then(
-      // A transition: the stack's first render yields to the page between its parts.
-      (component) => live && startTransition(() => setStack(() => component)),
-      (error: unknown) => {
-        console.error("The wallet could not be loaded", error);
-        if (live) {
-          setFailed(true);
-          setWanted(false);
-        }
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [wanted]);
+  const onFailure = useCallback((error: unknown) => {
+    console.error("The wallet could not be loaded", error);
+    setFailed(true);
+    setWanted(false);
+    setButtonWanted(false);
+  }, []);
+  const Stack = useLoaded(wanted, loadWalletStack, onFailure);
+  const Button = useLoaded(buttonWanted, loadWalletButton, onFailure);
 
   // Ready: the stack has settled who is connected, or nothing is remembered (nobody is connected
   // until a person connects, whether or not the stack is on its way).
@@ -113,7 +130,11 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
     );
   }, []);
   const whenReady = useCallback(() => ready.current.promise, []);
-  const loadWallet = useCallback(() => setWanted(true), []);
+  const loadWallet = useCallback(() => {
+    setFailed(false);
+    setWanted(true);
+    setButtonWanted(true);
+  }, []);
   // The page's render with a new wallet is a transition too: it yields between its parts.
   const onReport = useCallback((next: WalletReport) => startTransition(() => setReport(next)), []);
 
@@ -123,18 +144,20 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
       status,
       wallet: { address: wallet.address, chainId: wallet.chainId, connectorName: wallet.connectorName, sign: wallet.sign, actions: wallet.actions },
       balance: report?.balance,
+      chainCount: Math.max(1, setup.networks.length),
+      loadFailed: failed,
       whenReady,
       loadWallet,
       requestBalance,
       setConnectTarget,
     }),
-    [status, wallet.address, wallet.chainId, wallet.connectorName, wallet.sign, wallet.actions, report?.balance, whenReady, loadWallet, requestBalance],
+    [status, wallet.address, wallet.chainId, wallet.connectorName, wallet.sign, wallet.actions, report?.balance, setup.networks.length, failed, whenReady, loadWallet, requestBalance],
   );
 
   return (
     <WalletContext.Provider value={value}>
       {children}
-      {Stack ? <Stack setup={setup} balanceQuery={balanceQuery} connectTarget={connectTarget} onReport={onReport} /> : null}
+      {Stack ? <Stack setup={setup} balanceQuery={balanceQuery} Button={Button} connectTarget={connectTarget} onReport={onReport} /> : null}
     </WalletContext.Provider>
   );
 }

@@ -2,13 +2,14 @@
 // wallets through EIP-6963 always, WalletConnect only when a project id is configured (it calls
 // out to WalletConnect's relay), and the sandbox's demo wallet and smart account when the app runs
 // on the sandbox.
-import { connectorsForWallets, type WalletList } from "@rainbow-me/rainbowkit";
+import type { WalletList } from "@rainbow-me/rainbowkit";
 import { injectedWallet, walletConnectWallet } from "@rainbow-me/rainbowkit/wallets";
 import { defineChain, type Chain } from "viem";
 import { base } from "viem/chains";
 import { createConfig, http, type Config, type Transport } from "wagmi";
 import { publicWalletChains, type WalletNetwork } from "@/lib/chain/wallet-networks";
 import { SANDBOX_SMART_ACCOUNT, sandboxWallet, type SandboxWalletOptions } from "./sandbox-wallet";
+import { walletConnectors } from "./wallet-connectors";
 
 export type WalletSetup = {
   networks: WalletNetwork[];
@@ -32,15 +33,8 @@ function toChain(network: WalletNetwork): Chain {
   });
 }
 
-export function createWagmiConfig({ networks, sandbox, sandboxSmartAccount, walletConnectProjectId }: WalletSetup): Config {
-  const chainList = networks.map(toChain);
-  // wagmi needs at least one chain; a server with none enabled still renders a usable chat.
-  const chains = (chainList.length > 0 ? chainList : [base]) as [Chain, ...Chain[]];
-  const transports: Record<number, Transport> = Object.fromEntries(
-    networks.map((network) => [network.chainId, network.rpcUrl ? http(network.rpcUrl) : http()]),
-  );
-  for (const chain of chains) transports[chain.id] ??= http();
-
+/** The wallets offered, in RainbowKit's groups: the sandbox's, then those installed in the browser. */
+export function walletList({ sandbox, sandboxSmartAccount, walletConnectProjectId }: WalletSetup): WalletList {
   const wallets: WalletList = [];
   if (sandbox) {
     wallets.push({
@@ -52,7 +46,20 @@ export function createWagmiConfig({ networks, sandbox, sandboxSmartAccount, wall
     groupName: "Installed",
     wallets: walletConnectProjectId ? [injectedWallet, walletConnectWallet] : [injectedWallet],
   });
-  const connectors = connectorsForWallets(wallets, {
+  return wallets;
+}
+
+export function createWagmiConfig(setup: WalletSetup): Config {
+  const { networks, walletConnectProjectId } = setup;
+  const chainList = networks.map(toChain);
+  // wagmi needs at least one chain; a server with none enabled still renders a usable chat.
+  const chains = (chainList.length > 0 ? chainList : [base]) as [Chain, ...Chain[]];
+  const transports: Record<number, Transport> = Object.fromEntries(
+    networks.map((network) => [network.chainId, network.rpcUrl ? http(network.rpcUrl) : http()]),
+  );
+  for (const chain of chains) transports[chain.id] ??= http();
+
+  const connectors = walletConnectors(walletList(setup), {
     appName: "x402 payment agent",
     // Only WalletConnect uses the project id; injected wallets never send it anywhere.
     projectId: walletConnectProjectId ?? "unused",

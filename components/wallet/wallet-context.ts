@@ -64,9 +64,13 @@ export type WalletContextValue = {
   status: WalletStatus;
   wallet: PaymentWallet;
   balance: BalanceReading | undefined;
+  /** How many chains the wallet offers (RainbowKit shows a chain selector when more than one). */
+  chainCount: number;
+  /** The last try to load the wallet libraries failed; reaching for the button tries again. */
+  loadFailed: boolean;
   /** Resolves once the status is "ready" (and the page has rendered with that wallet); rejects if it fails. */
   whenReady: () => Promise<void>;
-  /** Loads the wallet libraries (once), for a person about to connect a wallet. */
+  /** Loads the wallet libraries (once), RainbowKit's button with them, for a person about to use the wallet button. */
   loadWallet: () => void;
   requestBalance: (query: BalanceQuery) => void;
   /** Where the wallet stack puts the real connect button (see connect-button.tsx). */

@@ -1,52 +1,34 @@
 "use client";
-// The wallet stack, loaded after the page (providers.tsx imports it once the page has hydrated):
-// react-query, wagmi and RainbowKit, with the wagmi config built once from what the server
-// enables. RainbowKit's theme follows the system's light or dark mode. Everything that calls
-// wagmi's hooks lives under these providers: the reporter that hands the wallet to the page, and
-// the connect button, rendered through a portal into the slot the top bar keeps for it.
-import "@rainbow-me/rainbowkit/styles.css";
-import { ConnectButton, darkTheme, lightTheme, RainbowKitProvider } from "@rainbow-me/rainbowkit";
+// The wallet stack, loaded after the page (providers.tsx imports it when a wallet is wanted):
+// react-query and wagmi, with the wagmi config built once from what the server enables. Everything
+// that calls wagmi's hooks lives under these providers: the reporter that hands the wallet to the
+// page, and RainbowKit's button (wallet-button.tsx), once it has been loaded apart.
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
-import { createPortal } from "react-dom";
+import { useEffect, useState, type ComponentType } from "react";
 import { useAccount, useConfig, WagmiProvider } from "wagmi";
-import { Identicon } from "./identicon";
 import { usePaymentWallet, useUsdcBalance } from "./use-payment-wallet";
 import { createWagmiConfig, type WalletSetup } from "./wagmi-config";
+import type { WalletButtonProps } from "./wallet-button";
 import type { BalanceQuery, WalletReport } from "./wallet-context";
 
 export type WalletStackProps = {
   setup: WalletSetup;
   balanceQuery: BalanceQuery;
+  /** RainbowKit's button, once it has been loaded. */
+  Button: ComponentType<WalletButtonProps> | undefined;
   /** Where the connect button goes; null while the page shows none. */
   connectTarget: HTMLElement | null;
   onReport: (report: WalletReport) => void;
 };
 
-const theme = {
-  lightMode: lightTheme({ accentColor: "#1f6feb" }),
-  darkMode: darkTheme({ accentColor: "#58a6ff", accentColorForeground: "#0d1117" }),
-};
-const appInfo = { appName: "x402 payment agent" };
-
-export function WalletStack({ setup, balanceQuery, connectTarget, onReport }: WalletStackProps) {
+export function WalletStack({ setup, balanceQuery, Button, connectTarget, onReport }: WalletStackProps) {
   const [config] = useState(() => createWagmiConfig(setup));
   const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { retry: 1, staleTime: 10_000 } } }));
   return (
     <WagmiProvider config={config}>
       <QueryClientProvider client={queryClient}>
-        <RainbowKitProvider theme={theme} appInfo={appInfo} modalSize="compact" avatar={Identicon}>
-          <WalletReporter query={balanceQuery} onReport={onReport} />
-          {connectTarget
-            ? createPortal(
-                // RainbowKit's styles apply under a [data-rk] element, as inside its provider.
-                <div data-rk="">
-                  <ConnectButton chainStatus="icon" showBalance={false} accountStatus={{ smallScreen: "avatar", largeScreen: "full" }} />
-                </div>,
-                connectTarget,
-              )
-            : null}
-        </RainbowKitProvider>
+        <WalletReporter query={balanceQuery} onReport={onReport} />
+        {Button ? <Button connectTarget={connectTarget} /> : null}
       </QueryClientProvider>
     </WagmiProvider>
   );

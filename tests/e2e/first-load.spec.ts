@@ -1,7 +1,7 @@
 // What the chat page loads before a person can use it. The page's HTML names the JavaScript it
-// needs to start; the markdown renderer comes afterwards, and the wallet libraries (wagmi,
-// RainbowKit, viem) when a wallet used before is to be reconnected, or when a person reaches for
-// the connect button. These tests hold back every script the HTML does not name, as a slow
+// needs to start; the markdown renderer comes afterwards, the wallet libraries (wagmi, viem) when
+// a wallet used before is to be reconnected, and RainbowKit with them when a person reaches for
+// the wallet button. These tests hold back every script the HTML does not name, as a slow
 // network would, and use the chat meanwhile; and they weigh what the HTML names.
 import { gzipSync } from "node:zlib";
 import type { Page } from "@playwright/test";
@@ -13,12 +13,14 @@ import { expect, test } from "./wallet";
 
 const CHUNK = /\/_next\/static\/chunks\/[\w.-]+\.js/g;
 
-/** Holds every script chunk the page's HTML does not name until `release` is called; `wallet`
- * lists those that hold the wallet libraries' code. */
-async function holdLateScripts(page: Page): Promise<{ held: string[]; wallet: string[]; release: () => void }> {
+/** Holds every script chunk the page's HTML does not name until `release` is called (unless `hold`
+ * is false: then it only lists them); `wallet` lists those that hold the wallet libraries' code,
+ * `rainbowKit` those that hold RainbowKit's components. */
+async function holdLateScripts(page: Page, { hold = true } = {}): Promise<{ held: string[]; wallet: string[]; rainbowKit: string[]; release: () => void }> {
   let named = new Set<string>();
   const held: string[] = [];
   const wallet: string[] = [];
+  const rainbowKit: string[] = [];
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
     release = resolve;
@@ -38,14 +40,15 @@ async function holdLateScripts(page: Page): Promise<{ held: string[]; wallet: st
       const response = await route.fetch();
       const body = await response.text();
       if (/wagmi/.test(body)) wallet.push(pathname);
-      await released;
+      if (/wrong-network-button/.test(body)) rainbowKit.push(pathname);
+      if (hold) await released;
       await route.fulfill({ response, body });
       return;
     }
     // Other routes of the test (registered earlier) still apply.
     await route.fallback();
   });
-  return { held, wallet, release };
+  return { held, wallet, rainbowKit, release };
 }
 
 test("a first visit loads no wallet library: the chat and the connect button work at once, and a click loads the wallet and opens its list without moving the top bar", async ({ page, wallet }) => {
@@ -91,6 +94,40 @@ test("a first visit loads no wallet library: the chat and the connect button wor
   await expect(slot.getByRole("button", { name: /connect wallet/i })).toHaveCount(0, { timeout: 10_000 });
   await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0");
   expect(wallet.connected).toBe(true);
+});
+
+test("a remembered wallet is reconnected without RainbowKit: its account shows at once, and a click brings RainbowKit's button in its place, unmoved, and opens the account", async ({ page, wallet }) => {
+  test.setTimeout(60_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  const slot = page.getByTestId("wallet-connect");
+  const shown = `${wallet.address.slice(0, 4)}…${wallet.address.slice(-4)}`;
+  await expect(slot.getByTestId("rk-account-button")).toContainText(shown);
+
+  const late = await holdLateScripts(page, { hold: false });
+  await page.reload();
+  // The account, as RainbowKit's button shows it, before RainbowKit is there.
+  const account = slot.getByRole("button", { name: shown });
+  await expect(account).toBeVisible();
+  await expect(account.getByTestId("account-avatar")).toBeVisible();
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0");
+  await page.waitForLoadState("networkidle");
+  expect(late.wallet.length).toBeGreaterThan(0);
+  expect(late.rainbowKit).toEqual([]);
+  await expect(slot.getByTestId("rk-account-button")).toHaveCount(0);
+
+  const header = page.locator("header").first();
+  const before = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await slot.boundingBox() };
+  await account.click();
+  // One click: RainbowKit arrives, its button takes the placeholder's place, and the account opens.
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByRole("button", { name: /disconnect/i })).toBeVisible({ timeout: 20_000 });
+  expect(late.rainbowKit.length).toBeGreaterThan(0);
+  await expect(slot.getByTestId("rk-account-button")).toContainText(shown);
+  const after = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await slot.boundingBox() };
+  expect(after).toEqual(before);
+  await expect(ui.errors).toHaveCount(0);
 });
 
 test("a message sent right after a reload, while the wallet used before reconnects, goes with that wallet", async ({ page, wallet }) => {

@@ -1,0 +1,36 @@
+"use client";
+// RainbowKit: its provider, and its connect button rendered through a portal into the slot the top
+// bar keeps for it. The largest part of the wallet libraries, so it is loaded apart from the
+// wallet stack (providers.tsx), when a person reaches for the wallet button, not to reconnect a
+// remembered wallet, which wagmi does alone. RainbowKit's theme follows the system's light or dark mode.
+import "@rainbow-me/rainbowkit/styles.css";
+import { ConnectButton, darkTheme, lightTheme, RainbowKitProvider } from "@rainbow-me/rainbowkit";
+import { createPortal } from "react-dom";
+import { Identicon } from "./identicon";
+
+export type WalletButtonProps = {
+  /** Where the connect button goes; null while the page shows none. */
+  connectTarget: HTMLElement | null;
+};
+
+const theme = {
+  lightMode: lightTheme({ accentColor: "#1f6feb" }),
+  darkMode: darkTheme({ accentColor: "#58a6ff", accentColorForeground: "#0d1117" }),
+};
+const appInfo = { appName: "x402 payment agent" };
+
+export function WalletButton({ connectTarget }: WalletButtonProps) {
+  return (
+    <RainbowKitProvider theme={theme} appInfo={appInfo} modalSize="compact" avatar={Identicon}>
+      {connectTarget
+        ? createPortal(
+            // RainbowKit's styles apply under a [data-rk] element, as inside its provider.
+            <div data-rk="">
+              <ConnectButton chainStatus="icon" showBalance={false} accountStatus={{ smallScreen: "avatar", largeScreen: "full" }} />
+            </div>,
+            connectTarget,
+          )
+        : null}
+    </RainbowKitProvider>
+  );
+}
