@@ -103,6 +103,18 @@ export const CHANGES: Change[] = [
       "Lighthouse's mobile preset, medians of 3 runs on this machine, same session. Before: empty chat 88 (total blocking time 445 ms, LCP 2.4 s), quote 83 (TBT 660 ms). After 1: empty chat 98 (TBT 141 ms), quote 84 (TBT 546 ms). After 3: the page's own chunks 81 → 55 kB gzip (classic zod 38 kB of it), LCP 1.7-1.9 s on both pages. " +
       "The full run's figures are in the phone section: the empty chat passes the mark; the quote does not (see what holds it back). In a CPU profile of the quote's load at 4× slowdown, the wallet stack's one task of about 260 ms became two of 110-140 ms, and the restored conversation's render no longer runs inside the hydration's commit. After 5, the empty chat's blocking time in that profile (the sum past 50 ms of its tasks after the first paint) measured 68 and 210 ms in two loads, against 191 ms before it; what remains is Next's own start (one task of 110-200 ms) and the page's module evaluation and hydration commit (about 80 ms each).",
   },
+  {
+    change:
+      "The quote's page on a phone: a remembered wallet is reconnected by wagmi alone. " +
+      "1. RainbowKit (its provider, modal and button: the largest part of the wallet libraries) loads when a person reaches for the wallet button, as on a first visit, not to reconnect. Until then the button is drawn without it, as RainbowKit draws it: the reconnected account's avatar and shortened address (and a chain selector when more than one chain is enabled), of the same size, so RainbowKit's own takes its place without moving anything; a click on it opens the account once RainbowKit is there. " +
+      "2. The connectors wagmi reconnects with, which RainbowKit's modal later lists, are made without RainbowKit's main module (a unit test holds them to RainbowKit's own `connectorsForWallets`). " +
+      "3. Two long tasks split: the markdown renderer is evaluated in three steps (GFM's syntax, react-markdown with its HTML property tables, the renderer), and the wallet's USDC balance is first read in a task after the one that reconnects it. " +
+      "4. The payments-per-second phase doubles the approvals in flight until the rate stops rising (up to 256), funding each level's payers before it, so it can call the ceiling where the last run found the rate still rising at 64.",
+    files: "components/wallet/providers.tsx, components/wallet/wallet-stack.tsx, components/wallet/wallet-button.tsx, components/wallet/wallet-connectors.ts, components/wallet/connect-button.tsx, components/chat/markdown.tsx, lib/client/lazy-load.ts, bench/payments-per-second.ts",
+    bought:
+      "Lighthouse's mobile preset, medians of 3 runs, same session on this machine: before, the quote's page scored 75 (total blocking time 1222 ms; 807-1367) and the empty chat 95 (246 ms); after 1 and 2, the quote 93 (317 ms; 317-494) and the empty chat 95 (225 ms). A second run after 3 measured the quote at 89 (418 ms; 237-513): the runs on this machine spread wider than what 3 bought. " +
+      "In a CPU profile of the quote's load at 4× slowdown, RainbowKit's evaluation and first render are gone from the load; the wallet stack's tasks are wagmi's and viem's evaluation (about 60 ms) and wagmi's reconnect with its first render, where the balance query's first read had been 48 ms of a 102 ms task.",
+  },
 ];
 
 /** What a reader of one run's chat ratios should know. */

@@ -98,7 +98,7 @@ export type PaymentsPerSecondResult = {
   quoteConcurrency: number;
   levels: PaymentsPerSecondLevel[];
   ceiling: { concurrency: number; approvalsPerSecond: number };
-  /** The best rate was not at the highest level, or the highest level added under 10%: the curve had flattened. */
+  /** The last level sent added under 10% to the best rate before it: the curve had flattened, and no higher level was sent. */
   ceilingFound: boolean;
   /** At the ceiling, what the CPU went to, largest first, in words. */
   setBy: string;
@@ -116,7 +116,8 @@ export type MeasurePaymentsPerSecondParameters = {
   log?: (line: string) => void;
 };
 
-export const DEFAULT_LEVELS = [1, 2, 4, 8, 16, 32, 64] as const;
+/** Doubled until the rate stops rising (see the loop), up to 256 in flight. */
+export const DEFAULT_LEVELS = [1, 2, 4, 8, 16, 32, 64, 128, 256] as const;
 /** At least 12 rounds per connection, and never fewer than 24 payments. */
 export const defaultPaymentsAt = (concurrency: number) => Math.max(24, concurrency * 12);
 
@@ -126,6 +127,14 @@ const PAYER_USDC = 1_000_000n;
 const CLIENT_HEADER = "x-bench-client";
 
 const SANDBOX_PROCESS = fileURLToPath(new URL("./sandbox-process.ts", import.meta.url));
+
+/** The ceiling is found once doubling the approvals in flight added under 10% to the best rate before. */
+function flattened(levels: readonly PaymentsPerSecondLevel[]): boolean {
+  const last = levels.at(-1);
+  if (!last || levels.length < 2) return false;
+  const bestBefore = Math.max(...levels.slice(0, -1).map((level) => level.approvalsPerSecond));
+  return last.approvalsPerSecond < bestBefore * 1.1;
+}
 
 /** The bench's median and maximum (bench/stats.ts), and the 95th percentile. */
 function percentiles(values: readonly number[]): Percentiles {
@@ -487,11 +496,6 @@ export async function measurePaymentsPerSecond({
     if (pids.anvil === undefined) log("anvil's process was not found: its CPU is counted with the sandbox's");
     if (pids.postgres === undefined) log("PostgreSQL's server process was not found: its CPU is counted with the rest of the machine");
 
-    const counts = levels.map(paymentsAt);
-    const total = counts.reduce((sum, count) => sum + count, 0);
-    log(`funding ${total} payers (one per payment)...`);
-    const payers = Array.from({ length: total }, () => privateKeyToAccount(generatePrivateKey()));
-    await fundPayers(info, payers, PAYER_USDC);
 
     // One warm-up payment per instance: discovery and clients cached, as on a server that has been up.
     for (const [index, app] of apps.entries()) {
@@ -506,9 +510,11 @@ export async function measurePaymentsPerSecond({
     const results: PaymentsPerSecondLevel[] = [];
     const paid: Array<{ payer: PrivateKeyAccount; txHash: string | undefined }> = [];
     let used = 0;
-    for (const [levelIndex, concurrency] of levels.entries()) {
-      const count = counts[levelIndex] as number;
-      const levelPayers = payers.slice(used, used + count);
+    for (const concurrency of levels) {
+      const count = paymentsAt(concurrency);
+      log(`${concurrency} in flight: funding ${count} payers (one per payment)...`);
+      const levelPayers = Array.from({ length: count }, () => privateKeyToAccount(generatePrivateKey()));
+      await fundPayers(info, levelPayers, PAYER_USDC);
       const first = used;
       used += count;
       log(`${concurrency} in flight: ${count} quotes...`);
@@ -585,14 +591,14 @@ export async function measurePaymentsPerSecond({
         `  ${concurrency} in flight: ${level.approvalsPerSecond.toFixed(1)} approvals/s, latency ${level.latencyMs.median.toFixed(0)} ms (p95 ${level.latencyMs.p95.toFixed(0)}), ` +
           `${busyCores.toFixed(2)} cores busy, settle ${level.settleMs.median.toFixed(0)} ms (${level.settlesInFlight} at once)${level.failed ? `, ${level.failed} FAILED: ${firstFailure}` : ""}`,
       );
+      // Once the rate has flattened, no higher level is sent.
+      if (flattened(results)) break;
     }
 
     log("checking every payment on the chain and in the ledger...");
     const verification = await verifyPayments({ info, databaseUrl: scratch.url, paid, price });
     const best = results.reduce((a, b) => (b.approvalsPerSecond > a.approvalsPerSecond ? b : a));
-    const last = results.at(-1) as PaymentsPerSecondLevel;
-    const beforeLast = results.at(-2);
-    const ceilingFound = best !== last || (beforeLast !== undefined && last.approvalsPerSecond < beforeLast.approvalsPerSecond * 1.1);
+    const ceilingFound = flattened(results);
     return {
       service: service.name,
       priceUsd: service.price,

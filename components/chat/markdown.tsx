@@ -2,21 +2,20 @@
 // An assistant reply as markdown. The renderer (react-markdown with GFM, markdown-renderer.tsx)
 // is not part of the page's first load: it is fetched when the first message is sent (see
 // preloadMarkdown) or when a reply first needs it, and until it is there the reply shows as
-// plain text in the same place.
+// plain text in the same place. A failed download is tried again by the next reply that needs it.
 import { lazy, memo, Suspense } from "react";
+import { nextTask, once } from "@/lib/client/lazy-load";
 import styles from "./markdown.module.css";
 
-let rendererImport: Promise<typeof import("./markdown-renderer")> | undefined;
-function loadRenderer() {
-  if (!rendererImport) {
-    rendererImport = import("./markdown-renderer");
-    // A failed download is tried again by the next reply that needs it.
-    rendererImport.catch(() => {
-      rendererImport = undefined;
-    });
-  }
-  return rendererImport;
-}
+/** The renderer, evaluated in three steps, each its own task: GFM's syntax, react-markdown with
+ * its HTML property tables, then the renderer itself. */
+const loadRenderer = once(async () => {
+  await import("remark-gfm");
+  await nextTask();
+  await import("react-markdown");
+  await nextTask();
+  return import("./markdown-renderer");
+});
 
 /** Starts fetching the renderer, e.g. when a message leaves, so the reply finds it there. */
 export function preloadMarkdown(): void {

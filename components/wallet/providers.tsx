@@ -11,6 +11,7 @@
 // Before any zod parse on the page: zod without its eval probe, which the content security policy forbids.
 import "@/lib/client/zod-config";
 import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from "react";
+import { nextTask, once } from "@/lib/client/lazy-load";
 import { remembersWallet } from "./remembered-wallet";
 import type { WalletSetup } from "./wagmi-config";
 import {
@@ -25,23 +26,6 @@ import type { WalletButtonProps } from "./wallet-button";
 import type { WalletStackProps } from "./wallet-stack";
 
 const noWallet: PaymentWallet = { address: undefined, chainId: undefined, connectorName: undefined, sign: undefined, actions: undefined };
-
-/** A task boundary: what comes after runs in a task of its own. */
-const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-/** An import made once per page load and shared by every caller; a failed one is tried again by the next. */
-function once<T>(load: () => Promise<T>): () => Promise<T> {
-  let pending: Promise<T> | undefined;
-  return () => {
-    if (!pending) {
-      pending = load();
-      pending.catch(() => {
-        pending = undefined;
-      });
-    }
-    return pending;
-  };
-}
 
 /** The wallet stack, evaluated in two steps, each its own task (a module already evaluated is not
  * evaluated again): the wagmi configuration with the libraries it needs, then the stack's components. */

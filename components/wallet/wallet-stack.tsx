@@ -40,7 +40,15 @@ type RestoredStore = { hasHydrated: () => boolean; onFinishHydration: (listener:
 function WalletReporter({ query, onReport }: { query: BalanceQuery; onReport: (report: WalletReport) => void }) {
   const { address, chainId, connectorName, sign, actions } = usePaymentWallet();
   const { status } = useAccount();
-  const value = useUsdcBalance(address, query.network, query.refreshKey);
+  // The balance is read from a task of its own once an account is there, not within the render
+  // that connects it: on a phone, wagmi's reconnect and the query's first read are each a long
+  // stretch of the main thread.
+  const [readFor, setReadFor] = useState<`0x${string}` | undefined>(undefined);
+  useEffect(() => {
+    const timer = setTimeout(() => setReadFor(address), 0);
+    return () => clearTimeout(timer);
+  }, [address]);
+  const value = useUsdcBalance(readFor === address ? address : undefined, query.network, query.refreshKey);
   // wagmi reconnects a wallet used before from its own mount effect, which runs after this
   // component's: it first restores its stored state (asynchronously), then starts reconnecting,
   // which marks the status "reconnecting" (or "connecting") at once. So the wallet is settled
