@@ -18,8 +18,16 @@ export type Cooldown = {
 // and the real value arrives in the render right after hydration.
 const serverSnapshot = () => 0;
 
+/** The stored time, or 0 once it has passed: a cooldown that has run out is no cooldown, and the
+ * page hydrated with none (a different value would force a synchronous render of the whole chat
+ * right after hydration, on every visit after the first message). */
+function readRunningCooldown(): number {
+  const at = readNextMessageAt();
+  return at > Date.now() ? at : 0;
+}
+
 export function useCooldown(seconds: number): Cooldown {
-  const nextMessageAt = useSyncExternalStore(subscribeNextMessageAt, readNextMessageAt, serverSnapshot);
+  const nextMessageAt = useSyncExternalStore(subscribeNextMessageAt, readRunningCooldown, serverSnapshot);
   const [now, setNow] = useState(() => Date.now());
 
   useEffect(() => {
