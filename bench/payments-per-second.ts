@@ -503,7 +503,6 @@ export async function measurePaymentsPerSecond({
     if (pids.anvil === undefined) log("anvil's process was not found: its CPU is counted with the sandbox's");
     if (pids.postgres === undefined) log("PostgreSQL's server process was not found: its CPU is counted with the rest of the machine");
 
-
     // One warm-up payment per instance: discovery and clients cached, as on a server that has been up.
     for (const [index, app] of apps.entries()) {
       const warm = privateKeyToAccount(generatePrivateKey());

@@ -5,7 +5,7 @@
 // largest part of the wallet stack; wagmi needs the connectors at once, to reconnect a remembered
 // wallet, and RainbowKit only when a person opens its button (wallet-button.tsx). The unit test
 // holds this to RainbowKit's own function.
-import type { WalletDetailsParams, WalletList } from "@rainbow-me/rainbowkit";
+import type { Wallet, WalletDetailsParams, WalletList } from "@rainbow-me/rainbowkit";
 import type { CreateConnectorFn } from "wagmi";
 
 type RainbowKitDetails = WalletDetailsParams["rkDetails"];
@@ -13,7 +13,7 @@ type RainbowKitDetails = WalletDetailsParams["rkDetails"];
 export function walletConnectors(walletList: WalletList, { appName, projectId }: { appName: string; projectId: string }): CreateConnectorFn[] {
   const metadata = { name: appName, description: appName, url: typeof window === "undefined" ? "" : window.location.origin, icons: [] };
   // Each wallet once (by id), those that may hide themselves after the rest, each keeping its place number.
-  const listed: { wallet: ReturnType<WalletList[number]["wallets"][number]>; groupIndex: number; groupName: string; index: number }[] = [];
+  const listed: { wallet: Wallet; groupIndex: number; groupName: string; index: number }[] = [];
   let index = -1;
   walletList.forEach(({ groupName, wallets }, group) => {
     for (const createWallet of wallets) {
@@ -29,10 +29,9 @@ export function walletConnectors(walletList: WalletList, { appName, projectId }:
     const details = (extra: Partial<RainbowKitDetails> = {}): WalletDetailsParams => ({
       rkDetails: withoutUndefined({ ...wallet, index, groupIndex, groupName, isRainbowKitConnector: true, ...extra }),
     });
-    const connector = createConnector(details());
-    return wallet.id === "walletConnect"
-      ? [createConnector(details({ isWalletConnectModalConnector: true, showQrModal: true })), connector]
-      : [connector];
+    // WalletConnect's own modal first, then its QR code in RainbowKit's, as RainbowKit makes them.
+    const modal = wallet.id === "walletConnect" ? [createConnector(details({ isWalletConnectModalConnector: true, showQrModal: true }))] : [];
+    return [...modal, createConnector(details())];
   });
 }
 
