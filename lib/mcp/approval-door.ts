@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
+import { beforeDeadline } from "@/lib/deadline";
 import { AppError, toAppError } from "@/lib/errors";
 import { publicOrigin } from "@/lib/net/public-origin";
 import { readJsonBody } from "@/lib/net/request-body";
@@ -21,11 +22,9 @@ import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs, sessionCookie } from "@/lib/session";
 import { isRevoked } from "./grant-token";
-import { findMcpPayment, recordMcpResult, type McpPayment, type McpPaymentResult } from "./mcp-payments";
+import { APPROVAL_DEADLINE_MS, findMcpPayment, recordMcpResult, type McpPayment, type McpPaymentResult } from "./mcp-payments";
 import { describeMcpPayment, mcpBinding, paymentIdInput } from "./tools";
 
-/** The whole approval: the signature check, the reservation, the service's answer and the chain, as the chat allows. */
-const DEADLINE_MS = 45_000;
 
 export type McpApprovalDependencies = {
   env: () => ServerEnv;
@@ -69,7 +68,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     }
     const token = payment.quote.approval?.token;
     if (!token) throw new AppError("bad-request", "This payment holds no quote to approve.");
-    const deadline = AbortSignal.timeout(DEADLINE_MS);
+    const deadline = AbortSignal.timeout(APPROVAL_DEADLINE_MS);
     const checked = await checkApproval({
       db,
       env,
@@ -94,11 +93,14 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
           })
         : checked;
     // The outcome is kept for the app whenever it comes, whoever is still waiting for it.
-    if (sent.kind === "sent") {
-      void sent.delivery.then((outcome) => recordMcpResult(db, paymentId, resultOf(outcome))).catch(() => log("outcome not kept for the app", { paymentId }));
-    }
+    const kept =
+      sent.kind === "sent"
+        ? sent.delivery.then((outcome) => recordMcpResult(db, paymentId, resultOf(outcome))).catch(() => log("outcome not kept for the app", { paymentId }))
+        : undefined;
     const updates: PaymentStatus[] = [];
     const told = await followPayment(sent, { db, signal: deadline, onUpdate: (update: PaymentUpdate) => updates.push(toPaymentStatus(update)) });
+    // Once the page is told how it ended, the app reads the same: the outcome is kept before the answer.
+    if (kept) await beforeDeadline(kept, deadline).catch(() => undefined);
     const card = updates.at(-1);
     if (sent.kind === "expired") {
       const summary = told.report.summary;

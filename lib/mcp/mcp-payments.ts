@@ -52,6 +52,9 @@ type Row = {
   created_at: Date | string;
 };
 
+/** The whole approval in the page: the signature check, the reservation, the service's answer and the chain, as the chat allows. */
+export const APPROVAL_DEADLINE_MS = 45_000;
+
 /** How long a payment's outcome stays for its app to read, after its quote's time. */
 const KEPT_FOR_MS = 24 * 60 * 60 * 1000;
 

@@ -23,7 +23,7 @@ import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
 import type { AccessGrant } from "./access-grant";
 import { describeGrantLimits, grantLimits } from "./grant-token";
 import { standingBudget } from "./budget-watch";
-import { findMcpPayment, saveMcpPayment, type McpPayment } from "./mcp-payments";
+import { APPROVAL_DEADLINE_MS, findMcpPayment, saveMcpPayment, type McpPayment } from "./mcp-payments";
 
 /** The longest getPayment waits for an outcome: well within the route's 50 s. */
 export const MAX_WAIT_SECONDS = 30;
@@ -46,7 +46,7 @@ const getPaymentTool = {
     "How a payment asked for with payForService is going: awaiting-approval (with the link the person approves it at), in-progress, paid (with the service's data and the transaction), or failed and why. Give waitSeconds to wait for the outcome up to that long.",
   input: z.object({
     paymentId: paymentIdInput,
-    waitSeconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(`Wait up to this long (at most ${MAX_WAIT_SECONDS} s) for the payment to leave awaiting-approval or in-progress`),
+    waitSeconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(`Wait up to this long (at most ${MAX_WAIT_SECONDS} s) for the payment's outcome: past awaiting-approval and in-progress, and the service's data once it is paid`),
   }),
 };
 
@@ -185,7 +185,7 @@ async function getPayment(context: McpToolContext, paymentId: string, waitSecond
   const until = Date.now() + waitSeconds * 1000;
   for (;;) {
     const view = await paymentView(context, paymentId);
-    const waiting = view.status === "awaiting-approval" || view.status === "in-progress";
+    const waiting = view.status === "awaiting-approval" || view.status === "in-progress" || view.dataComing === true;
     if (!waiting || Date.now() + POLL_MS > until || context.signal.aborted) return view;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
@@ -221,8 +221,13 @@ export async function describeMcpPayment(
   if (record) {
     const amount = `$${formatUsd(record.amount)}`;
     switch (record.status) {
-      case "settled":
-        return { paymentId, service, status: "settled", txHash: record.txHash, summary: `Paid ${amount} USDC to ${service} (transaction ${record.txHash}).` };
+      case "settled": {
+        const paid = `Paid ${amount} USDC to ${service} (transaction ${record.txHash}).`;
+        // Settled while the approval that paid it may still be keeping the service's answer: it is on its way.
+        const dataComing = record.settledAt !== null && now.getTime() - record.settledAt.getTime() < APPROVAL_DEADLINE_MS;
+        if (!dataComing) return { paymentId, service, status: "settled", txHash: record.txHash, summary: paid };
+        return { paymentId, service, status: "settled", txHash: record.txHash, dataComing, summary: `${paid} The service's answer is on its way; ask again in a moment.` };
+      }
       case "failed":
         return { paymentId, service, status: "failed", reason: record.failureCode, summary: `The payment to ${service} failed (${record.failureCode}).` };
       default:

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { handleChatRequest, type ChatDependencies } from "@/lib/chat/handler";
 import { createChatTools } from "@/lib/chat/tools";
-import type { Database } from "@/lib/db";
+import type { Database, Queryable, Row } from "@/lib/db";
 import { parseServerEnv, type ServerEnv } from "@/lib/env";
 import { type AccessGrant, grantTypedData } from "@/lib/mcp/access-grant";
 import { handleMcpPaymentRequest } from "@/lib/mcp/approval-door";
@@ -32,12 +32,22 @@ export type TestMcp = {
   close(): Promise<void>;
 };
 
-export async function createTestMcp({ env: extra = {}, model }: { env?: Record<string, string>; model?: LanguageModelV4 } = {}): Promise<TestMcp> {
+export async function createTestMcp({
+  env: extra = {},
+  model,
+  slowWrites,
+}: {
+  env?: Record<string, string>;
+  model?: LanguageModelV4;
+  /** The handlers' writes whose SQL matches are held this long, as on a slow database; the tests read the database directly. */
+  slowWrites?: { matching: RegExp; ms: number };
+} = {}): Promise<TestMcp> {
   const env = parseServerEnv({ MODEL_PROVIDER: "offline", CHAT_COOLDOWN_SECONDS: "0", ...extra });
   const db = await openTestDatabase();
+  const handlersDb = slowWrites ? withSlowWrites(db, slowWrites) : db;
   let clock: Date | undefined;
   const now = () => clock ?? new Date();
-  const base = { env: () => env, database: async () => db, now, log: () => undefined };
+  const base = { env: () => env, database: async () => handlersDb, now, log: () => undefined };
   const chatDeps: ChatDependencies = { ...base, createTools: createChatTools, ...(model ? { chatModel: () => ({ model, id: "mock-model" }) } : {}) };
   const mcpRate = createMcpRateLimit();
   const grantsRate = createGrantsRateLimit();
@@ -64,6 +74,19 @@ export async function createTestMcp({ env: extra = {}, model }: { env?: Record<s
     },
     close: () => db.close(),
   };
+}
+
+function withSlowWrites(db: Database, { matching, ms }: { matching: RegExp; ms: number }): Database {
+  const held = async (sql: string) => {
+    if (matching.test(sql)) await new Promise((resolve) => setTimeout(resolve, ms));
+  };
+  const slow = (target: Queryable): Queryable => ({
+    async query<T extends Row>(sql: string, params?: unknown[]) {
+      await held(sql);
+      return target.query<T>(sql, params);
+    },
+  });
+  return { ...slow(db), transaction: (work) => db.transaction((tx) => work(slow(tx))), close: () => db.close() };
 }
 
 export type GrantLimitsUsd = { daily: bigint; weekly: bigint; monthly: bigint; perPayment: bigint };

@@ -15,6 +15,8 @@ import { finishOf, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, 
 
 let sandbox: Sandbox;
 let mcp: TestMcp;
+// The same door on a database that takes its time to keep an outcome for the app.
+let slowMcp: TestMcp;
 let balanceOf: ReturnType<typeof usdcBalance>;
 
 beforeAll(async () => {
@@ -23,10 +25,12 @@ beforeAll(async () => {
   // The chat's model asks for the premium weather in the city the person names.
   const model = modelCallingPayForService((prompt) => ({ url: premium().url, query: { city: JSON.stringify(prompt).includes("London") ? "London" : "Lisbon" } }));
   mcp = await createTestMcp({ env: sandboxEnv(sandbox), model });
+  slowMcp = await createTestMcp({ env: sandboxEnv(sandbox), slowWrites: { matching: /UPDATE mcp_payments SET result/, ms: 1_500 } });
   clearDiscoveryCache();
 });
 afterAll(async () => {
   await mcp?.close();
+  await slowMcp?.close();
   await sandbox?.stop();
 });
 
@@ -34,22 +38,22 @@ const premium = () => sandboxService(sandbox, "weather-express");
 // Room for one payment of the premium weather (0.01) a day, not two.
 const oneADay = { daily: 15_000n, weekly: 100_000n, monthly: 500_000n, perPayment: 50_000n };
 
-async function grantedClient(payer: Payer & Parameters<typeof issueGrant>[1], limits = oneADay): Promise<{ client: Client; token: string }> {
-  const { response, body } = await issueGrant(mcp, payer, newGrant(payer.address, limits), sandbox.info.chainId);
+async function grantedClient(payer: Payer & Parameters<typeof issueGrant>[1], limits = oneADay, door = mcp): Promise<{ client: Client; token: string }> {
+  const { response, body } = await issueGrant(door, payer, newGrant(payer.address, limits), sandbox.info.chainId);
   expect(response.status, JSON.stringify(body)).toBe(201);
   const token = body.token ?? "";
-  return { client: await connectClient(mcp, token), token };
+  return { client: await connectClient(door, token), token };
 }
 
 type PageView = { quote: PaymentStatus; status: string; data?: unknown; wallet: string };
 
-async function readForPage(paymentId: string, cookie?: string): Promise<{ status: number; body: PageView }> {
-  const response = await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, cookie ? { headers: { cookie } } : {});
+async function readForPage(paymentId: string, cookie?: string, door = mcp): Promise<{ status: number; body: PageView }> {
+  const response = await door.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, cookie ? { headers: { cookie } } : {});
   return { status: response.status, body: (await response.json()) as PageView };
 }
 
-async function approveInPage(paymentId: string, signature: string) {
-  const response = await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, {
+async function approveInPage(paymentId: string, signature: string, door = mcp) {
+  const response = await door.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ signature }),
@@ -182,6 +186,54 @@ describe("an AI app with an access grant", () => {
     const statuses = [viaPage.response.status, viaChat.status].sort();
     expect(statuses).toEqual([200, 403]);
     expect(await balanceOf(payer.address)).toBe(before - BigInt(premium().priceAtomic));
+    await client.close();
+  });
+});
+
+describe("the outcome the app reads, on a database slow to keep it", () => {
+  test("once the page is told the payment is paid, the app's getPayment reads it delivered, with the data", async () => {
+    const payer = await newPayer(sandbox);
+    const { client } = await grantedClient(payer, oneADay, slowMcp);
+    const paymentId = String((await quoteWeather(client)).paymentId);
+    const page = await readForPage(paymentId, undefined, slowMcp);
+    const { response, body } = await approveInPage(paymentId, await signQuote(payer, page.body.quote), slowMcp);
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ status: "delivered", data: { city: "Lisbon" } });
+    expect(await callTool(client, "getPayment", { paymentId })).toMatchObject({ status: "delivered", data: { city: "Lisbon" }, txHash: body.txHash });
+    await client.close();
+  });
+
+  test("an app waiting while the page approves is handed the service's data, not the bare settlement", async () => {
+    const payer = await newPayer(sandbox);
+    const { client } = await grantedClient(payer, oneADay, slowMcp);
+    const paymentId = String((await quoteWeather(client, "London")).paymentId);
+    const page = await readForPage(paymentId, undefined, slowMcp);
+    const waited = callTool(client, "getPayment", { paymentId, waitSeconds: 15 });
+    const approved = approveInPage(paymentId, await signQuote(payer, page.body.quote), slowMcp);
+    const outcome = await waited;
+    expect(outcome).toMatchObject({ status: "delivered", data: { city: "London" } });
+    expect(outcome.dataComing).toBeUndefined();
+    expect((await approved).response.status).toBe(200);
+    await client.close();
+  });
+
+  test("settled with the answer still being kept: the app is told it is paid, with its transaction, and that the data is on its way", async () => {
+    const payer = await newPayer(sandbox);
+    const { client } = await grantedClient(payer, oneADay, slowMcp);
+    const paymentId = String((await quoteWeather(client, "Paris")).paymentId);
+    const page = await readForPage(paymentId, undefined, slowMcp);
+    const approved = approveInPage(paymentId, await signQuote(payer, page.body.quote), slowMcp);
+    // Read as soon as the ledger has it settled, while the outcome is still being kept.
+    let record = await findPayment(slowMcp.db, paymentId);
+    while (record?.status !== "settled") {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      record = await findPayment(slowMcp.db, paymentId);
+    }
+    const now = await callTool(client, "getPayment", { paymentId });
+    expect(now).toMatchObject({ status: "settled", txHash: record.txHash, dataComing: true });
+    expect(String(now.summary)).toMatch(/on its way/);
+    expect((await approved).body).toMatchObject({ status: "delivered", data: { city: "Paris" } });
+    expect(await callTool(client, "getPayment", { paymentId })).toMatchObject({ status: "delivered", data: { city: "Paris" } });
     await client.close();
   });
 });
