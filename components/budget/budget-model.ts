@@ -2,35 +2,38 @@
 // checked with zod before the page uses it, and each period's meter (spent, limit, what is left)
 // computed in bigint micro-dollars. Pure, so it is unit-tested without a browser.
 import * as z from "zod/mini";
+import { onFirstUse } from "@/lib/client/lazy-load";
 import { formatUsd, parseUsd } from "@/lib/money";
 
 export const budgetPeriods = ["day", "week", "month"] as const;
 export type BudgetPeriod = (typeof budgetPeriods)[number];
 
-// zod's small build, as everywhere on the page (lib/client/stream-payloads.ts).
-const usdString = z.string().check(z.refine((value) => parseUsd(value) !== undefined, "must be a decimal USD amount"));
+// zod's small build, as everywhere on the page, built on its first use (lib/client/stream-payloads.ts).
+const usdString = () => z.string().check(z.refine((value) => parseUsd(value) !== undefined, "must be a decimal USD amount"));
 
 /** The answer of `GET /api/spending?wallet=`; fields the page does not know are let through. */
-export const spendingReportSchema = z.object({
-  wallet: z.string(),
-  /** Whether this is the wallet's own signed-in session: only then does `recent` name its payments. */
-  signedIn: z.optional(z.boolean()),
-  periods: z.array(z.object({ period: z.enum(budgetPeriods), spentUsd: usdString, since: z.string() })),
-  recent: z.array(
-    z.object({
-      paymentId: z.string(),
-      service: z.object({ name: z.string(), url: z.string() }),
-      network: z.string(),
-      amountUsd: usdString,
-      txHash: z.string(),
-      explorerUrl: z.optional(z.string()),
-      settledAt: z.string(),
-      paidFrom: z.optional(z.literal("agent-budget")),
-    }),
-  ),
-});
+export const spendingReportSchema = onFirstUse(() =>
+  z.object({
+    wallet: z.string(),
+    /** Whether this is the wallet's own signed-in session: only then does `recent` name its payments. */
+    signedIn: z.optional(z.boolean()),
+    periods: z.array(z.object({ period: z.enum(budgetPeriods), spentUsd: usdString(), since: z.string() })),
+    recent: z.array(
+      z.object({
+        paymentId: z.string(),
+        service: z.object({ name: z.string(), url: z.string() }),
+        network: z.string(),
+        amountUsd: usdString(),
+        txHash: z.string(),
+        explorerUrl: z.optional(z.string()),
+        settledAt: z.string(),
+        paidFrom: z.optional(z.literal("agent-budget")),
+      }),
+    ),
+  }),
+);
 
-export type SpendingReport = z.infer<typeof spendingReportSchema>;
+export type SpendingReport = z.infer<ReturnType<typeof spendingReportSchema>>;
 export type RecentPayment = SpendingReport["recent"][number];
 
 export type ReadSpendingResult =
@@ -53,7 +56,7 @@ export async function readSpendingResponse(response: Response): Promise<ReadSpen
   } catch {
     return { kind: "failed" };
   }
-  const parsed = spendingReportSchema.safeParse(body);
+  const parsed = spendingReportSchema().safeParse(body);
   return parsed.success ? { kind: "ok", report: parsed.data } : { kind: "failed" };
 }
 

@@ -9,6 +9,7 @@ import * as z from "zod/mini";
 import type { chatRequestSchema } from "@/lib/chat/request";
 import type { ModelTier } from "@/lib/chat/models";
 import { formatUsd, parseUsd } from "@/lib/money";
+import { onFirstUse } from "./lazy-load";
 
 export const limitKeys = ["daily", "weekly", "monthly", "perPayment"] as const;
 export type LimitKey = (typeof limitKeys)[number];
@@ -79,50 +80,53 @@ export function displayUsd(amount: string): string {
 // ---------------------------------------------------------------------------------------------
 // Reading stored settings
 
-// zod's small build, as everywhere on the page (lib/client/stream-payloads.ts).
-const usdSetting = z.pipe(
-  z.unknown(),
-  z.transform((value, payload) => {
-    const amount = readUsd(value);
-    if (amount === undefined) {
-      payload.issues.push({ code: "custom", message: "not a USD amount from 0 to 1000000 with at most 6 decimals", input: value });
-      return z.NEVER;
-    }
-    return amount;
-  }),
-);
+// zod's small build, as everywhere on the page, built on its first use (lib/client/stream-payloads.ts).
+const usdSetting = () =>
+  z.pipe(
+    z.unknown(),
+    z.transform((value, payload) => {
+      const amount = readUsd(value);
+      if (amount === undefined) {
+        payload.issues.push({ code: "custom", message: "not a USD amount from 0 to 1000000 with at most 6 decimals", input: value });
+        return z.NEVER;
+      }
+      return amount;
+    }),
+  );
 
 /**
  * What local storage holds, read field by field: each field that is missing or broken takes its
  * default (`catch`), so a partial or corrupt value never throws and never loses the good fields.
  */
-export const storedSettingsSchema = z.catch(
-  z.object({
-    spendingLimits: z.catch(
-      z.object({
-        daily: z.catch(usdSetting, defaultSettings.spendingLimits.daily),
-        weekly: z.catch(usdSetting, defaultSettings.spendingLimits.weekly),
-        monthly: z.catch(usdSetting, defaultSettings.spendingLimits.monthly),
-        perPayment: z.catch(usdSetting, defaultSettings.spendingLimits.perPayment),
-      }),
-      () => ({ ...defaultSettings.spendingLimits }),
-    ),
-    preferences: z.catch(
-      z.object({
-        defaultChain: z.catch(z.optional(z.string().check(z.regex(networkIdPattern))), undefined),
-        priority: z.catch(z.enum(["cost", "speed"]), defaultSettings.preferences.priority),
-        confirmationThreshold: z.catch(usdSetting, defaultSettings.preferences.confirmationThreshold),
-      }),
-      () => ({ ...defaultSettings.preferences }),
-    ),
-    model: z.catch(z.enum(modelTierIds), defaultSettings.model),
-  }),
-  () => structuredClone(defaultSettings),
+export const storedSettingsSchema = onFirstUse(() =>
+  z.catch(
+    z.object({
+      spendingLimits: z.catch(
+        z.object({
+          daily: z.catch(usdSetting(), defaultSettings.spendingLimits.daily),
+          weekly: z.catch(usdSetting(), defaultSettings.spendingLimits.weekly),
+          monthly: z.catch(usdSetting(), defaultSettings.spendingLimits.monthly),
+          perPayment: z.catch(usdSetting(), defaultSettings.spendingLimits.perPayment),
+        }),
+        () => ({ ...defaultSettings.spendingLimits }),
+      ),
+      preferences: z.catch(
+        z.object({
+          defaultChain: z.catch(z.optional(z.string().check(z.regex(networkIdPattern))), undefined),
+          priority: z.catch(z.enum(["cost", "speed"]), defaultSettings.preferences.priority),
+          confirmationThreshold: z.catch(usdSetting(), defaultSettings.preferences.confirmationThreshold),
+        }),
+        () => ({ ...defaultSettings.preferences }),
+      ),
+      model: z.catch(z.enum(modelTierIds), defaultSettings.model),
+    }),
+    () => structuredClone(defaultSettings),
+  ),
 );
 
 /** Settings from whatever was stored (already JSON-parsed); never throws. */
 export function readSettings(raw: unknown): Settings {
-  const { spendingLimits, preferences, model } = storedSettingsSchema.parse(raw);
+  const { spendingLimits, preferences, model } = storedSettingsSchema().parse(raw);
   const { defaultChain, priority, confirmationThreshold } = preferences;
   return {
     spendingLimits: { ...spendingLimits },

@@ -5,49 +5,56 @@ import * as z from "zod/mini";
 import { paymentFailureCodes, paymentStages, receiptStatuses } from "@/lib/payments/payment";
 import type { FinishMetadata, PaymentStatus } from "@/lib/protocol/lines";
 import { finishReasons } from "@/lib/protocol/lines";
+import { onFirstUse } from "./lazy-load";
 
-// zod's small build: the page's first load carries these few schemas, not the whole library.
+// zod's small build: the page's first load carries these few schemas, not the whole library. Each
+// is built on its first use: building one is a phone's milliseconds, and a page that has not
+// streamed or restored a payment has not needed it.
 const upTo = (length: number) => z.string().check(z.maxLength(length));
-const text = upTo(4_000);
-const decimal = z.string().check(z.regex(/^\d{1,78}(\.\d{1,78})?$/));
+const text = () => upTo(4_000);
+const decimal = () => z.string().check(z.regex(/^\d{1,78}(\.\d{1,78})?$/));
 
-const paymentStatusSchema = z.object({
-  paymentId: upTo(100),
-  status: z.enum(paymentStages),
-  service: z.object({ name: text, url: text }),
-  network: upTo(100),
-  chain: upTo(100),
-  asset: z.object({ symbol: upTo(20), address: upTo(100), decimals: z.int().check(z.minimum(0), z.maximum(36)) }),
-  amount: z.object({ serviceFee: decimal, gasFee: decimal, total: decimal, currency: z.literal("USDC"), usd: decimal }),
-  payTo: upTo(100),
-  paidFrom: z.optional(z.literal("agent-budget")),
-  approval: z.optional(z.object({ typedData: z.optional(z.unknown()), transaction: z.optional(upTo(8_000)), token: z.string(), expiresAt: upTo(40) })),
-  txHash: z.optional(upTo(200)),
-  explorerUrl: z.optional(text),
-  reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text })),
-  collectableUntil: z.optional(upTo(40)),
-  warnings: z.optional(z.array(text).check(z.maxLength(20))),
-  networkChoice: z.optional(text),
-  receipt: z.optional(z.object({ status: z.enum(receiptStatuses), signer: z.optional(upTo(2_048)), reason: z.optional(text) })),
-});
+const paymentStatusSchema = onFirstUse(() =>
+  z.object({
+    paymentId: upTo(100),
+    status: z.enum(paymentStages),
+    service: z.object({ name: text(), url: text() }),
+    network: upTo(100),
+    chain: upTo(100),
+    asset: z.object({ symbol: upTo(20), address: upTo(100), decimals: z.int().check(z.minimum(0), z.maximum(36)) }),
+    amount: z.object({ serviceFee: decimal(), gasFee: decimal(), total: decimal(), currency: z.literal("USDC"), usd: decimal() }),
+    payTo: upTo(100),
+    paidFrom: z.optional(z.literal("agent-budget")),
+    approval: z.optional(z.object({ typedData: z.optional(z.unknown()), transaction: z.optional(upTo(8_000)), token: z.string(), expiresAt: upTo(40) })),
+    txHash: z.optional(upTo(200)),
+    explorerUrl: z.optional(text()),
+    reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text() })),
+    collectableUntil: z.optional(upTo(40)),
+    warnings: z.optional(z.array(text()).check(z.maxLength(20))),
+    networkChoice: z.optional(text()),
+    receipt: z.optional(z.object({ status: z.enum(receiptStatuses), signer: z.optional(upTo(2_048)), reason: z.optional(text()) })),
+  }),
+);
 
-const finishSchema = z.looseObject({
-  finishReason: z.enum(finishReasons),
-  model: upTo(200),
-  paymentId: z.optional(upTo(100)),
-  txHash: z.optional(upTo(200)),
-  explorerUrl: z.optional(text),
-  network: z.optional(upTo(100)),
-});
+const finishSchema = onFirstUse(() =>
+  z.looseObject({
+    finishReason: z.enum(finishReasons),
+    model: upTo(200),
+    paymentId: z.optional(upTo(100)),
+    txHash: z.optional(upTo(200)),
+    explorerUrl: z.optional(text()),
+    network: z.optional(upTo(100)),
+  }),
+);
 
 /** A `p:` payload the page can show, or undefined when it is malformed. */
 export function readPaymentStatus(value: unknown): PaymentStatus | undefined {
-  const parsed = paymentStatusSchema.safeParse(value);
+  const parsed = paymentStatusSchema().safeParse(value);
   return parsed.success ? (parsed.data as PaymentStatus) : undefined;
 }
 
 /** A final `d:` payload the page can show, or undefined when it is malformed. */
 export function readFinish(value: unknown): FinishMetadata | undefined {
-  const parsed = finishSchema.safeParse(value);
+  const parsed = finishSchema().safeParse(value);
   return parsed.success ? (parsed.data as FinishMetadata) : undefined;
 }
