@@ -9,29 +9,28 @@ export const budgetPeriods = ["day", "week", "month"] as const;
 export type BudgetPeriod = (typeof budgetPeriods)[number];
 
 // zod's small build, as everywhere on the page, built on its first use (lib/client/stream-payloads.ts).
-const usdString = () => z.string().check(z.refine((value) => parseUsd(value) !== undefined, "must be a decimal USD amount"));
-
 /** The answer of `GET /api/spending?wallet=`; fields the page does not know are let through. */
-export const spendingReportSchema = onFirstUse(() =>
-  z.object({
+export const spendingReportSchema = onFirstUse(() => {
+  const usd = z.string().check(z.refine((value) => parseUsd(value) !== undefined, "must be a decimal USD amount"));
+  return z.object({
     wallet: z.string(),
     /** Whether this is the wallet's own signed-in session: only then does `recent` name its payments. */
     signedIn: z.optional(z.boolean()),
-    periods: z.array(z.object({ period: z.enum(budgetPeriods), spentUsd: usdString(), since: z.string() })),
+    periods: z.array(z.object({ period: z.enum(budgetPeriods), spentUsd: usd, since: z.string() })),
     recent: z.array(
       z.object({
         paymentId: z.string(),
         service: z.object({ name: z.string(), url: z.string() }),
         network: z.string(),
-        amountUsd: usdString(),
+        amountUsd: usd,
         txHash: z.string(),
         explorerUrl: z.optional(z.string()),
         settledAt: z.string(),
         paidFrom: z.optional(z.literal("agent-budget")),
       }),
     ),
-  }),
-);
+  });
+});
 
 export type SpendingReport = z.infer<ReturnType<typeof spendingReportSchema>>;
 export type RecentPayment = SpendingReport["recent"][number];

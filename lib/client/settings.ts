@@ -81,8 +81,12 @@ export function displayUsd(amount: string): string {
 // Reading stored settings
 
 // zod's small build, as everywhere on the page, built on its first use (lib/client/stream-payloads.ts).
-const usdSetting = () =>
-  z.pipe(
+/**
+ * What local storage holds, read field by field: each field that is missing or broken takes its
+ * default (`catch`), so a partial or corrupt value never throws and never loses the good fields.
+ */
+export const storedSettingsSchema = onFirstUse(() => {
+  const usd = z.pipe(
     z.unknown(),
     z.transform((value, payload) => {
       const amount = readUsd(value);
@@ -93,20 +97,14 @@ const usdSetting = () =>
       return amount;
     }),
   );
-
-/**
- * What local storage holds, read field by field: each field that is missing or broken takes its
- * default (`catch`), so a partial or corrupt value never throws and never loses the good fields.
- */
-export const storedSettingsSchema = onFirstUse(() =>
-  z.catch(
+  return z.catch(
     z.object({
       spendingLimits: z.catch(
         z.object({
-          daily: z.catch(usdSetting(), defaultSettings.spendingLimits.daily),
-          weekly: z.catch(usdSetting(), defaultSettings.spendingLimits.weekly),
-          monthly: z.catch(usdSetting(), defaultSettings.spendingLimits.monthly),
-          perPayment: z.catch(usdSetting(), defaultSettings.spendingLimits.perPayment),
+          daily: z.catch(usd, defaultSettings.spendingLimits.daily),
+          weekly: z.catch(usd, defaultSettings.spendingLimits.weekly),
+          monthly: z.catch(usd, defaultSettings.spendingLimits.monthly),
+          perPayment: z.catch(usd, defaultSettings.spendingLimits.perPayment),
         }),
         () => ({ ...defaultSettings.spendingLimits }),
       ),
@@ -114,15 +112,15 @@ export const storedSettingsSchema = onFirstUse(() =>
         z.object({
           defaultChain: z.catch(z.optional(z.string().check(z.regex(networkIdPattern))), undefined),
           priority: z.catch(z.enum(["cost", "speed"]), defaultSettings.preferences.priority),
-          confirmationThreshold: z.catch(usdSetting(), defaultSettings.preferences.confirmationThreshold),
+          confirmationThreshold: z.catch(usd, defaultSettings.preferences.confirmationThreshold),
         }),
         () => ({ ...defaultSettings.preferences }),
       ),
       model: z.catch(z.enum(modelTierIds), defaultSettings.model),
     }),
     () => structuredClone(defaultSettings),
-  ),
-);
+  );
+});
 
 /** Settings from whatever was stored (already JSON-parsed); never throws. */
 export function readSettings(raw: unknown): Settings {

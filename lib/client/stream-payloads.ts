@@ -11,50 +11,52 @@ import { onFirstUse } from "./lazy-load";
 // is built on its first use: building one is a phone's milliseconds, and a page that has not
 // streamed or restored a payment has not needed it.
 const upTo = (length: number) => z.string().check(z.maxLength(length));
-const text = () => upTo(4_000);
-const decimal = () => z.string().check(z.regex(/^\d{1,78}(\.\d{1,78})?$/));
 
-const paymentStatusSchema = onFirstUse(() =>
-  z.object({
-    paymentId: upTo(100),
+// Both schemas at once, sharing their parts (a schema is immutable, so one may stand in many places).
+const schemas = onFirstUse(() => {
+  const text = upTo(4_000);
+  const id = upTo(100);
+  const hash = upTo(200);
+  const time = upTo(40);
+  const decimal = z.string().check(z.regex(/^\d{1,78}(\.\d{1,78})?$/));
+  const payment = z.object({
+    paymentId: id,
     status: z.enum(paymentStages),
-    service: z.object({ name: text(), url: text() }),
-    network: upTo(100),
-    chain: upTo(100),
-    asset: z.object({ symbol: upTo(20), address: upTo(100), decimals: z.int().check(z.minimum(0), z.maximum(36)) }),
-    amount: z.object({ serviceFee: decimal(), gasFee: decimal(), total: decimal(), currency: z.literal("USDC"), usd: decimal() }),
-    payTo: upTo(100),
+    service: z.object({ name: text, url: text }),
+    network: id,
+    chain: id,
+    asset: z.object({ symbol: upTo(20), address: id, decimals: z.int().check(z.minimum(0), z.maximum(36)) }),
+    amount: z.object({ serviceFee: decimal, gasFee: decimal, total: decimal, currency: z.literal("USDC"), usd: decimal }),
+    payTo: id,
     paidFrom: z.optional(z.literal("agent-budget")),
-    approval: z.optional(z.object({ typedData: z.optional(z.unknown()), transaction: z.optional(upTo(8_000)), token: z.string(), expiresAt: upTo(40) })),
-    txHash: z.optional(upTo(200)),
-    explorerUrl: z.optional(text()),
-    reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text() })),
-    collectableUntil: z.optional(upTo(40)),
-    warnings: z.optional(z.array(text()).check(z.maxLength(20))),
-    networkChoice: z.optional(text()),
-    receipt: z.optional(z.object({ status: z.enum(receiptStatuses), signer: z.optional(upTo(2_048)), reason: z.optional(text()) })),
-  }),
-);
-
-const finishSchema = onFirstUse(() =>
-  z.looseObject({
+    approval: z.optional(z.object({ typedData: z.optional(z.unknown()), transaction: z.optional(upTo(8_000)), token: z.string(), expiresAt: time })),
+    txHash: z.optional(hash),
+    explorerUrl: z.optional(text),
+    reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text })),
+    collectableUntil: z.optional(time),
+    warnings: z.optional(z.array(text).check(z.maxLength(20))),
+    networkChoice: z.optional(text),
+    receipt: z.optional(z.object({ status: z.enum(receiptStatuses), signer: z.optional(upTo(2_048)), reason: z.optional(text) })),
+  });
+  const finish = z.looseObject({
     finishReason: z.enum(finishReasons),
-    model: upTo(200),
-    paymentId: z.optional(upTo(100)),
-    txHash: z.optional(upTo(200)),
-    explorerUrl: z.optional(text()),
-    network: z.optional(upTo(100)),
-  }),
-);
+    model: hash,
+    paymentId: z.optional(id),
+    txHash: z.optional(hash),
+    explorerUrl: z.optional(text),
+    network: z.optional(id),
+  });
+  return { payment, finish };
+});
 
 /** A `p:` payload the page can show, or undefined when it is malformed. */
 export function readPaymentStatus(value: unknown): PaymentStatus | undefined {
-  const parsed = paymentStatusSchema().safeParse(value);
+  const parsed = schemas().payment.safeParse(value);
   return parsed.success ? (parsed.data as PaymentStatus) : undefined;
 }
 
 /** A final `d:` payload the page can show, or undefined when it is malformed. */
 export function readFinish(value: unknown): FinishMetadata | undefined {
-  const parsed = finishSchema().safeParse(value);
+  const parsed = schemas().finish.safeParse(value);
   return parsed.success ? (parsed.data as FinishMetadata) : undefined;
 }
