@@ -115,6 +115,22 @@ export const CHANGES: Change[] = [
       "Lighthouse's mobile preset, medians of 3 runs, same session on this machine: before, the quote's page scored 75 (total blocking time 1222 ms; 807-1367) and the empty chat 95 (246 ms); after 1 and 2, the quote 93 (317 ms; 317-494) and the empty chat 95 (225 ms). A second run after 3 measured the quote at 89 (418 ms; 237-513): the runs on this machine spread wider than what 3 bought. " +
       "In a CPU profile of the quote's load at 4× slowdown, RainbowKit's evaluation and first render are gone from the load; the wallet stack's tasks are wagmi's and viem's evaluation (about 60 ms) and wagmi's reconnect with its first render, where the balance query's first read had been 48 ms of a 102 ms task.",
   },
+  {
+    change:
+      "The page's zod schemas (a payment card's, the stream's final line's, the spending report's and the stored settings') are built on their first use, not as the page's code loads, and each shares its parts (one bounded string, decimal or USD amount for all the fields of its kind). The empty chat builds only the settings' schema at load; the quote's page builds the payment card's too, when it restores the conversation. " +
+      "Tried and dropped: restoring the conversation in a task after hydration's, to split that task: the quote's largest contentful paint came later (2.4-2.5 s in 3 of 5 runs, against about 1.9 s).",
+    files: "lib/client/stream-payloads.ts, lib/client/settings.ts, components/budget/budget-model.ts, lib/client/lazy-load.ts",
+    bought:
+      "In a CPU profile of the quote's load at 4× slowdown, building the schemas was 31-48 ms of zod's own time in the page's module evaluation (a task of 95-156 ms); after, the settings' and the payment card's schemas take about 25 ms in the hydration task, and the spending report's waits for its first answer. " +
+      "Lighthouse's mobile preset, the two builds served side by side from one sandbox and measured in turns (6 rounds): the empty chat 94 before and 98 after (total blocking time 216 and 145 ms); the quote 93 and 88 (291 and 228 ms; its largest contentful paint, the offline model's banner, 1940 and 2298 ms), and in a second such run of the quote alone (4 rounds) 96 and 95 (205 and 217 ms): the quote's change is within its spread.",
+  },
+  {
+    change:
+      "`GET /api/spending` reads what was settled in the three rolling periods in one query instead of three, as the limits already did for what counts against them, and reads the latest payments beside it instead of after it: two queries side by side where there were three and then one more.",
+    files: "lib/payments/ledger.ts, lib/payments/spending-report.ts",
+    bought:
+      "The ledger phase alone, before and after, on one PostgreSQL server (medians of 30; empty ledger → typical wallet / the wallet with 100,000 payments): the report took 1.41 → 1.82 / 1.57 ms before, and 1.45 → 1.48 / 1.42 and 0.94 → 1.33 / 1.49 ms in two runs after; with PGlite 2.31-2.39 ms after, against 3.09-3.20 ms in the full run before. These are milliseconds on a server that shares the machine's 2 cores with the bench, and they move by a third between runs of unchanged code (the reservation's 2.06 → 2.16 ms and 3.10 → 2.48 ms in the same two runs).",
+  },
 ];
 
 /** What a reader of one run's chat ratios should know. */
@@ -136,6 +152,6 @@ export const HOLDS_BACK: Record<string, string> = {
   "the chat page on a phone (Lighthouse mobile)":
     "the quote's page, by a point in some runs, through total blocking time (paints are quick: LCP about 1.9 s). That page is a reload with a pending quote and a remembered wallet, so it needs at once what a first visit leaves for later: wagmi and viem, to reconnect the wallet (RainbowKit waits until a person reaches for its button), and the markdown renderer, for the restored replies. Lighthouse's simulated phone runs each task of the load 4× longer. " +
     "In a CPU profile of the quote's load at 4×, it adds to the empty chat's tasks (Next's start, the page's module evaluation and the hydration commit): the restored conversation's commit with the log's layout (the scroll to its end reads the log's height: 40-60 ms), the markdown renderer's evaluation (three tasks) and its parse of the restored replies (about 45 ms), and the wallet stack: wagmi's and viem's evaluation (about 60 ms), their components, and wagmi's reconnect with its first render. Each is near the 50 ms a task may take before it counts; together they held the quote's median at 94, 83 and 90 in this stop's three full runs, as the machine's load moved between and within runs: the empty chat, the same page in all three, measured 96, 92 and 96 (single runs of the quote 80-97). " +
-    "Weighed and not done: scrolling the log in the next frame instead of in the commit would move the layout into that frame's task, not remove it. Next steps would be to keep zod (25 ms of the page's module evaluation at 4×) out of the first load, and to render restored replies as plain text until the page is idle. " +
+    "Weighed and not done: scrolling the log in the next frame instead of in the commit would move the layout into that frame's task, not remove it. zod's schemas are now built on first use, which took them out of the empty chat's load; the quote's page still builds the settings' and the payment card's in its hydration task (about 25 ms at 4×), since it restores its cards there, and restoring them a task later made the largest paint later. A next step would be to render restored replies as plain text until the page is idle. " +
     "Fixed on the way: the page had no main landmark, and a payment card's heading (h3) followed the page's h1 with no h2 between (accessibility 97-98, now 100); a reload painted the empty chat's welcome before the conversation came back",
 };

@@ -150,20 +150,32 @@ export type Wallets = string | readonly string[];
 
 const walletKeys = (wallets: Wallets): string[] => [...new Set((typeof wallets === "string" ? [wallets] : wallets).map(walletKey))].sort();
 
+/** Where each rolling period starts, `now` less its length. */
+export function periodStarts(now: Date): Record<Period, Date> {
+  const since = (period: Period) => new Date(now.getTime() - periods[period]);
+  return { day: since("day"), week: since("week"), month: since("month") };
+}
+
+/** A measure's sums over the three rolling periods, in one query. */
+async function sumsByPeriod(db: Queryable, measure: "counted" | "settled", wallet: Wallets, now: Date): Promise<Record<Period, bigint>> {
+  const starts = periodStarts(now);
+  const [row] = await db.query<Record<Period, string>>(
+    `SELECT (${windowSum(measure, "$1::text[]", "$2::timestamptz")})::text AS day,
+            (${windowSum(measure, "$1::text[]", "$3::timestamptz")})::text AS week,
+            (${windowSum(measure, "$1::text[]", "$4::timestamptz")})::text AS month`,
+    [walletKeys(wallet), starts.day.toISOString(), starts.week.toISOString(), starts.month.toISOString()],
+  );
+  return { day: BigInt(row?.day ?? "0"), week: BigInt(row?.week ?? "0"), month: BigInt(row?.month ?? "0") };
+}
+
 export async function countedByPeriod(
   db: Queryable,
   { wallet, limits, now = new Date() }: { wallet: Wallets; limits: SpendingLimits; now?: Date },
 ): Promise<PeriodCount[]> {
   // One query for the three rolling periods: a reservation holds its wallet's lock while it runs.
-  const since = (period: Period) => new Date(now.getTime() - periods[period]).toISOString();
-  const [row] = await db.query<Record<Period, string>>(
-    `SELECT (${windowSum("counted", "$1::text[]", "$2::timestamptz")})::text AS day,
-            (${windowSum("counted", "$1::text[]", "$3::timestamptz")})::text AS week,
-            (${windowSum("counted", "$1::text[]", "$4::timestamptz")})::text AS month`,
-    [walletKeys(wallet), since("day"), since("week"), since("month")],
-  );
+  const sums = await sumsByPeriod(db, "counted", wallet, now);
   return (Object.keys(periods) as Period[]).map((period) => {
-    const counted = BigInt(row?.[period] ?? "0");
+    const counted = sums[period];
     const limit = limits[periodLimit[period]];
     return { period, counted, limit, remaining: limit > counted ? limit - counted : 0n };
   });
@@ -434,13 +446,9 @@ export async function paymentHistory(db: Queryable, wallets: Wallets, { since, s
   return rows.map(toRecord);
 }
 
-/** What a wallet (or a person's wallets together) has settled since `since`, by settlement time. Reserved and failed payments are not counted. */
-export async function settledSince(db: Queryable, wallets: Wallets, since: Date): Promise<bigint> {
-  const [row] = await db.query<{ spent: string }>(`SELECT (${windowSum("settled", "$1::text[]", "$2::timestamptz")})::text AS spent`, [
-    walletKeys(wallets),
-    since.toISOString(),
-  ]);
-  return BigInt(row?.spent ?? "0");
+/** What a wallet (or a person's wallets together) has settled in each rolling period, by settlement time, in one query. Reserved and failed payments are not counted. */
+export function settledByPeriod(db: Queryable, wallets: Wallets, now: Date = new Date()): Promise<Record<Period, bigint>> {
+  return sumsByPeriod(db, "settled", wallets, now);
 }
 
 /** Which of these hex transaction ids (any wallet's) the ledger holds, lowercase: the secret scan asks about hex values only. */

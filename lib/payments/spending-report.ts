@@ -5,7 +5,7 @@
 import { sameAddress } from "@/lib/address";
 import type { Queryable } from "@/lib/db";
 import { formatUsd } from "@/lib/money";
-import { periods, recentPayments, settledPayments, settledSince, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
+import { periods, periodStarts, recentPayments, settledByPeriod, settledPayments, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { paymentRails, type RailEnv } from "./rails";
 import { ownTransactionPage } from "./rails/rail";
@@ -56,15 +56,15 @@ export async function getSpendingReport({
   now = new Date(),
   recentLimit = MAX_RECENT_PAYMENTS,
 }: GetSpendingReportParameters): Promise<GetSpendingReportReturnType> {
-  const windows = await Promise.all(
-    (Object.keys(periods) as Period[]).map(async (period) => {
-      const since = new Date(now.getTime() - periods[period]);
-      return { period, spentUsd: formatUsd(await settledSince(db, wallet, since)), since: since.toISOString() };
-    }),
-  );
   const named = typeof wallet === "string" ? [wallet] : [...wallet];
   const listed = history === true ? named : history === false ? [] : named.filter((one) => history.some((other) => sameAddress(one, other)));
-  const settled = listed.length > 0 ? await settledPayments(db, listed, Math.min(recentLimit, MAX_RECENT_PAYMENTS)) : [];
+  // Two queries side by side: the three periods' sums, and the latest payments.
+  const [sums, settled] = await Promise.all([
+    settledByPeriod(db, wallet, now),
+    listed.length > 0 ? settledPayments(db, listed, Math.min(recentLimit, MAX_RECENT_PAYMENTS)) : [],
+  ]);
+  const starts = periodStarts(now);
+  const windows = (Object.keys(periods) as Period[]).map((period) => ({ period, spentUsd: formatUsd(sums[period]), since: starts[period].toISOString() }));
   const recent = settled.flatMap((payment) => {
     if (!payment.txHash) return [];
     return [

@@ -18,7 +18,7 @@ import {
   recentPayments,
   reservePayment,
   settledPayments,
-  settledSince,
+  settledByPeriod,
   type NewPayment,
 } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
@@ -101,7 +101,12 @@ describe("the ledger's totals", () => {
     ];
     for (const since of windows) {
       expect(await countedSince(db, wallet, since), `counted since ${since.toISOString()}`).toBe(await directCounted(wallet, since));
-      expect(await settledSince(db, wallet, since), `settled since ${since.toISOString()}`).toBe(await directSettled(wallet, since));
+      // Settled sums come by rolling period: a day back from a day after `since` starts at `since`.
+      const now = new Date(since.getTime() + DAY);
+      const settled = await settledByPeriod(db, wallet, now);
+      expect(settled.day, `settled since ${since.toISOString()}`).toBe(await directSettled(wallet, since));
+      expect(settled.week, `settled in the week to ${now.toISOString()}`).toBe(await directSettled(wallet, new Date(now.getTime() - 7 * DAY)));
+      expect(settled.month, `settled in the month to ${now.toISOString()}`).toBe(await directSettled(wallet, new Date(now.getTime() - 30 * DAY)));
     }
     const now = new Date(base + 35 * DAY + 5 * HOUR + 17_000);
     const periods = await countedByPeriod(db, { wallet, limits: open, now });
@@ -134,7 +139,6 @@ describe("the ledger's totals", () => {
     );
     await db.query("ANALYZE payments");
     await db.query("ANALYZE ledger_totals");
-    const since = new Date(Date.now() - 30 * DAY).toISOString();
     const explain = async (sql: string, params: unknown[]) =>
       (await db.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, params)).map((row) => row["QUERY PLAN"]).join("\n");
     // The statements the ledger runs on the hot paths, as it runs them.
@@ -146,7 +150,7 @@ describe("the ledger's totals", () => {
       },
     } as unknown as Database;
     await countedByPeriod(recording, { wallet: heavy, limits: open });
-    await settledSince(recording, heavy, new Date(since));
+    await settledByPeriod(recording, heavy);
     await paymentHistory(recording, heavy, { limit: 25 });
     await settledPayments(recording, heavy, 10);
     await recentPayments(recording, heavy, 10);
