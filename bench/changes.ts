@@ -129,7 +129,7 @@ export const CHANGES: Change[] = [
       "`GET /api/spending` reads what was settled in the three rolling periods in one query instead of three, as the limits already did for what counts against them, and reads the latest payments beside it instead of after it: two queries side by side where there were three and then one more.",
     files: "lib/payments/ledger.ts, lib/payments/spending-report.ts",
     bought:
-      "The ledger phase alone, before and after, on one PostgreSQL server (medians of 30; empty ledger → typical wallet / the wallet with 100,000 payments): the report took 1.41 → 1.82 / 1.57 ms before, and 1.45 → 1.48 / 1.42 and 0.94 → 1.33 / 1.49 ms in two runs after; with PGlite 2.31-2.39 ms after, against 3.09-3.20 ms in the full run before. These are milliseconds on a server that shares the machine's 2 cores with the bench, and they move by a third between runs of unchanged code (the reservation's 2.06 → 2.16 ms and 3.10 → 2.48 ms in the same two runs).",
+      "The ledger phase alone, before and after, on one PostgreSQL server (medians of 30; empty ledger → typical wallet / the wallet with 100,000 payments): the report took 1.41 → 1.82 / 1.57 ms before, and 1.45 → 1.48 / 1.42 and 0.94 → 1.33 / 1.49 ms in two runs after; with PGlite 2.31-2.39 ms after, against 3.09-3.20 ms in the full run before. These are milliseconds on a server that shares the machine's 2 cores with the bench, and they move by a third between runs of unchanged code (the reservation, unchanged: 2.06 → 2.16 ms in the run before, 3.10 → 2.48 ms in the first run after).",
   },
 ];
 
