@@ -190,13 +190,19 @@ describe("an AI app with an access grant", () => {
   });
 });
 
+/** A payment an app asked for on the door whose database is slow to keep outcomes, and its quote as the page reads it. */
+async function quotedOnTheSlowDoor(city: string) {
+  const payer = await newPayer(sandbox);
+  const { client } = await grantedClient(payer, oneADay, slowMcp);
+  const paymentId = String((await quoteWeather(client, city)).paymentId);
+  const { body } = await readForPage(paymentId, undefined, slowMcp);
+  return { payer, client, paymentId, quote: body.quote };
+}
+
 describe("the outcome the app reads, on a database slow to keep it", () => {
   test("once the page is told the payment is paid, the app's getPayment reads it delivered, with the data", async () => {
-    const payer = await newPayer(sandbox);
-    const { client } = await grantedClient(payer, oneADay, slowMcp);
-    const paymentId = String((await quoteWeather(client)).paymentId);
-    const page = await readForPage(paymentId, undefined, slowMcp);
-    const { response, body } = await approveInPage(paymentId, await signQuote(payer, page.body.quote), slowMcp);
+    const { payer, client, paymentId, quote } = await quotedOnTheSlowDoor("Lisbon");
+    const { response, body } = await approveInPage(paymentId, await signQuote(payer, quote), slowMcp);
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({ status: "delivered", data: { city: "Lisbon" } });
     expect(await callTool(client, "getPayment", { paymentId })).toMatchObject({ status: "delivered", data: { city: "Lisbon" }, txHash: body.txHash });
@@ -204,12 +210,9 @@ describe("the outcome the app reads, on a database slow to keep it", () => {
   });
 
   test("an app waiting while the page approves is handed the service's data, not the bare settlement", async () => {
-    const payer = await newPayer(sandbox);
-    const { client } = await grantedClient(payer, oneADay, slowMcp);
-    const paymentId = String((await quoteWeather(client, "London")).paymentId);
-    const page = await readForPage(paymentId, undefined, slowMcp);
+    const { payer, client, paymentId, quote } = await quotedOnTheSlowDoor("London");
     const waited = callTool(client, "getPayment", { paymentId, waitSeconds: 15 });
-    const approved = approveInPage(paymentId, await signQuote(payer, page.body.quote), slowMcp);
+    const approved = approveInPage(paymentId, await signQuote(payer, quote), slowMcp);
     const outcome = await waited;
     expect(outcome).toMatchObject({ status: "delivered", data: { city: "London" } });
     expect(outcome.dataComing).toBeUndefined();
@@ -218,11 +221,8 @@ describe("the outcome the app reads, on a database slow to keep it", () => {
   });
 
   test("settled with the answer still being kept: the app is told it is paid, with its transaction, and that the data is on its way", async () => {
-    const payer = await newPayer(sandbox);
-    const { client } = await grantedClient(payer, oneADay, slowMcp);
-    const paymentId = String((await quoteWeather(client, "Paris")).paymentId);
-    const page = await readForPage(paymentId, undefined, slowMcp);
-    const approved = approveInPage(paymentId, await signQuote(payer, page.body.quote), slowMcp);
+    const { payer, client, paymentId, quote } = await quotedOnTheSlowDoor("Paris");
+    const approved = approveInPage(paymentId, await signQuote(payer, quote), slowMcp);
     // Read as soon as the ledger has it settled, while the outcome is still being kept.
     let record = await findPayment(slowMcp.db, paymentId);
     while (record?.status !== "settled") {
