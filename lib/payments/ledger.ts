@@ -78,6 +78,30 @@ type PaymentRow = {
 const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, nonce, service_name,
   service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block, payer, receipt`;
 
+/** A payment as a list shows it: no status or receipt JSON, no authorization's details. */
+export type ListedPayment = Pick<
+  PaymentRecord,
+  "paymentId" | "wallet" | "network" | "amount" | "serviceName" | "serviceUrl" | "status" | "txHash" | "createdAt" | "settledAt" | "payer"
+>;
+
+const listedColumns = "payment_id, wallet, network, amount::text AS amount, service_name, service_url, status, tx_hash, created_at, settled_at, payer";
+
+function toListed(row: PaymentRow): ListedPayment {
+  return {
+    paymentId: row.payment_id,
+    wallet: row.wallet,
+    network: row.network,
+    amount: BigInt(row.amount),
+    serviceName: row.service_name,
+    serviceUrl: row.service_url,
+    status: row.status,
+    txHash: row.tx_hash,
+    createdAt: new Date(row.created_at),
+    settledAt: row.settled_at === null ? null : new Date(row.settled_at),
+    payer: row.payer,
+  };
+}
+
 function toRecord(row: PaymentRow): PaymentRecord {
   return {
     paymentId: row.payment_id,
@@ -386,24 +410,25 @@ export async function findPayment(db: Queryable, paymentId: string): Promise<Pay
   return row ? toRecord(row) : undefined;
 }
 
-export async function recentPayments(db: Queryable, wallets: Wallets, limit = 10): Promise<PaymentRecord[]> {
+export async function recentPayments(db: Queryable, wallets: Wallets, limit = 10): Promise<ListedPayment[]> {
   const rows = await db.query<PaymentRow>(
-    perWallet("ORDER BY created_at DESC LIMIT $2", "ORDER BY created_at DESC LIMIT $2"),
+    perWallet("ORDER BY created_at DESC LIMIT $2", "ORDER BY created_at DESC LIMIT $2", listedColumns),
     [walletKeys(wallets), limit],
   );
-  return rows.map(toRecord);
+  return rows.map(toListed);
 }
 
 /** Settled payments of a wallet, or of a person's wallets (each with its transaction), newest settlement first. */
-export async function settledPayments(db: Queryable, wallets: Wallets, limit: number): Promise<PaymentRecord[]> {
+export async function settledPayments(db: Queryable, wallets: Wallets, limit: number): Promise<ListedPayment[]> {
   const rows = await db.query<PaymentRow>(
     perWallet(
       "AND status = 'settled' AND tx_hash IS NOT NULL ORDER BY COALESCE(settled_at, created_at) DESC, payment_id DESC LIMIT $2",
       "ORDER BY COALESCE(settled_at, created_at) DESC, payment_id DESC LIMIT $2",
+      listedColumns,
     ),
     [walletKeys(wallets), limit],
   );
-  return rows.map(toRecord);
+  return rows.map(toListed);
 }
 
 /**
@@ -411,9 +436,9 @@ export async function settledPayments(db: Queryable, wallets: Wallets, limit: nu
  * wallet's rows come in its index's order, at most the limit of them, and the pages are merged.
  * One query, whatever the wallet's history holds; `wallet = ANY(...)` would sort it all first.
  */
-function perWallet(whereAndOrder: string, mergedOrder: string): string {
+function perWallet(whereAndOrder: string, mergedOrder: string, select = columns): string {
   return `SELECT page.* FROM unnest($1::text[]) AS person(wallet)
-    CROSS JOIN LATERAL (SELECT ${columns} FROM payments WHERE payments.wallet = person.wallet ${whereAndOrder}) AS page
+    CROSS JOIN LATERAL (SELECT ${select} FROM payments WHERE payments.wallet = person.wallet ${whereAndOrder}) AS page
     ${mergedOrder}`;
 }
 
