@@ -25,7 +25,6 @@ import { isRevoked } from "./grant-token";
 import { APPROVAL_DEADLINE_MS, findMcpPayment, recordMcpResult, type McpPayment, type McpPaymentResult } from "./mcp-payments";
 import { describeMcpPayment, mcpBinding, paymentIdInput } from "./tools";
 
-
 export type McpApprovalDependencies = {
   env: () => ServerEnv;
   database: () => Promise<Database>;

@@ -225,8 +225,13 @@ export async function describeMcpPayment(
         const paid = `Paid ${amount} USDC to ${service} (transaction ${record.txHash}).`;
         // Settled while the approval that paid it may still be keeping the service's answer: it is on its way.
         const dataComing = record.settledAt !== null && now.getTime() - record.settledAt.getTime() < APPROVAL_DEADLINE_MS;
-        if (!dataComing) return { paymentId, service, status: "settled", txHash: record.txHash, summary: paid };
-        return { paymentId, service, status: "settled", txHash: record.txHash, dataComing, summary: `${paid} The service's answer is on its way; ask again in a moment.` };
+        return {
+          paymentId,
+          service,
+          status: "settled",
+          txHash: record.txHash,
+          ...(dataComing ? { dataComing, summary: `${paid} The service's answer is on its way; ask again in a moment.` } : { summary: paid }),
+        };
       }
       case "failed":
         return { paymentId, service, status: "failed", reason: record.failureCode, summary: `The payment to ${service} failed (${record.failureCode}).` };

@@ -78,7 +78,7 @@ type PaymentRow = {
 const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, nonce, service_name,
   service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block, payer, receipt`;
 
-/** A payment as a list shows it: no status or receipt JSON, no authorization's details. */
+/** A payment as a list shows it (and the part of a whole record read from the same columns): no status or receipt JSON, no authorization's details. */
 export type ListedPayment = Pick<
   PaymentRecord,
   "paymentId" | "wallet" | "network" | "amount" | "serviceName" | "serviceUrl" | "status" | "txHash" | "createdAt" | "settledAt" | "payer"
@@ -104,24 +104,14 @@ function toListed(row: PaymentRow): ListedPayment {
 
 function toRecord(row: PaymentRow): PaymentRecord {
   return {
-    paymentId: row.payment_id,
-    wallet: row.wallet,
-    network: row.network,
+    ...toListed(row),
     asset: row.asset,
     payTo: row.pay_to,
-    amount: BigInt(row.amount),
     nonce: row.nonce,
-    serviceName: row.service_name,
-    serviceUrl: row.service_url,
-    status: row.status,
-    txHash: row.tx_hash,
     failureCode: row.failure_code,
     outcome: readJson(row.outcome),
-    createdAt: new Date(row.created_at),
-    settledAt: row.settled_at === null ? null : new Date(row.settled_at),
     validBefore: row.valid_before === null ? null : new Date(row.valid_before),
     fromBlock: row.from_block === null ? null : BigInt(row.from_block),
-    payer: row.payer,
     receipt: readJson(row.receipt) as StoredReceipt | null,
   };
 }
