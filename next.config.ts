@@ -4,8 +4,9 @@ import { API_CONTENT_SECURITY_POLICY, API_ROUTES_SOURCE, fixedSecurityHeaders } 
 const nextConfig: NextConfig = {
   // PGlite loads its WebAssembly and data files from its own package folder at run time.
   // undici is loaded from node_modules as it is: the outbound fetch (lib/net) relies on its
-  // connector, which a bundled copy need not keep intact.
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "undici"],
+  // connector, which a bundled copy need not keep intact. tiny-secp256k1 reads its WebAssembly
+  // from its own folder too (lib/chain/recover-signer.ts).
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "undici", "tiny-secp256k1"],
   poweredByHeader: false,
   experimental: { preloadEntriesOnStart: false },
   // The headers that never change, on every response, and the API's fixed content security

@@ -8,14 +8,14 @@ import {
   BaseError,
   createPublicClient,
   custom,
+  hashMessage,
+  hashTypedData,
   HttpRequestError,
   InternalRpcError,
   isAddressEqual,
   isErc6492Signature,
   LimitExceededRpcError,
   parseErc6492Signature,
-  recoverMessageAddress,
-  recoverTypedDataAddress,
   ResourceUnavailableRpcError,
   TimeoutError,
   zeroAddress,
@@ -24,6 +24,7 @@ import {
 } from "viem";
 import { verifyMessage, verifyTypedData } from "viem/actions";
 import { publicClientFor, RPC_TIMEOUT_MS } from "./clients";
+import { recoverSigner } from "./recover-signer";
 import { eip6492FactoriesOf, type NetworkConfig } from "./networks";
 
 /** The whole check, however many calls it makes: about one read with its retry. */
@@ -115,11 +116,8 @@ function deploymentFactory(signature: Hex): Hex | undefined {
 
 async function recoversTo(signed: Pick<VerifyPaymentSignatureParameters, "typedData" | "message">, signature: Hex, address: Hex): Promise<boolean> {
   try {
-    const recovered =
-      signed.typedData !== undefined
-        ? await recoverTypedDataAddress({ ...signed.typedData, signature })
-        : await recoverMessageAddress({ message: signed.message ?? "", signature });
-    return isAddressEqual(recovered, address);
+    const hash = signed.typedData !== undefined ? hashTypedData(signed.typedData) : hashMessage(signed.message ?? "");
+    return isAddressEqual(await recoverSigner({ hash, signature }), address);
   } catch {
     return false;
   }
