@@ -130,30 +130,11 @@ const walletKey = caseKey;
  * settled alone, what the chain shows, is `settledSince`.)
  */
 export async function countedSince(db: Queryable, wallet: string, since: Date): Promise<bigint> {
-  const [row] = await db.query<{ spent: string }>(`SELECT (${windowSum("counted", "$1::text[]", "$2::timestamptz")})::text AS spent`, [
+  const [row] = await db.query<{ spent: string }>("SELECT ledger_counted_since($1::text[], $2::timestamptz)::text AS spent", [
     [walletKey(wallet)],
     since.toISOString(),
   ]);
   return BigInt(row?.spent ?? "0");
-}
-
-/**
- * What a person's payments add up to since a moment, read from the hourly and daily totals
- * (migration 8) rather than the payments themselves: the payments of at most the window's first
- * hour, the hours to the next day, and the days after. A few dozen rows whatever the window holds.
- * `counted`: what the limits count (reserved, pending, settled) by creation time; `settled`: what
- * was settled, by settlement time.
- */
-function windowSum(measure: "counted" | "settled", wallets: string, since: string): string {
-  const [id, at, kept] =
-    measure === "counted"
-      ? [0, "created_at", "status IN ('reserved', 'pending', 'settled')"]
-      : [1, "COALESCE(settled_at, created_at)", "status = 'settled'"];
-  const nextHour = `(date_trunc('hour', ${since} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 hour')`;
-  const nextDay = `(date_trunc('day', ${since} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day')`;
-  return `(SELECT COALESCE(SUM(amount), 0) FROM payments WHERE wallet = ANY(${wallets}) AND ${kept} AND ${at} > ${since} AND ${at} < ${nextHour})
-    + (SELECT COALESCE(SUM(amount), 0) FROM ledger_totals WHERE wallet = ANY(${wallets}) AND measure = ${id} AND span = 0 AND starts_at >= ${nextHour} AND starts_at < ${nextDay})
-    + (SELECT COALESCE(SUM(amount), 0) FROM ledger_totals WHERE wallet = ANY(${wallets}) AND measure = ${id} AND span = 1 AND starts_at >= ${nextDay})`;
 }
 
 /** One rolling period against its limit: what counts against it (settled, pending, reserved), and what is left. */
@@ -170,13 +151,16 @@ export function periodStarts(now: Date): Record<Period, Date> {
   return { day: since("day"), week: since("week"), month: since("month") };
 }
 
-/** A measure's sums over the three rolling periods, in one query. */
+/**
+ * A measure's sums over the three rolling periods, in one query, each read from the hourly and
+ * daily totals by migration 9's function (lib/db/migrations.ts).
+ */
 async function sumsByPeriod(db: Queryable, measure: "counted" | "settled", wallet: Wallets, now: Date): Promise<Record<Period, bigint>> {
   const starts = periodStarts(now);
   const [row] = await db.query<Record<Period, string>>(
-    `SELECT (${windowSum(measure, "$1::text[]", "$2::timestamptz")})::text AS day,
-            (${windowSum(measure, "$1::text[]", "$3::timestamptz")})::text AS week,
-            (${windowSum(measure, "$1::text[]", "$4::timestamptz")})::text AS month`,
+    `SELECT ledger_${measure}_since($1::text[], $2::timestamptz)::text AS day,
+            ledger_${measure}_since($1::text[], $3::timestamptz)::text AS week,
+            ledger_${measure}_since($1::text[], $4::timestamptz)::text AS month`,
     [walletKeys(wallet), starts.day.toISOString(), starts.week.toISOString(), starts.month.toISOString()],
   );
   return { day: BigInt(row?.day ?? "0"), week: BigInt(row?.week ?? "0"), month: BigInt(row?.month ?? "0") };
