@@ -8,6 +8,7 @@
 import type { Database } from "@/lib/db";
 import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import { AppError, toAppError } from "@/lib/errors";
+import { afterPendingWrites } from "@/lib/pending-writes";
 import type { ServerEnv } from "@/lib/env";
 import { knownTxHashes } from "@/lib/payments/ledger";
 import { resolveLimits } from "@/lib/payments/limits";
@@ -175,6 +176,9 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             return finishWith();
           }
           continuation = paymentContinuation(sent.facts.paymentId, sent.claims.service, paid.report);
+          // The payment's lines leave before the model's turn on its result begins, not after
+          // its first steps.
+          await afterPendingWrites();
         }
         const { usage } = await runAgent({
           chatModel: model,

@@ -6,6 +6,7 @@
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { afterPendingWrites } from "@/lib/pending-writes";
 import { sameAddress } from "@/lib/address";
 import { agentBudgetRefusal } from "./agent-budget";
 import { payerOf, verifyApproval, type ApprovalClaims } from "./approval-token";
@@ -116,12 +117,13 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
     checkBalance({ rail, network, payer, fromBudget: claims.agentBudget !== undefined, amount: facts.amount }),
     rail.checkpoint(network).catch(() => undefined),
   ]);
+  // The reads leave for the chain before the work below holds the event loop (the signature
+  // check is CPU work, and so is the ledger's query when the ledger is PGlite, in this process),
+  // so that their answers wait for that work, not the reverse.
+  await afterPendingWrites();
   const [recorded, refused] = await Promise.allSettled([
     findPayment(db, claims.paymentId),
     (async (): Promise<AppError | undefined> => {
-      // The signature check is CPU work that holds the event loop for milliseconds: the reads
-      // leave for the chain and the database first, so that their answers wait for it, not the reverse.
-      await new Promise((resolve) => setImmediate(resolve));
       // The wallet's answer, checked by the payment's rail as the chain will check it. A refusal
       // is a `bad-request` naming the signature and saying which check refused it, like a
       // forged token; a chain that does not answer is not the person's fault: a

@@ -12,6 +12,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import { AppError } from "@/lib/errors";
+import { afterPendingWrites } from "@/lib/pending-writes";
 import { formatUsd } from "@/lib/money";
 import { readSignedReceipt } from "@/lib/x402/offer-receipt";
 import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError, type Settlement } from "@/lib/x402/service-call";
@@ -195,6 +196,14 @@ async function concludeDelivery({
   problem?: DeliveryProblem;
   log?: SendApprovedPaymentParameters["log"];
 }): Promise<PaymentOutcome> {
+  const settlement = response ? readSettlement(response) : undefined;
+  // A service's word that it was paid is a claim: the chain must show that transaction moving
+  // exactly this authorization before the person is told "confirmed" or the ledger counts it
+  // settled. The chain is asked while the body is read (the claim is in the answer's headers),
+  // and the read leaves before the body is taken in.
+  const named = response?.ok === true && settlement?.success && settlement.transaction ? settlement.transaction : undefined;
+  const asking = askChain(record, { rail, network: facts.network, claimed: named });
+  await afterPendingWrites();
   let data: unknown;
   let bodyBroken = false;
   if (response) {
@@ -204,7 +213,6 @@ async function concludeDelivery({
       bodyBroken = true;
     }
   }
-  const settlement = response ? readSettlement(response) : undefined;
   const delivered = response?.ok === true && !bodyBroken;
   // What is known is told even when the ledger cannot take it: the reservation then stays,
   // and the sweep records the outcome from the chain later.
@@ -218,11 +226,9 @@ async function concludeDelivery({
     return outcome;
   };
 
-  // A service's word that it was paid is a claim: the chain must show that transaction moving
-  // exactly this authorization before the person is told "confirmed" or the ledger counts it settled.
-  const claimed = delivered && settlement?.success && settlement.transaction ? settlement.transaction : undefined;
+  const claimed = delivered ? named : undefined;
   const problem = sendProblem ?? (claimed ? unbackedClaim(facts, claimed) : describeProblem(response, settlement, bodyBroken, facts));
-  const verdict = await askChain(record, { rail, network: facts.network, claimed });
+  const verdict = await asking;
   // The data arrived and the chain shows the payment made (in the transaction the service named,
   // or in another: the chain's is the one told).
   if (delivered && verdict.kind === "used" && verdict.txHash) return paidAndDelivered(verdict.txHash);
