@@ -9,6 +9,7 @@
 // with USD for limits.
 import { caseKey } from "@/lib/address";
 import type { Database, Queryable } from "@/lib/db";
+import { windowSum } from "@/lib/db/migrations";
 import type { SpendingLimits } from "./limits";
 import { paymentStages, receiptStatuses, type PaymentFacts, type PaymentStage, type PaymentUpdate, type ReceiptSummary } from "./payment";
 import type { StoredReceipt } from "./receipt";
@@ -153,14 +154,19 @@ export function periodStarts(now: Date): Record<Period, Date> {
 
 /**
  * A measure's sums over the three rolling periods, in one query, each read from the hourly and
- * daily totals by migration 9's function (lib/db/migrations.ts).
+ * daily totals (`windowSum`, lib/db/migrations.ts): what counts against the limits through
+ * migration 9's function, whose plan the connection keeps, what was settled as a statement.
  */
 async function sumsByPeriod(db: Queryable, measure: "counted" | "settled", wallet: Wallets, now: Date): Promise<Record<Period, bigint>> {
   const starts = periodStarts(now);
   const [row] = await db.query<Record<Period, string>>(
-    `SELECT ledger_${measure}_since($1::text[], $2::timestamptz)::text AS day,
-            ledger_${measure}_since($1::text[], $3::timestamptz)::text AS week,
-            ledger_${measure}_since($1::text[], $4::timestamptz)::text AS month`,
+    measure === "counted"
+      ? `SELECT ledger_counted_since($1::text[], $2::timestamptz)::text AS day,
+                ledger_counted_since($1::text[], $3::timestamptz)::text AS week,
+                ledger_counted_since($1::text[], $4::timestamptz)::text AS month`
+      : `SELECT (${windowSum("settled", "$1::text[]", "$2::timestamptz")})::text AS day,
+                (${windowSum("settled", "$1::text[]", "$3::timestamptz")})::text AS week,
+                (${windowSum("settled", "$1::text[]", "$4::timestamptz")})::text AS month`,
     [walletKeys(wallet), starts.day.toISOString(), starts.week.toISOString(), starts.month.toISOString()],
   );
   return { day: BigInt(row?.day ?? "0"), week: BigInt(row?.week ?? "0"), month: BigInt(row?.month ?? "0") };
