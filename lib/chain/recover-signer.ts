@@ -31,25 +31,14 @@ export type RecoverSignerErrorType = UnrecoverableSignatureError;
 
 export async function recoverSigner({ hash, signature }: RecoverSignerParameters): Promise<RecoverSignerReturnType> {
   const lib = await libsecp256k1();
-  if (!lib) {
-    try {
-      return await recoverAddress({ hash, signature });
-    } catch (error) {
-      throw new UnrecoverableSignatureError("the signature recovers no key", { cause: error });
-    }
-  }
-  let bytes: Uint8Array;
-  try {
-    bytes = hexToBytes(signature);
-  } catch (error) {
-    throw new UnrecoverableSignatureError("the signature is not hex", { cause: error });
-  }
-  // r, s and the recovery byte, which wallets write as 27/28 or as 0/1.
-  const v = bytes.length === 65 ? (bytes[64] ?? -1) : -1;
-  const recoveryId = v === 27 || v === 28 ? v - 27 : v;
-  if (recoveryId !== 0 && recoveryId !== 1) throw new UnrecoverableSignatureError("the signature is not 65 bytes with a recovery id of 0 or 1");
   let key: Uint8Array | null;
   try {
+    if (!lib) return await recoverAddress({ hash, signature });
+    // r, s and the recovery byte, which wallets write as 27/28 or as 0/1.
+    const bytes = hexToBytes(signature);
+    const v = bytes.length === 65 ? (bytes[64] ?? -1) : -1;
+    const recoveryId = v === 27 || v === 28 ? v - 27 : v;
+    if (recoveryId !== 0 && recoveryId !== 1) throw new Error("the signature is not 65 bytes with a recovery id of 0 or 1");
     key = lib.recover(hexToBytes(hash), bytes.subarray(0, 64), recoveryId, false);
   } catch (error) {
     throw new UnrecoverableSignatureError("the signature recovers no key", { cause: error });

@@ -24,8 +24,8 @@ import {
 } from "viem";
 import { verifyMessage, verifyTypedData } from "viem/actions";
 import { publicClientFor, RPC_TIMEOUT_MS } from "./clients";
-import { recoverSigner } from "./recover-signer";
 import { eip6492FactoriesOf, type NetworkConfig } from "./networks";
+import { recoverSigner } from "./recover-signer";
 
 /** The whole check, however many calls it makes: about one read with its retry. */
 export const SIGNATURE_CHECK_TIMEOUT_MS = 2 * RPC_TIMEOUT_MS;

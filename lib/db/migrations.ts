@@ -220,7 +220,7 @@ export const migrations: readonly Migration[] = [
   },
   {
     id: 9,
-    name: "rolling window sums as functions",
+    name: "what counts against the limits as a function",
     // What counts against a person's limits is read on every quote and every reservation. As
     // one statement of nine subqueries it was planned anew each time: 3-4 ms of PGlite's time on
     // an empty ledger, against 0.5 ms to run. Inside a PL/pgSQL function its plan is kept for the

@@ -131,7 +131,7 @@ const walletKey = caseKey;
  * settled alone, what the chain shows, is `settledSince`.)
  */
 export async function countedSince(db: Queryable, wallet: string, since: Date): Promise<bigint> {
-  const [row] = await db.query<{ spent: string }>("SELECT ledger_counted_since($1::text[], $2::timestamptz)::text AS spent", [
+  const [row] = await db.query<{ spent: string }>(`SELECT ${windowSumSql("counted", "$2::timestamptz")}::text AS spent`, [
     [walletKey(wallet)],
     since.toISOString(),
   ]);
@@ -153,20 +153,21 @@ export function periodStarts(now: Date): Record<Period, Date> {
 }
 
 /**
- * A measure's sums over the three rolling periods, in one query, each read from the hourly and
- * daily totals (`windowSum`, lib/db/migrations.ts): what counts against the limits through
- * migration 9's function, whose plan the connection keeps, what was settled as a statement.
+ * One window's sum for the wallets in `$1` since `since`, read from the hourly and daily totals
+ * (`windowSum`, lib/db/migrations.ts): what counts against the limits through migration 9's
+ * function, whose plan the connection keeps; what was settled as a statement.
  */
+function windowSumSql(measure: "counted" | "settled", since: string): string {
+  return measure === "counted" ? `ledger_counted_since($1::text[], ${since})` : `(${windowSum("settled", "$1::text[]", since)})`;
+}
+
+/** A measure's sums over the three rolling periods, in one query. */
 async function sumsByPeriod(db: Queryable, measure: "counted" | "settled", wallet: Wallets, now: Date): Promise<Record<Period, bigint>> {
   const starts = periodStarts(now);
   const [row] = await db.query<Record<Period, string>>(
-    measure === "counted"
-      ? `SELECT ledger_counted_since($1::text[], $2::timestamptz)::text AS day,
-                ledger_counted_since($1::text[], $3::timestamptz)::text AS week,
-                ledger_counted_since($1::text[], $4::timestamptz)::text AS month`
-      : `SELECT (${windowSum("settled", "$1::text[]", "$2::timestamptz")})::text AS day,
-                (${windowSum("settled", "$1::text[]", "$3::timestamptz")})::text AS week,
-                (${windowSum("settled", "$1::text[]", "$4::timestamptz")})::text AS month`,
+    `SELECT ${windowSumSql(measure, "$2::timestamptz")}::text AS day,
+            ${windowSumSql(measure, "$3::timestamptz")}::text AS week,
+            ${windowSumSql(measure, "$4::timestamptz")}::text AS month`,
     [walletKeys(wallet), starts.day.toISOString(), starts.week.toISOString(), starts.month.toISOString()],
   );
   return { day: BigInt(row?.day ?? "0"), week: BigInt(row?.week ?? "0"), month: BigInt(row?.month ?? "0") };
