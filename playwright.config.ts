@@ -61,6 +61,8 @@ export default defineConfig({
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
     env: {
       PORT: String(port),
+      // The origin the browser opens, which sign-ins and access grants must name.
+      APP_URL: baseURL,
       ...sandboxPorts,
       MODEL_PROVIDER: "offline",
       DATA_DIR: dataDir,

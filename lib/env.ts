@@ -61,6 +61,8 @@ type DeploymentSettings = {
   TRUSTED_PROXY_HOPS: number;
   CLIENT_IP_HEADER?: string | undefined;
   CLIENT_IDENTITY?: "shared" | undefined;
+  APP_URL?: string | undefined;
+  APP_URL_FROM?: string | undefined;
 };
 
 function checkDeployment(env: DeploymentSettings, source: Record<string, string | undefined>): void {
@@ -82,6 +84,12 @@ function checkDeployment(env: DeploymentSettings, source: Record<string, string 
       "TRUSTED_PROXY_HOPS or CLIENT_IP_HEADER must be set in production (how the proxy or host in front of the app reports each client's address), " +
         "or CLIENT_IDENTITY=shared to count every caller as one client on purpose: without them the server cannot tell clients apart, " +
         "so one person's message makes everyone wait out the cooldown",
+    );
+  }
+  if (!env.APP_URL && !env.APP_URL_FROM) {
+    throw new EnvError(
+      "APP_URL must be set in production (the origin people open the app at, e.g. https://pay.example.com), or APP_URL_FROM naming the host's own variable that holds it " +
+        "(e.g. APP_URL_FROM=VERCEL_PROJECT_PRODUCTION_URL): sign-ins and AI apps' access grants are accepted only for this origin, and the links the server hands out point to it",
     );
   }
   const host = serverlessHost(source);
@@ -141,6 +149,14 @@ const serverEnvSchema = z.object({
    */
   CLIENT_IDENTITY: z.enum(["shared"]).optional(),
   PAYMENT_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
+  /**
+   * The one public origin of this deployment (docs/contract.md, section 6): what a sign-in must
+   * name, what an access grant's `server` must equal, and where every link the server hands out
+   * points. No request header decides it.
+   */
+  APP_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The name of a variable the host sets to the deployment's address (VERCEL_PROJECT_PRODUCTION_URL...), used when APP_URL is unset. */
+  APP_URL_FROM: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "a variable's name, such as VERCEL_PROJECT_PRODUCTION_URL").optional(),
   /** Set by `npm run demo`: the sandbox's description, whose demo wallet the page may use. */
   SANDBOX_INFO_FILE: z.string().min(1).optional(),
   DEFAULT_LIMIT_DAILY: usdAmount.default("1"),
@@ -158,6 +174,8 @@ export type ServerEnv = z.infer<typeof serverEnvSchema> & {
   /** `USDC_ADDRESS_<chainId>`: the USDC contract of a chain this product does not know by heart. */
   usdcAddresses: Record<number, `0x${string}`>;
   modelProvider: "google" | "offline";
+  /** The deployment's public origin (`https://host[:port]`), from APP_URL or APP_URL_FROM; in development `http://localhost:PORT` without them. */
+  appOrigin: string;
 };
 
 export class EnvError extends Error {
@@ -211,7 +229,28 @@ export function parseServerEnv(source: Record<string, string | undefined>): Serv
   if (modelProvider === "google" && !env.GOOGLE_GENERATIVE_AI_API_KEY) {
     throw new EnvError("MODEL_PROVIDER: google needs GOOGLE_GENERATIVE_AI_API_KEY to be set");
   }
-  return { ...env, rpcUrls, solanaRpcUrls, usdcAddresses, modelProvider };
+  return { ...env, rpcUrls, solanaRpcUrls, usdcAddresses, modelProvider, appOrigin: appOriginOf(env, cleaned) };
+}
+
+/**
+ * The public origin from APP_URL, else from the variable APP_URL_FROM names (a host's own, which
+ * may hold a bare host name: https is assumed), else, outside production, this machine's port.
+ */
+function appOriginOf(env: { APP_URL?: string | undefined; APP_URL_FROM?: string | undefined }, source: Record<string, string | undefined>): string {
+  const named = env.APP_URL ? { variable: "APP_URL", value: env.APP_URL } : env.APP_URL_FROM ? { variable: env.APP_URL_FROM, value: source[env.APP_URL_FROM] } : undefined;
+  if (!named) return `http://localhost:${source.PORT ?? "3000"}`;
+  if (!named.value) throw new EnvError(`APP_URL_FROM: ${named.variable} is not set, so the app's public origin is unknown; set APP_URL instead`);
+  let url: URL;
+  try {
+    url = new URL(/^https?:\/\//i.test(named.value) ? named.value : `https://${named.value}`);
+  } catch {
+    throw new EnvError(`${named.variable}: not a URL or host name (${named.value.slice(0, 80)})`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new EnvError(`${named.variable}: an http or https origin`);
+  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash || url.username || url.password) {
+    throw new EnvError(`${named.variable}: an origin alone, such as https://pay.example.com, without a path, query or credentials`);
+  }
+  return url.origin;
 }
 
 let cached: ServerEnv | undefined;

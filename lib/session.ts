@@ -1,17 +1,23 @@
 // Who the caller is, when it matters (docs/contract.md, section 9): a wallet proves itself once per browser
-// session by signing in (EIP-4361, "Sign-In with Ethereum"), checked as payment signatures are
-// (recovery, ERC-1271, ERC-6492), or by a payment approval it signs; the server answers with an
+// session by signing in, an EVM wallet with EIP-4361 ("Sign-In with Ethereum"), checked as
+// payment signatures are (recovery, ERC-1271, ERC-6492), a Solana wallet with the same text for
+// its Solana account (the Wallet Standard's `solana:signIn`, or `solana:signMessage`), checked
+// as an ed25519 signature; or by a payment approval it signs. The server answers with an
 // HttpOnly, SameSite session cookie that names the wallet and is signed with the server's key.
 // History (which services, which payments) is shown only to the wallet's own session, and the
 // chat's per-wallet cooldown counts only a wallet that proved itself.
 //
-// Nothing is stored: the sign-in nonce and the session are tokens the server signed itself. The
-// nonce also travels in an HttpOnly cookie, so a signed message is good only in the browser that
-// asked for it, once, within ten minutes.
-import { randomBytes } from "node:crypto";
+// A sign-in is for this deployment's own origin (APP_URL), never the one a request's Host names.
+// Its nonce proves one browser, once: the browser holds a random secret in an HttpOnly cookie and
+// the nonce is derived from it under the server's key, so a nonce fetched by anyone else is
+// nothing without that cookie; a nonce used once is kept as spent in the ledger's database until
+// it would have expired, so neither this instance nor another accepts it again.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { SignatureBytes } from "@solana/kit";
 import { getAddress, type Hex } from "viem";
 import { z } from "zod";
 import { isEvmAddress, isSolanaAddress, sameAddress } from "@/lib/address";
+import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
@@ -24,14 +30,16 @@ const SESSION_SECONDS = 12 * 60 * 60;
 const NONCE_SECONDS = 10 * 60;
 const NONCE_PURPOSE = "sign-in-nonce";
 const SESSION_PURPOSE = "session";
+/** The Solana sign-in's first line ends so (the Wallet Standard's `solana:signIn` text). */
+const SOLANA_HEADER = " wants you to sign in with your Solana account:\n";
 
-type SessionEnv = Pick<ServerEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS" | "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+type SessionEnv = Pick<ServerEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS" | "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "appOrigin">;
 
 /**
  * The wallets the request's session cookie names, if it holds a valid, unexpired session: at
  * most one per chain family (an EVM wallet and a Solana wallet may both have proved themselves).
  */
-export function sessionWallets(request: Request, env: SessionEnv, now: Date = new Date()): string[] {
+export function sessionWallets(request: Request, env: Pick<SessionEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS">, now: Date = new Date()): string[] {
   const token = cookieOf(request, SESSION_COOKIE);
   if (!token) return [];
   const [body, given, extra] = token.split(".");
@@ -46,30 +54,33 @@ export function sessionWallets(request: Request, env: SessionEnv, now: Date = ne
 }
 
 /** The EVM wallet the request's session names, if any. */
-export function sessionWallet(request: Request, env: SessionEnv, now?: Date): `0x${string}` | undefined {
+export function sessionWallet(request: Request, env: Pick<SessionEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS">, now?: Date): `0x${string}` | undefined {
   return sessionWallets(request, env, now).find(isEvmAddress);
 }
 
 /** Whether the request's session is this wallet's. */
-export function isSignedInAs(request: Request, wallet: string, env: SessionEnv, now?: Date): boolean {
+export function isSignedInAs(request: Request, wallet: string, env: Pick<SessionEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS">, now?: Date): boolean {
   return sessionWallets(request, env, now).some((signedIn) => sameAddress(signedIn, wallet));
 }
+
+type CookieEnv = Pick<SessionEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS" | "appOrigin">;
 
 /**
  * The Set-Cookie value of a session for this wallet (a session cookie: it ends with the
  * browser's session). A wallet of the other chain family that the request's session already
  * names stays in it; one of the same family gives way.
  */
-export function sessionCookie(request: Request, wallet: string, env: SessionEnv, now: Date = new Date()): string {
+export function sessionCookie(request: Request, wallet: string, env: CookieEnv, now: Date = new Date()): string {
   const family = (address: string) => (isEvmAddress(address) ? "eip155" : "solana");
   const kept = sessionWallets(request, env, now).filter((other) => family(other) !== family(wallet));
   const wallets = [isEvmAddress(wallet) ? getAddress(wallet) : wallet, ...kept];
   const body = Buffer.from(JSON.stringify({ w: wallets, e: Math.floor(now.getTime() / 1000) + SESSION_SECONDS }), "utf8").toString("base64url");
-  return cookie(request, SESSION_COOKIE, `${body}.${mac(signingKey(env, SESSION_PURPOSE), body)}`);
+  return cookie(env, SESSION_COOKIE, `${body}.${mac(signingKey(env, SESSION_PURPOSE), body)}`);
 }
 
-function cookie(request: Request, name: string, value: string, maxAgeSeconds?: number): string {
-  const secure = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
+/** `Secure` whenever the deployment is served over https: its configured origin says so, not a request header. */
+function cookie(env: Pick<SessionEnv, "appOrigin">, name: string, value: string, maxAgeSeconds?: number): string {
+  const secure = env.appOrigin.startsWith("https:");
   return [`${name}=${value}`, "Path=/", "HttpOnly", "SameSite=Strict", ...(secure ? ["Secure"] : []), ...(maxAgeSeconds === undefined ? [] : [`Max-Age=${maxAgeSeconds}`])].join("; ");
 }
 
@@ -81,27 +92,58 @@ function cookieOf(request: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** A fresh sign-in nonce: 32 hex digits, its expiry, and its MAC, all letters and digits as EIP-4361 asks. */
-function newNonce(env: SessionEnv, now: Date): string {
-  const body = `${randomBytes(16).toString("hex")}${String(Math.floor(now.getTime() / 1000) + NONCE_SECONDS).padStart(10, "0")}`;
-  return `${body}${Buffer.from(mac(signingKey(env, NONCE_PURPOSE), body), "base64url").toString("hex").slice(0, 32)}`;
+// ---- The browser's sign-in challenge ----
+
+/** The browser's secret and when its nonce expires, as its cookie holds them. */
+const CHALLENGE_COOKIE = /^([0-9a-f]{32})\.(\d{10})$/;
+
+/** The nonce a browser's secret stands for: 32 hex digits of the server's MAC of it (letters and digits, as EIP-4361 asks). */
+function nonceOf(key: Buffer, challenge: string): string {
+  return Buffer.from(mac(key, challenge), "base64url").toString("hex").slice(0, 32);
 }
 
-function nonceHolds(nonce: string, env: SessionEnv, now: Date): boolean {
-  if (!/^[0-9a-f]{32}\d{10}[0-9a-f]{32}$/.test(nonce)) return false;
-  const body = nonce.slice(0, 42);
-  const given = nonce.slice(42);
-  const signed = verifyingKeys(env, NONCE_PURPOSE).some((key) => Buffer.from(mac(key, body), "base64url").toString("hex").slice(0, 32) === given);
-  return signed && Number(nonce.slice(32, 42)) * 1000 > now.getTime();
+/** A new challenge: the cookie's value (a random secret and its expiry) and the nonce derived from it. */
+function newChallenge(env: SessionEnv, now: Date): { challenge: string; nonce: string } {
+  const challenge = `${randomBytes(16).toString("hex")}.${String(Math.floor(now.getTime() / 1000) + NONCE_SECONDS).padStart(10, "0")}`;
+  return { challenge, nonce: nonceOf(signingKey(env, NONCE_PURPOSE), challenge) };
 }
+
+/** When the nonce expires, if it is the one this browser's challenge stands for and it has not yet. */
+function nonceExpiry(request: Request, nonce: string, env: SessionEnv, now: Date): Date | undefined {
+  const match = CHALLENGE_COOKIE.exec(cookieOf(request, NONCE_COOKIE) ?? "");
+  if (!match || !/^[0-9a-f]{32}$/.test(nonce)) return undefined;
+  const expires = new Date(Number(match[2]) * 1000);
+  if (expires.getTime() <= now.getTime()) return undefined;
+  const given = Buffer.from(nonce, "utf8");
+  const derived = verifyingKeys(env, NONCE_PURPOSE).some((key) => timingSafeEqual(Buffer.from(nonceOf(key, match[0]), "utf8"), given));
+  return derived ? expires : undefined;
+}
+
+/**
+ * Marks a nonce as used, once for every instance sharing the database: true the first time, false
+ * after. Kept until the nonce would have expired; the ones past it go as a new one comes.
+ */
+async function spendNonce(db: Database, nonce: string, expires: Date, now: Date): Promise<boolean> {
+  await db.query("DELETE FROM spent_sign_in_nonces WHERE expires_at < $1", [now]);
+  const rows = await db.query("INSERT INTO spent_sign_in_nonces (nonce, expires_at) VALUES ($1, $2) ON CONFLICT (nonce) DO NOTHING RETURNING nonce", [nonce, expires]);
+  return rows.length === 1;
+}
+
+// ---- The route ----
 
 const signInSchema = z.strictObject({
   message: z.string().min(1).max(4_000),
-  signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384),
+  /** An EVM wallet's hex signature, or a Solana wallet's ed25519 signature in base58. */
+  signature: z.union([
+    z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384),
+    z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/, "must be a base58 signature"),
+  ]),
 });
 
 export type SessionDependencies = {
   env: () => ServerEnv;
+  /** Where spent nonces are kept, shared by every instance. */
+  database: () => Promise<Database>;
   /** Signing in may ask the chain (a smart account): counted per client like any public endpoint. */
   rateLimit: RateLimiter;
   now?: () => Date;
@@ -114,8 +156,9 @@ export const createSessionRateLimit = (): RateLimiter => createRateLimiter({ lim
 const noStore = { "Cache-Control": "no-store" };
 
 /**
- * `/api/session`: GET says who is signed in (and hands out a sign-in nonce), POST signs in with
- * an EIP-4361 message and its signature, DELETE signs out.
+ * `/api/session`: GET says who is signed in and hands out a sign-in challenge (the nonce, and the
+ * domain and URI the message must name), POST signs in with an EIP-4361 message (or its Solana
+ * form) and its signature, DELETE signs out.
  */
 export async function handleSessionRequest(request: Request, deps: SessionDependencies): Promise<Response> {
   const now = deps.now?.() ?? new Date();
@@ -123,24 +166,24 @@ export async function handleSessionRequest(request: Request, deps: SessionDepend
     const env = deps.env();
     deps.rateLimit.take(clientKey(request, env), now);
     if (request.method === "GET") {
-      const nonce = newNonce(env, now);
+      const { challenge, nonce } = newChallenge(env, now);
       const wallets = sessionWallets(request, env, now);
       return Response.json(
-        { wallet: wallets.find(isEvmAddress) ?? null, solanaWallet: wallets.find(isSolanaAddress) ?? null, nonce },
-        { headers: { ...noStore, "Set-Cookie": cookie(request, NONCE_COOKIE, nonce, NONCE_SECONDS) } },
+        { wallet: wallets.find(isEvmAddress) ?? null, solanaWallet: wallets.find(isSolanaAddress) ?? null, nonce, domain: new URL(env.appOrigin).host, uri: env.appOrigin },
+        { headers: { ...noStore, "Set-Cookie": cookie(env, NONCE_COOKIE, challenge, NONCE_SECONDS) } },
       );
     }
     if (request.method === "DELETE") {
       const headers = new Headers(noStore);
-      headers.append("Set-Cookie", cookie(request, SESSION_COOKIE, "", 0));
+      headers.append("Set-Cookie", cookie(env, SESSION_COOKIE, "", 0));
       return Response.json({ wallet: null }, { headers });
     }
-    const wallet = await signIn(request, env, now);
+    const wallet = await signIn(request, env, deps.database, now);
     const headers = new Headers(noStore);
     headers.append("Set-Cookie", sessionCookie(request, wallet, env, now));
-    // The nonce is spent.
-    headers.append("Set-Cookie", cookie(request, NONCE_COOKIE, "", 0));
-    return Response.json({ wallet }, { headers });
+    // The challenge is spent: this browser asks for a new one next time.
+    headers.append("Set-Cookie", cookie(env, NONCE_COOKIE, "", 0));
+    return Response.json(isEvmAddress(wallet) ? { wallet } : { solanaWallet: wallet }, { headers });
   } catch (error) {
     const appError = toAppError(error);
     if (appError.status >= 500) deps.log?.("session request failed", { code: appError.code });
@@ -150,8 +193,25 @@ export async function handleSessionRequest(request: Request, deps: SessionDepend
   }
 }
 
-/** Checks a sign-in and returns the wallet it proves; a refusal is a 400 (malformed) or a 401 (not this server's, not now, not signed). */
-async function signIn(request: Request, env: SessionEnv, now: Date): Promise<`0x${string}`> {
+/** What either kind of sign-in message says, read and ready to check. */
+type SignInClaim = {
+  address: string;
+  domain: string | undefined;
+  uri: string | undefined;
+  nonce: string | undefined;
+  expirationTime: Date | undefined;
+  notBefore: Date | undefined;
+  /** Whether the wallet the message names signed it. */
+  signedBy: (message: string, signature: string) => Promise<boolean>;
+};
+
+const refuse = (why: string) => new AppError("unauthorized", `Sign-in refused: ${why}`);
+
+/**
+ * Checks a sign-in and returns the wallet it proves; a refusal is a 400 (malformed) or a 401 (not
+ * for this deployment, not this browser's nonce, spent, not now, not signed by the wallet).
+ */
+async function signIn(request: Request, env: ServerEnv, database: () => Promise<Database>, now: Date): Promise<string> {
   let json: unknown;
   try {
     json = await request.json();
@@ -164,32 +224,90 @@ async function signIn(request: Request, env: SessionEnv, now: Date): Promise<`0x
       details: { fields: parsed.error.issues.map((issue) => ({ path: issue.path.join(".") || "(body)", message: issue.message })) },
     });
   }
-  const refuse = (why: string) => new AppError("unauthorized", `Sign-in refused: ${why}`);
   const { message, signature } = parsed.data;
+  const solana = message.split("\n", 1)[0]?.endsWith(SOLANA_HEADER.trimEnd()) ?? false;
+  const claim = solana ? await readSolanaSignIn(message, env) : await readEvmSignIn(message, env);
+  const host = new URL(env.appOrigin).host;
+  if (claim.domain !== host || !claim.uri || !sameOrigin(claim.uri, env.appOrigin)) {
+    throw refuse(`the message is for ${claim.domain ?? "no site"}, not for ${env.appOrigin}. Sign in from ${env.appOrigin} itself.`);
+  }
+  const expires = claim.nonce ? nonceExpiry(request, claim.nonce, env, now) : undefined;
+  if (!expires) throw refuse("ask for a new sign-in message (it is good once, in the browser that asked for it, for ten minutes).");
+  if ((claim.expirationTime && claim.expirationTime.getTime() <= now.getTime()) || (claim.notBefore && claim.notBefore.getTime() > now.getTime())) {
+    throw refuse("the message is not valid now (its expiration or not-before time).");
+  }
+  if (!(await claim.signedBy(message, signature))) throw refuse(`the signature is not ${claim.address}'s.`);
+  if (!(await spendNonce(await database(), claim.nonce as string, expires, now))) {
+    throw refuse("this sign-in message was used already: ask for a new one.");
+  }
+  return claim.address;
+}
+
+function sameOrigin(uri: string, origin: string): boolean {
+  try {
+    return new URL(uri).origin === origin;
+  } catch {
+    return false;
+  }
+}
+
+async function readEvmSignIn(message: string, env: ServerEnv): Promise<SignInClaim> {
   // The chains' code is loaded by the first sign-in, not with every route that reads a session.
-  const [{ parseSiweMessage, validateSiweMessage }, { findNetwork }, { SignatureCheckUnavailableError, verifyPaymentSignature }] = await Promise.all([
-    import("viem/siwe"),
-    import("@/lib/chain/networks"),
-    import("@/lib/chain/signature"),
-  ]);
+  const [{ parseSiweMessage }, { findNetwork }] = await Promise.all([import("viem/siwe"), import("@/lib/chain/networks")]);
   const fields = parseSiweMessage(message);
-  const host = request.headers.get("host") ?? new URL(request.url).host;
-  const nonce = cookieOf(request, NONCE_COOKIE);
-  if (!fields.address || !fields.chainId || !nonce || !nonceHolds(nonce, env, now)) {
-    throw refuse("ask for a new sign-in message (it is good once, in the browser that asked for it, for ten minutes).");
-  }
-  if (!validateSiweMessage({ message: fields, domain: host, nonce, time: now })) {
-    throw refuse(`the message is not for ${host} now, or not with this browser's nonce.`);
-  }
+  if (!fields.address || !fields.chainId || fields.version !== "1") throw refuse("the message is not an EIP-4361 sign-in (address, chain, version 1).");
   const network = findNetwork(`eip155:${fields.chainId}`, env);
   if (!network || !env.X402_NETWORKS.includes(network.id)) throw refuse(`chain ${fields.chainId} is not one this agent pays on.`);
-  let verdict: Awaited<ReturnType<typeof verifyPaymentSignature>>;
-  try {
-    verdict = await verifyPaymentSignature({ network, address: fields.address, message, signature: signature as Hex });
-  } catch (error) {
-    if (!(error instanceof SignatureCheckUnavailableError)) throw error;
-    throw new AppError("blockchain-error", `Could not check the sign-in's signature on ${network.name}: its RPC did not answer. Please try again.`, { cause: error });
+  const address = getAddress(fields.address);
+  return {
+    address,
+    domain: fields.domain,
+    uri: fields.uri,
+    nonce: fields.nonce,
+    expirationTime: fields.expirationTime,
+    notBefore: fields.notBefore,
+    // Checked as a payment's signature is: a key by recovery, a contract account by ERC-1271 or ERC-6492.
+    async signedBy(signed, signature) {
+      if (!signature.startsWith("0x")) return false;
+      const { SignatureCheckUnavailableError, verifyPaymentSignature } = await import("@/lib/chain/signature");
+      try {
+        return (await verifyPaymentSignature({ network, address, message: signed, signature: signature as Hex })).valid;
+      } catch (error) {
+        if (!(error instanceof SignatureCheckUnavailableError)) throw error;
+        throw new AppError("blockchain-error", `Could not check the sign-in's signature on ${network.name}: its RPC did not answer. Please try again.`, { cause: error });
+      }
+    },
+  };
+}
+
+async function readSolanaSignIn(message: string, env: ServerEnv): Promise<SignInClaim> {
+  if (!env.X402_NETWORKS.some((id) => id.startsWith("solana:"))) throw refuse("this agent pays on no Solana network.");
+  const { parseSignInMessageText } = await import("@solana/wallet-standard-util");
+  const fields = parseSignInMessageText(message);
+  if (!fields || !isSolanaAddress(fields.address) || (fields.version !== undefined && fields.version !== "1")) {
+    throw refuse("the message is not a Solana sign-in (its address, or version 1).");
   }
-  if (!verdict.valid) throw refuse(`the signature is not ${fields.address}'s.`);
-  return getAddress(fields.address);
+  const time = (value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const date = new Date(value);
+    if (Number.isNaN(date.getTime())) throw refuse("the message's times are not ISO 8601.");
+    return date;
+  };
+  return {
+    address: fields.address,
+    domain: fields.domain,
+    uri: fields.uri,
+    nonce: fields.nonce,
+    expirationTime: time(fields.expirationTime),
+    notBefore: time(fields.notBefore),
+    // An ed25519 signature of the message's bytes by the address's key: the same on every cluster.
+    async signedBy(signed, signature) {
+      if (signature.startsWith("0x")) return false;
+      const { address, getBase58Encoder, getPublicKeyFromAddress, verifySignature } = await import("@solana/kit");
+      const bytes = getBase58Encoder().encode(signature);
+      if (bytes.length !== 64) return false;
+      const key = await getPublicKeyFromAddress(address(fields.address));
+      return verifySignature(key, bytes as SignatureBytes, new TextEncoder().encode(signed));
+    },
+  };
 }

@@ -52,6 +52,9 @@ async function main(): Promise<void> {
       // answer on that address too). An allow-list already set is kept as it is.
       X402_ALLOW_PRIVATE_ADDRESSES: process.env.X402_ALLOW_PRIVATE_ADDRESSES?.trim() || sandboxAllowance(info),
       SANDBOX_INFO_FILE: infoFilePath(),
+      // The one origin sign-ins and access grants are for, and every link the server hands out
+      // names (docs/contract.md, section 6): the address printed below.
+      APP_URL: info.appUrl,
     };
 
     if (!SKIP_BUILD) await ensureBuild(productBuild(ROOT, SANDBOX_PUBLIC_ENV), { env });

@@ -223,7 +223,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       usdc: { address: usdcAddress, name: USDC_NAME, version: USDC_VERSION, decimals: USDC_DECIMALS },
       facilitatorUrl: facilitator.url,
       registryUrl: registry.url,
-      appUrl: `http://localhost:${ports.app}`,
+      // The app's public origin (APP_URL), which `npm run demo` hands the app as it is.
+      appUrl: (!options.randomPorts && process.env.APP_URL?.trim().replace(/\/$/, "")) || `http://localhost:${ports.app}`,
       services: infos,
       demoWallet: accounts.demoWallet,
       smartAccount: {

@@ -261,6 +261,19 @@ export const migrations: readonly Migration[] = [
        END $$`,
     ],
   },
+  {
+    id: 10,
+    name: "spent sign-in nonces",
+    // A sign-in's nonce is good once (lib/session.ts): each one used is kept here until it would
+    // have expired, so every instance sharing the database refuses it a second time.
+    statements: [
+      `CREATE TABLE spent_sign_in_nonces (
+        nonce text PRIMARY KEY,
+        expires_at timestamptz NOT NULL
+      )`,
+      "CREATE INDEX spent_sign_in_nonces_by_expiry ON spent_sign_in_nonces (expires_at)",
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

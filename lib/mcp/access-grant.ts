@@ -2,6 +2,11 @@
 // wallet it acts for, the limits that are its ceiling, until when, and an id to revoke it by,
 // signed by the wallet as EIP-712 typed data. Free of server imports: the page builds the typed
 // data its wallet signs from here, and the server checks the same.
+//
+// A grant is for one deployment: its `server` names that deployment's origin, the server accepts
+// only its own, and the origin is also the signing domain's salt, so a signature made for a copy of
+// the site elsewhere is not a signature of any grant here.
+import { keccak256, stringToBytes } from "viem";
 
 /** A grant's limits, in USDC's atomic units (micro-dollars), as decimal strings on the wire. */
 export type GrantLimits = { daily: string; weekly: string; monthly: string; perPayment: string };
@@ -37,10 +42,15 @@ export const grantTypes = {
   ],
 } as const;
 
-/** The typed data a wallet signs for a grant, on the chain it is connected to. */
+/** The signing domain's salt for a deployment: keccak256 of its origin's UTF-8 bytes. */
+export function grantDomainSalt(server: string): `0x${string}` {
+  return keccak256(stringToBytes(server));
+}
+
+/** The typed data a wallet signs for a grant, on the chain it is connected to, for the deployment the grant names. */
 export function grantTypedData(grant: AccessGrant, chainId: number) {
   return {
-    domain: { name: "x402 Payment Agent access grant", version: "1", chainId },
+    domain: { name: "x402 Payment Agent access grant", version: "2", chainId, salt: grantDomainSalt(grant.server) },
     types: grantTypes,
     primaryType: "AccessGrant" as const,
     message: {

@@ -10,7 +10,6 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { beforeDeadline } from "@/lib/deadline";
 import { AppError, toAppError } from "@/lib/errors";
-import { publicOrigin } from "@/lib/net/public-origin";
 import { readJsonBody } from "@/lib/net/request-body";
 import { checkApproval } from "@/lib/payments/approval";
 import { followPayment, sendApprovedPayment, type SentPayment } from "@/lib/payments/delivery";
@@ -49,7 +48,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     const payment = await findMcpPayment(db, paymentId);
     if (!payment) throw notFound();
     const ownSession = isSignedInAs(request, payment.wallet, env, now);
-    const origin = publicOrigin(request, env);
+    const origin = env.appOrigin;
     if (request.method === "GET") {
       return Response.json(await pageView(db, payment, { origin, now, ownSession }), { headers: noStore });
     }

@@ -1,13 +1,14 @@
 // `/api/mcp/grants` (docs/contract.md, section 11): POST turns a grant the wallet signed into the
-// bearer token an AI app holds (shown once; the server keeps no copy), and starts the wallet's
-// session as signing in would; DELETE revokes a grant, for the wallet's own session only.
+// bearer token an AI app holds (shown once; the server keeps no copy). It starts no session: a
+// grant is passed around (an app's configuration, a log), and a session is started only by
+// signing in or approving a payment. DELETE revokes a grant, for the wallet's own session only.
 import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
 import { readJsonBody } from "@/lib/net/request-body";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
-import { isSignedInAs, sessionCookie, sessionWallet } from "@/lib/session";
+import { sessionWallet } from "@/lib/session";
 import { issueGrantToken, revokeGrant } from "./grant-token";
 
 export type GrantsDependencies = {
@@ -20,7 +21,8 @@ export type GrantsDependencies = {
 
 export const createGrantsRateLimit = (): RateLimiter => createRateLimiter({ limit: 20, windowMs: 60_000, maxClients: 10_000 });
 
-const revokeSchema = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/), validUntil: z.number().int().positive() }).strict();
+// `validUntil` is what the page knows of the grant; the revocation outlasts any grant's end whatever it says.
+const revokeSchema = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/), validUntil: z.number().int().positive().optional() }).strict();
 const noStore = { "Cache-Control": "no-store" };
 
 export async function handleGrantsRequest(request: Request, deps: GrantsDependencies): Promise<Response> {
@@ -29,19 +31,16 @@ export async function handleGrantsRequest(request: Request, deps: GrantsDependen
     const env = deps.env();
     deps.rateLimit.take(clientKey(request, env), now);
     if (request.method !== "POST" && request.method !== "DELETE") throw new AppError("bad-request", "Create a grant with POST, revoke one with DELETE.");
-    const json = await readJsonBody(request, { expected: "{ grant, chainId, signature } to create a grant, { id, validUntil } to revoke one" });
+    const json = await readJsonBody(request, { expected: "{ grant, chainId, signature } to create a grant, { id } to revoke one" });
     if (request.method === "POST") {
-      const { token, grant } = await issueGrantToken(json, { env, now });
-      const headers = new Headers(noStore);
-      // The grant's signature proved the wallet: its session starts here, so it can revoke.
-      if (!isSignedInAs(request, grant.wallet, env, now)) headers.append("Set-Cookie", sessionCookie(request, grant.wallet, env, now));
-      return Response.json({ token, grant }, { status: 201, headers });
+      const { token, grant } = await issueGrantToken(await deps.database(), json, { env, now });
+      return Response.json({ token, grant }, { status: 201, headers: noStore });
     }
     const parsed = revokeSchema.safeParse(json);
-    if (!parsed.success) throw new AppError("bad-request", "Send the grant to revoke as { id, validUntil }.");
+    if (!parsed.success) throw new AppError("bad-request", "Send the grant to revoke as { id }.");
     const wallet = sessionWallet(request, env, now);
     if (!wallet) throw new AppError("unauthorized", "Sign in with the wallet that gave the grant to revoke it.");
-    await revokeGrant(await deps.database(), { ...parsed.data, wallet, now });
+    await revokeGrant(await deps.database(), { id: parsed.data.id, wallet, now });
     return Response.json({ revoked: parsed.data.id }, { headers: noStore });
   } catch (error) {
     const appError = toAppError(error);

@@ -7,7 +7,6 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
-import { publicOrigin } from "@/lib/net/public-origin";
 import { readRequestText } from "@/lib/net/request-body";
 import { createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { readGrantToken } from "./grant-token";
@@ -51,7 +50,7 @@ export async function handleMcpRequest(request: Request, deps: McpDependencies):
       return Response.json(rpcError(-32700, "Parse error: the body is not JSON."), { status: 400 });
     }
     const signal = AbortSignal.any([request.signal, AbortSignal.timeout(DEADLINE_MS)]);
-    const server = createMcpServer({ db, env, grant, origin: publicOrigin(request, env), signal, ...(deps.now ? { now: deps.now } : {}) });
+    const server = createMcpServer({ db, env, grant, origin: env.appOrigin, signal, ...(deps.now ? { now: deps.now } : {}) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

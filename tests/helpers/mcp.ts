@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { randomBytes } from "node:crypto";
 import type { PrivateKeyAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
 import { handleChatRequest, type ChatDependencies } from "@/lib/chat/handler";
 import { createChatTools } from "@/lib/chat/tools";
 import type { Database, Queryable, Row } from "@/lib/db";
@@ -15,6 +16,8 @@ import { type AccessGrant, grantTypedData } from "@/lib/mcp/access-grant";
 import { handleMcpPaymentRequest } from "@/lib/mcp/approval-door";
 import { createGrantsRateLimit, handleGrantsRequest } from "@/lib/mcp/grants-handler";
 import { createMcpRateLimit, handleMcpRequest } from "@/lib/mcp/handler";
+import { createRateLimiter } from "@/lib/rate-limit";
+import { handleSessionRequest } from "@/lib/session";
 import type { TestChat } from "./chat";
 import { openTestDatabase } from "./database";
 
@@ -42,7 +45,7 @@ export async function createTestMcp({
   /** The handlers' writes whose SQL matches are held this long, as on a slow database; the tests read the database directly. */
   slowWrites?: { matching: RegExp; ms: number };
 } = {}): Promise<TestMcp> {
-  const env = parseServerEnv({ MODEL_PROVIDER: "offline", CHAT_COOLDOWN_SECONDS: "0", ...extra });
+  const env = parseServerEnv({ MODEL_PROVIDER: "offline", CHAT_COOLDOWN_SECONDS: "0", APP_URL: ORIGIN, ...extra });
   const db = await openTestDatabase();
   const handlersDb = slowWrites ? withSlowWrites(db, slowWrites) : db;
   let clock: Date | undefined;
@@ -51,6 +54,7 @@ export async function createTestMcp({
   const chatDeps: ChatDependencies = { ...base, createTools: createChatTools, ...(model ? { chatModel: () => ({ model, id: "mock-model" }) } : {}) };
   const mcpRate = createMcpRateLimit();
   const grantsRate = createGrantsRateLimit();
+  const sessionRate = createRateLimiter({ limit: 10_000, windowMs: 60_000 });
   const route = (request: Request): Promise<Response> => {
     const { pathname } = new URL(request.url);
     if (pathname === "/api/mcp") return handleMcpRequest(request, { ...base, rateLimit: mcpRate });
@@ -58,6 +62,7 @@ export async function createTestMcp({
     const payment = pathname.match(/^\/api\/mcp\/payments\/([^/]+)$/);
     if (payment?.[1]) return handleMcpPaymentRequest(request, decodeURIComponent(payment[1]), base);
     if (pathname === "/api/chat") return handleChatRequest(request, chatDeps);
+    if (pathname === "/api/session") return handleSessionRequest(request, { ...base, rateLimit: sessionRate });
     return Promise.resolve(new Response("not found", { status: 404 }));
   };
   const routedFetch = (async (input: RequestInfo | URL, init?: RequestInit) => route(new Request(input, init))) as typeof fetch;
@@ -112,6 +117,26 @@ export async function issueGrant(mcp: TestMcp, signer: Pick<PrivateKeyAccount, "
     body: JSON.stringify({ grant, chainId, signature }),
   });
   return { response, body: (await response.json()) as { token?: string; grant?: AccessGrant; error?: { code: string; message: string } } };
+}
+
+/** Signs the wallet in as the page does (docs/contract.md, section 9) and returns its session cookie. */
+export async function signIn(mcp: TestMcp, signer: Pick<PrivateKeyAccount, "address" | "signMessage">, chainId: number): Promise<string> {
+  const challenge = await mcp.fetch(`${ORIGIN}/api/session`);
+  const { nonce, domain, uri } = (await challenge.json()) as { nonce: string; domain: string; uri: string };
+  const cookieOf = (response: Response) =>
+    response.headers
+      .getSetCookie()
+      .map((value) => value.split(";")[0] ?? "")
+      .filter((pair) => !pair.endsWith("="))
+      .join("; ");
+  const message = createSiweMessage({ address: signer.address, chainId, domain, uri, nonce, version: "1", issuedAt: new Date() });
+  const response = await mcp.fetch(`${ORIGIN}/api/session`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: cookieOf(challenge) },
+    body: JSON.stringify({ message, signature: await signer.signMessage({ message }) }),
+  });
+  if (response.status !== 200) throw new Error(`sign-in refused: ${await response.text()}`);
+  return cookieOf(response);
 }
 
 /** The SDK's own MCP client, connected to the door with this bearer token. */

@@ -12,7 +12,7 @@ import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/mcp/
 import { findPayment } from "@/lib/payments/ledger";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";
-import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, type TestMcp } from "@/tests/helpers/mcp";
+import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, signIn, type TestMcp } from "@/tests/helpers/mcp";
 import { newPayer, sandboxEnv, sandboxService, signQuote, usdcBalance } from "@/tests/helpers/paid-chat";
 
 let sandbox: Sandbox;
@@ -35,15 +35,15 @@ const rateLimit = createBudgetWatchRateLimit();
 
 type Person = { wallet: PrivateKeyAccount; session: PrivateKeyAccount; budget: AgentBudgetGrant; cookie: string };
 
-/** A wallet with an app's access (whose signing started its session) and an agent budget of 0.05 USDC. */
+/** A wallet signed in, with an app's access and an agent budget of 0.05 USDC. */
 async function personWithBudget(): Promise<Person & { token: string }> {
   const wallet = await newPayer(sandbox);
   const session = privateKeyToAccount(generatePrivateKey());
   await sandbox.fund({ to: session.address, usdc: 50_000n });
   const delegation = { wallet: wallet.address, session: session.address, maxAmount: "50000", validUntil: Math.floor(Date.now() / 1000) + 3600, networks: [sandbox.info.network] };
   const budget = { ...delegation, signature: await wallet.signTypedData(delegationTypedData(delegation)) };
-  const { response, body } = await issueGrant(mcp, wallet, newGrant(wallet.address, limits, { label: "Cursor" }), sandbox.info.chainId);
-  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  const { body } = await issueGrant(mcp, wallet, newGrant(wallet.address, limits, { label: "Cursor" }), sandbox.info.chainId);
+  const cookie = await signIn(mcp, wallet, sandbox.info.chainId);
   return { wallet, session, budget, cookie, token: body.token ?? "" };
 }
 

@@ -9,7 +9,8 @@ import { findPayment } from "@/lib/payments/ledger";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { clearDiscoveryCache } from "@/lib/x402/discovery";
 import { startSandbox, type Sandbox } from "@/sandbox";
-import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, type TestMcp } from "@/tests/helpers/mcp";
+import { grantTypedData } from "@/lib/mcp/access-grant";
+import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, signIn, type TestMcp } from "@/tests/helpers/mcp";
 import { collectLines } from "@/tests/helpers/chat";
 import { finishOf, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, signQuote, usdcBalance, type Payer } from "@/tests/helpers/paid-chat";
 
@@ -273,27 +274,95 @@ describe("what the door refuses", () => {
       mcp.setNow(undefined);
     }
 
-    // Revoked by the wallet's own session (which the grant's signature started).
+    // Revoked by the wallet's own session: issuing the grant started none, signing in does.
     const { response, body: issued } = await issueGrant(mcp, payer, newGrant(payer.address, oneADay), sandbox.info.chainId);
-    const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect(response.headers.getSetCookie()).toEqual([]);
     const grant = issued.grant;
     if (!grant || !issued.token) throw new Error("no grant issued");
-    const strangersRevoke = await mcp.fetch(`${ORIGIN}/api/mcp/grants`, {
-      method: "DELETE",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ id: grant.id, validUntil: grant.validUntil }),
-    });
-    expect(strangersRevoke.status).toBe(401);
+    const revokeAs = (cookie?: string, body: Record<string, unknown> = { id: grant.id, validUntil: grant.validUntil }) =>
+      mcp.fetch(`${ORIGIN}/api/mcp/grants`, { method: "DELETE", headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
+    expect((await revokeAs()).status).toBe(401);
     expect((await post(listTools, { authorization: `Bearer ${issued.token}` })).status).toBe(200);
-    const revoke = await mcp.fetch(`${ORIGIN}/api/mcp/grants`, {
-      method: "DELETE",
-      headers: { "content-type": "application/json", cookie },
-      body: JSON.stringify({ id: grant.id, validUntil: grant.validUntil }),
-    });
-    expect(revoke.status).toBe(200);
+    expect((await revokeAs(await signIn(mcp, payer, sandbox.info.chainId))).status).toBe(200);
     const revoked = await post(listTools, { authorization: `Bearer ${issued.token}` });
     expect(revoked.status).toBe(401);
     expect(await revoked.text()).toMatch(/revoked/);
+  });
+
+  test("a grant for another server is not issued: a copy of the site elsewhere gets the person's signature, and it works nowhere here", async () => {
+    const payer = await newPayer(sandbox, 0n);
+    const elsewhere = { ...newGrant(payer.address, oneADay), server: "https://x402-agent.example" };
+    const { response, body } = await issueGrant(mcp, payer, elsewhere, sandbox.info.chainId);
+    expect(response.status).toBe(400);
+    expect(body.error?.message).toMatch(/is for https:\/\/x402-agent\.example, not for this server \(http:\/\/localhost:3000\)/);
+    expect(body.token).toBeUndefined();
+    // Signed for the copy, then presented as if for this server: the signing domain names the server too.
+    const signedThere = await payer.signTypedData(grantTypedData(elsewhere, sandbox.info.chainId));
+    const relabelled = await mcp.fetch(`${ORIGIN}/api/mcp/grants`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ grant: { ...elsewhere, server: ORIGIN }, chainId: sandbox.info.chainId, signature: signedThere }),
+    });
+    expect(relabelled.status).toBe(401);
+    // A grant for a chain this agent does not pay on.
+    const otherChain = await issueGrant(mcp, payer, newGrant(payer.address, oneADay), 8453);
+    expect(otherChain.response.status).toBe(400);
+    expect(otherChain.body.error?.message).toMatch(/Chain 8453 is not one this agent pays on/);
+  });
+
+  test("a token is not a grant: posted back it starts no session and issues nothing; it carries no signature of the wallet's", async () => {
+    const payer = await newPayer(sandbox, 0n);
+    const { body } = await issueGrant(mcp, payer, newGrant(payer.address, oneADay), sandbox.info.chainId);
+    const token = body.token ?? "";
+    const sealed = JSON.parse(Buffer.from(token.slice("x402mcp_".length).split(".")[0] ?? "", "base64url").toString("utf8"));
+    expect(Object.keys(sealed).sort()).toEqual(["chainId", "grant", "v"]);
+    expect(Object.keys(sealed.grant).sort()).toEqual(["id", "label", "limits", "server", "validUntil", "wallet"]);
+    expect(token).not.toMatch(/signature/);
+    for (const posted of [sealed, { ...sealed, signature: "0x00" }, token]) {
+      const response = await mcp.fetch(`${ORIGIN}/api/mcp/grants`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(posted) });
+      expect(response.status).toBe(400);
+      expect(response.headers.getSetCookie()).toEqual([]);
+    }
+    // Without a session the wallet's history stays closed to whoever holds the token.
+    const history = await mcp.fetch(`${ORIGIN}/api/mcp/grants`, { method: "DELETE", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: sealed.grant.id }) });
+    expect(history.status).toBe(401);
+  });
+
+  test("a revoked grant is not issued again, and its revocation outlasts the end the page names", async () => {
+    const payer = await newPayer(sandbox, 0n);
+    const grant = newGrant(payer.address, oneADay, { days: 30 });
+    const signature = await payer.signTypedData(grantTypedData(grant, sandbox.info.chainId));
+    const post = () =>
+      mcp.fetch(`${ORIGIN}/api/mcp/grants`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant, chainId: sandbox.info.chainId, signature }) });
+    const first = (await (await post()).json()) as { token: string };
+    const cookie = await signIn(mcp, payer, sandbox.info.chainId);
+    // The page (or anyone with the session) says the grant ends in a minute.
+    const revoke = await mcp.fetch(`${ORIGIN}/api/mcp/grants`, {
+      method: "DELETE",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ id: grant.id, validUntil: Math.floor(Date.now() / 1000) + 60 }),
+    });
+    expect(revoke.status).toBe(200);
+    const reissued = await post();
+    expect(reissued.status).toBe(401);
+    expect(await reissued.text()).toMatch(/revoked/);
+    // Two days on, another revocation clears what is past its time: this one is not.
+    mcp.setNow(new Date(Date.now() + 2 * 86_400_000));
+    try {
+      const other = newGrant(payer.address, oneADay);
+      await mcp.fetch(`${ORIGIN}/api/mcp/grants`, { method: "DELETE", headers: { "content-type": "application/json", cookie: await signIn(mcp, payer, sandbox.info.chainId) }, body: JSON.stringify({ id: other.id }) });
+      const stillRevoked = await post();
+      expect(stillRevoked.status).toBe(401);
+      const call = await mcp.fetch(`${ORIGIN}/api/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${first.token}` },
+        body: listTools,
+      });
+      expect(call.status).toBe(401);
+      expect(await call.text()).toMatch(/revoked/);
+    } finally {
+      mcp.setNow(undefined);
+    }
   });
 
   test("a grant signed by another key, or for another wallet, is not issued", async () => {

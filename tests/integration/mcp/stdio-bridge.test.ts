@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clearDiscoveryCache } from "@/lib/x402/discovery";
 import { startSandbox, type Sandbox } from "@/sandbox";
-import { callTool, createTestMcp, issueGrant, newGrant, serveOverHttp, type TestMcp } from "@/tests/helpers/mcp";
+import { callTool, createTestMcp, issueGrant, newGrant, ORIGIN, serveOverHttp, signIn, type TestMcp } from "@/tests/helpers/mcp";
 import { newPayer, sandboxEnv, sandboxService } from "@/tests/helpers/paid-chat";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
@@ -41,7 +41,7 @@ async function issued() {
   const { response, body } = await issueGrant(mcp, payer, newGrant(payer.address, oneADay), sandbox.info.chainId);
   expect(response.status, JSON.stringify(body)).toBe(201);
   if (!body.token || !body.grant) throw new Error("no grant issued");
-  return { token: body.token, grant: body.grant, cookie: (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "" };
+  return { token: body.token, grant: body.grant, cookie: await signIn(mcp, payer, sandbox.info.chainId) };
 }
 
 /** The bridge as an AI app runs it: a child process it talks to over stdin and stdout. */
@@ -87,7 +87,7 @@ describe("an AI app that speaks only stdio, through bin/mcp-stdio.mjs", () => {
     }
   });
 
-  test("quotes a payment that waits for the person's approval on this server's page", async () => {
+  test("quotes a payment that waits for the person's approval on the deployment's own page (APP_URL), whatever address the bridge reached", async () => {
     const { token } = await issued();
     const { client, transport } = bridge(token);
     try {
@@ -96,7 +96,8 @@ describe("an AI app that speaks only stdio, through bin/mcp-stdio.mjs", () => {
       expect(quoted).toMatchObject({ status: "awaiting-approval", quote: { service: "QuickWeather Pro" } });
       const paymentId = String(quoted.paymentId);
       expect(paymentId).toMatch(/^pay_/);
-      expect(quoted.approvalUrl).toBe(`${http.url}/approve/${paymentId}`);
+      expect(quoted.approvalUrl).toBe(`${ORIGIN}/approve/${paymentId}`);
+      expect(ORIGIN).not.toBe(http.url);
     } finally {
       await client.close();
     }
