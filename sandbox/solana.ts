@@ -318,6 +318,12 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
       if (!key) throw rpcError(-32602, `the sandbox holds no key for ${String(address)}`);
       return signAs(key, String(wire));
     },
+    /** The same keys sign a message (base64 bytes), as a wallet's `solana:signMessage` does: its signature, base58. */
+    sandbox_signMessage: ([message, address]) => {
+      const key = held.get(String(address));
+      if (!key) throw rpcError(-32602, `the sandbox holds no key for ${String(address)}`);
+      return base58.encode(new Uint8Array(signEd25519(null, base64.decode(String(message)), key.privateKey)));
+    },
   };
 
   const answer = (id: unknown, body: { method?: unknown; params?: unknown }) => {

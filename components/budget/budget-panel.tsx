@@ -158,7 +158,7 @@ export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKe
           <p className={styles.muted}>
             {signIn
               ? "Which payments you made is shown only to you. Sign in with your wallet to see them (it signs a message, never a payment)."
-              : "Which payments you made is shown only to you: they appear once your wallet proves itself here, by approving a payment (a Solana wallet) or signing in (an EVM wallet)."}
+              : "Which payments you made is shown only to you: they appear once your wallet proves itself here, by signing in or approving a payment."}
           </p>
           {signIn ? (
             <button

@@ -164,19 +164,26 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
 
   const pending = useMemo(() => latestQuote(entries), [entries]);
   const quoteNetwork = networks.find((network) => network.id === pending?.network) ?? networks[0];
-  // Signing in shows the wallet its own history; the message names a chain the agent pays on.
+  // Signing in shows the wallet its own history; the message names a chain the agent pays on. A
+  // person with only a Solana wallet signs in with it.
   const signMessage = wallet.actions?.signMessage;
+  const solanaSignIn = solana.signIn;
   const signInWallet = useMemo(() => {
     const chainId = networks.some((network) => network.chainId === wallet.chainId) ? wallet.chainId : networks[0]?.chainId;
-    if (!wallet.address || !signMessage || chainId === undefined) return undefined;
-    const signer = { address: wallet.address, chainId, signMessage };
+    const signInOnce =
+      wallet.address && signMessage && chainId !== undefined
+        ? async () => {
+            // Loaded when first used: most visits never sign in.
+            const { signIn } = await import("@/lib/client/sign-in");
+            await signIn({ address: wallet.address as `0x${string}`, chainId, signMessage });
+          }
+        : solanaSignIn;
+    if (!signInOnce) return undefined;
     return async () => {
-      // Loaded when first used: most visits never sign in.
-      const { signIn } = await import("@/lib/client/sign-in");
-      await signIn(signer);
+      await signInOnce();
       setBudgetKey((key) => key + 1);
     };
-  }, [networks, signMessage, wallet.address, wallet.chainId]);
+  }, [networks, signMessage, solanaSignIn, wallet.address, wallet.chainId]);
   // A session belongs to one wallet: it ends when that wallet leaves the page.
   const signedInWallet = useRef(wallet.address);
   useEffect(() => {
@@ -185,6 +192,13 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
     }
     if (wallet.status === "ready") signedInWallet.current = wallet.address;
   }, [wallet.address, wallet.status]);
+  const signedInSolana = useRef(solana.address);
+  useEffect(() => {
+    if (signedInSolana.current && signedInSolana.current !== solana.address) {
+      void import("@/lib/client/sign-in").then(({ signOut }) => signOut());
+    }
+    signedInSolana.current = solana.address;
+  }, [solana.address]);
   const balance = useWalletBalance(wallet.address, quoteNetwork, budgetKey);
   const quoteChain = pending ? readApprovalTypedData(pending.approval?.typedData)?.domain.chainId : undefined;
   const wrongChain =

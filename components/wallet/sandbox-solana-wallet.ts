@@ -1,12 +1,12 @@
 // The sandbox's Solana demo wallet, registered in the page through the Wallet Standard like
 // Phantom or Solflare register themselves, so the page finds it the same way. The local Solana
-// holds its key and signs for it (`sandbox_signTransaction`, as anvil signs for its unlocked
-// accounts): no key is in the page. It exists only when the app runs on the sandbox.
+// holds its key and signs for it (`sandbox_signTransaction` and `sandbox_signMessage`, as anvil
+// signs for its unlocked accounts): no key is in the page. It exists only when the app runs on the sandbox.
 import { getWallets } from "@wallet-standard/app";
 import type { Wallet, WalletAccount } from "@wallet-standard/base";
-import { SolanaSignTransaction, type SolanaSignTransactionInput } from "@solana/wallet-standard-features";
+import { SolanaSignMessage, SolanaSignTransaction, type SolanaSignMessageInput, type SolanaSignTransactionInput } from "@solana/wallet-standard-features";
 import { StandardConnect, StandardDisconnect, StandardEvents, type StandardEventsListeners } from "@wallet-standard/features";
-import { getAddressEncoder, type Address } from "@solana/kit";
+import { getAddressEncoder, getBase58Encoder, type Address } from "@solana/kit";
 import { fromBase64, toBase64, walletChainOf } from "@/lib/client/solana-wallet";
 
 export const SANDBOX_SOLANA_WALLET_NAME = "Sandbox Solana wallet";
@@ -28,7 +28,7 @@ export function registerSandboxSolanaWallet({ address, rpcUrl, network }: Sandbo
     address,
     publicKey: new Uint8Array(getAddressEncoder().encode(address as Address)),
     chains: [chain],
-    features: [SolanaSignTransaction],
+    features: [SolanaSignTransaction, SolanaSignMessage],
     label: SANDBOX_SOLANA_WALLET_NAME,
   };
   const connectedKey = "sandbox-solana.connected";
@@ -38,16 +38,21 @@ export function registerSandboxSolanaWallet({ address, rpcUrl, network }: Sandbo
     for (const listener of listeners) listener({ accounts: connected ? [account] : [] });
   };
 
-  const signOne = async ({ transaction }: SolanaSignTransactionInput) => {
+  const askSandbox = async (method: string, bytes: Uint8Array) => {
     const response = await fetch(rpcUrl, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "sandbox_signTransaction", params: [toBase64(transaction), address] }),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [toBase64(bytes), address] }),
     });
     const body = (await response.json()) as { result?: unknown; error?: { message?: string } };
-    if (typeof body.result !== "string") throw new Error(body.error?.message ?? "The sandbox did not sign the transaction.");
-    return { signedTransaction: fromBase64(body.result) };
+    if (typeof body.result !== "string") throw new Error(body.error?.message ?? "The sandbox did not sign.");
+    return body.result;
   };
+  const signOne = async ({ transaction }: SolanaSignTransactionInput) => ({ signedTransaction: fromBase64(await askSandbox("sandbox_signTransaction", transaction)) });
+  const signMessage = async ({ message }: SolanaSignMessageInput) => ({
+    signedMessage: message,
+    signature: new Uint8Array(getBase58Encoder().encode(await askSandbox("sandbox_signMessage", message))),
+  });
 
   const wallet: Wallet = {
     version: "1.0.0",
@@ -88,6 +93,10 @@ export function registerSandboxSolanaWallet({ address, rpcUrl, network }: Sandbo
         version: "1.0.0",
         supportedTransactionVersions: ["legacy", 0],
         signTransaction: (...inputs: readonly SolanaSignTransactionInput[]) => Promise.all(inputs.map(signOne)),
+      },
+      [SolanaSignMessage]: {
+        version: "1.1.0",
+        signMessage: (...inputs: readonly SolanaSignMessageInput[]) => Promise.all(inputs.map(signMessage)),
       },
     },
   };

@@ -11,6 +11,7 @@ import {
   onSolanaAccountsChanged,
   onSolanaWalletsChanged,
   signSolanaTransaction,
+  solanaSignInOf,
   solanaWallets,
   type SolanaWallet,
 } from "@/lib/client/solana-wallet";
@@ -30,6 +31,8 @@ export type SolanaWalletState = {
   disconnect: () => Promise<void>;
   /** Signs a quoted transaction (base64) for a network; absent when no wallet is connected. */
   sign: ((transaction: string, networkId: string) => Promise<string>) | undefined;
+  /** Signs this browser in with the wallet (to see its own history); absent when none is connected or it cannot sign in. */
+  signIn: (() => Promise<void>) | undefined;
 };
 
 export function useSolanaWallet({ enabled, sandbox }: { enabled: boolean; sandbox?: SandboxSolanaWalletOptions | undefined }): SolanaWalletState {
@@ -95,6 +98,16 @@ export function useSolanaWallet({ enabled, sandbox }: { enabled: boolean; sandbo
     [connected],
   );
 
+  const signIn = useMemo(() => {
+    const wallet = connected ? solanaSignInOf(connected.wallet, connected.account) : undefined;
+    if (!wallet) return undefined;
+    return async () => {
+      // Loaded when first used: most visits never sign in.
+      const { signInWithSolana } = await import("@/lib/client/sign-in");
+      await signInWithSolana(wallet);
+    };
+  }, [connected]);
+
   return {
     available: useMemo(() => wallets.map(({ name, icon }) => ({ name, icon })), [wallets]),
     address: connected?.account.address,
@@ -102,5 +115,6 @@ export function useSolanaWallet({ enabled, sandbox }: { enabled: boolean; sandbo
     connect,
     disconnect,
     sign,
+    signIn,
   };
 }

@@ -4,7 +4,16 @@
 // the x402 facilitator adds the fee payer's signature and sends it. Nothing here holds a key.
 import { getWallets } from "@wallet-standard/app";
 import type { Wallet, WalletAccount } from "@wallet-standard/base";
-import { SolanaSignTransaction, type SolanaSignTransactionFeature } from "@solana/wallet-standard-features";
+import {
+  SolanaSignIn,
+  SolanaSignMessage,
+  SolanaSignTransaction,
+  type SolanaSignInFeature,
+  type SolanaSignMessageFeature,
+  type SolanaSignTransactionFeature,
+} from "@solana/wallet-standard-features";
+import { getBase58Decoder } from "@solana/kit";
+import type { SolanaSignInWallet } from "./sign-in";
 import { StandardConnect, StandardDisconnect, StandardEvents, type StandardConnectFeature, type StandardDisconnectFeature, type StandardEventsFeature } from "@wallet-standard/features";
 
 /** The Wallet Standard's name of a Solana cluster, by the CAIP-2 id the server pays on. */
@@ -73,6 +82,41 @@ export async function signSolanaTransaction(wallet: SolanaWallet, account: Walle
   if (!output) throw new Error("The wallet returned no signed transaction.");
   return toBase64(output.signedTransaction);
 }
+
+/**
+ * What the wallet offers for signing in (docs/contract.md, section 9): its own `solana:signIn`,
+ * which shows the person a sign-in, or else `solana:signMessage` over the same text; undefined
+ * when it has neither. Signatures travel in base58, as Solana writes them.
+ */
+export function solanaSignInOf(wallet: SolanaWallet, account: WalletAccount): SolanaSignInWallet | undefined {
+  const features = wallet.features as Partial<SolanaSignInFeature & SolanaSignMessageFeature>;
+  const signIn = features[SolanaSignIn];
+  const signMessage = features[SolanaSignMessage];
+  if (signIn) {
+    return {
+      address: account.address,
+      signIn: async (input) => {
+        const [output] = await signIn.signIn(input);
+        if (!output) throw new Error("The wallet returned no sign-in.");
+        return { message: new TextDecoder().decode(output.signedMessage), signature: toBase58(output.signature) };
+      },
+    };
+  }
+  if (signMessage && account.features.includes(SolanaSignMessage)) {
+    return {
+      address: account.address,
+      signMessage: async (text) => {
+        const [output] = await signMessage.signMessage({ account, message: new TextEncoder().encode(text) });
+        if (!output) throw new Error("The wallet returned no signature.");
+        return toBase58(output.signature);
+      },
+    };
+  }
+  return undefined;
+}
+
+/** Base58, as Solana writes keys and signatures. */
+const toBase58 = (bytes: Uint8Array): string => getBase58Decoder().decode(bytes);
 
 export function fromBase64(text: string): Uint8Array {
   return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));

@@ -29,7 +29,7 @@ const schemas = onFirstUse(() => {
     amount: z.object({ serviceFee: decimal, gasFee: decimal, total: decimal, currency: z.literal("USDC"), usd: decimal }),
     payTo: id,
     paidFrom: z.optional(z.literal("agent-budget")),
-    approval: z.optional(z.object({ typedData: z.optional(z.unknown()), transaction: z.optional(upTo(8_000)), token: z.string(), expiresAt: time })),
+    approval: z.optional(z.object({ typedData: z.optional(z.unknown()), transaction: z.optional(upTo(8_000)), token: z.optional(z.string()), expiresAt: time })),
     txHash: z.optional(hash),
     explorerUrl: z.optional(text),
     reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text })),

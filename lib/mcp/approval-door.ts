@@ -21,7 +21,7 @@ import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs, sessionCookie } from "@/lib/session";
 import { isRevoked } from "./grant-token";
-import { APPROVAL_DEADLINE_MS, findMcpPayment, recordMcpResult, type McpPayment, type McpPaymentResult } from "./mcp-payments";
+import { APPROVAL_DEADLINE_MS, findMcpPayment, quoteForPage, recordMcpResult, type McpPayment, type McpPaymentResult } from "./mcp-payments";
 import { describeMcpPayment, mcpBinding, paymentIdInput } from "./tools";
 
 export type McpApprovalDependencies = {
@@ -137,7 +137,7 @@ async function pageView(db: Database, payment: McpPayment, { origin, now, ownSes
     paymentId: payment.paymentId,
     wallet: payment.wallet,
     app: payment.appLabel,
-    quote: payment.quote,
+    quote: quoteForPage(payment.quote),
     ...(card ? { card } : {}),
     ...standing,
     ownSession,

@@ -9,6 +9,7 @@
 import type { Queryable } from "@/lib/db";
 import type { BudgetGrant } from "@/lib/payments/rails/rail";
 import type { PaymentStatus } from "@/lib/protocol/lines";
+import { quoteForPage } from "./mcp-payments";
 
 /** How long a page's last word counts: a few of its calls. */
 export const WATCH_FRESH_MS = 15_000;
@@ -45,5 +46,5 @@ export async function quotesForBudget(db: Queryable, wallet: string, now: Date =
      ORDER BY m.created_at LIMIT 10`,
     [wallet, now],
   );
-  return rows.map((row) => ({ paymentId: row.payment_id, quote: row.quote, app: row.app_label }));
+  return rows.map((row) => ({ paymentId: row.payment_id, quote: quoteForPage(row.quote), app: row.app_label }));
 }

@@ -52,6 +52,18 @@ type Row = {
   created_at: Date | string;
 };
 
+/**
+ * The quote as the page reads it: the card and what to sign, never the approval token. The token
+ * binds the service call and, for a quote made for an agent budget, the wallet's signed delegation;
+ * the server keeps it and uses it when the page sends the signature. Anyone with the approval link
+ * reads this.
+ */
+export function quoteForPage(quote: PaymentStatus): PaymentStatus {
+  if (!quote.approval) return quote;
+  const { token: _kept, ...approval } = quote.approval;
+  return { ...quote, approval };
+}
+
 /** The whole approval in the page: the signature check, the reservation, the service's answer and the chain, as the chat allows. */
 export const APPROVAL_DEADLINE_MS = 45_000;
 

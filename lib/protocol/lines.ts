@@ -26,7 +26,8 @@ export type PaymentApproval = {
   typedData?: unknown;
   /** The transaction for the wallet's `solana:signTransaction`, base64 wire format (Solana). */
   transaction?: string;
-  token: string;
+  /** Opaque to the client: sent back with the signature. Absent from an AI app's quote in the page, whose token the server keeps. */
+  token?: string;
   expiresAt: string;
 };
 

@@ -1,10 +1,13 @@
 // A Solana browser wallet for the end-to-end tests, registered in the page the way Phantom,
 // Solflare and Backpack register themselves: through the Wallet Standard's window events, before
-// any of the page's scripts run. It connects one account and signs transactions
-// (`solana:signTransaction`) with a fresh sandbox key held here in Node; the page never sees the
-// key. The test can count its prompts and reject the next one.
+// any of the page's scripts run. It connects one account, signs transactions
+// (`solana:signTransaction`) and signs in (`solana:signIn`, writing the sign-in text itself, as
+// Phantom does) with a fresh sandbox key held here in Node; the page never sees the key. The test
+// can count its prompts and reject the next one.
 import type { Page } from "@playwright/test";
+import { sign } from "node:crypto";
 import { getBase58Encoder } from "@solana/kit";
+import { createSignInMessageText } from "@solana/wallet-standard-util";
 import { newSolanaKey, signTransactionAs, type SolanaKey } from "@/sandbox/solana";
 import { fundOnSolana } from "@/sandbox/solana-funder";
 import { sandboxInfo } from "./sandbox";
@@ -13,7 +16,7 @@ export const SOLANA_TEST_WALLET_NAME = "Solana Test Wallet";
 
 export type SolanaTestWallet = {
   readonly address: string;
-  /** How many transactions the page asked it to sign, rejected ones included. */
+  /** How many transactions and sign-ins the page asked it to sign, rejected ones included. */
   readonly signRequests: number;
   /** The next signature request is refused, as a person clicking Reject would. */
   rejectNext: () => void;
@@ -51,6 +54,15 @@ function walletScript(address: string, publicKey: number[]): string {
         }
         return outputs;
       } },
+      "solana:signIn": { version: "1.0.0", signIn: async (...inputs) => {
+        const outputs = [];
+        for (const input of inputs) {
+          const answer = JSON.parse(await window.__solanaTestWalletSignIn(JSON.stringify(input)));
+          if (answer.error) throw new Error(answer.error);
+          outputs.push({ account, signedMessage: fromBase64(answer.message), signature: fromBase64(answer.signature), signatureType: "ed25519" });
+        }
+        return outputs;
+      } },
     },
   };
   const register = (api) => api.register(wallet);
@@ -79,6 +91,13 @@ export async function installSolanaTestWallet(page: Page, { usdc }: { usdc: bigi
     } catch (error) {
       return JSON.stringify({ error: error instanceof Error ? error.message : String(error) });
     }
+  });
+  // The wallet writes the sign-in text for the fields the page asks for, for its own account.
+  await page.exposeFunction("__solanaTestWalletSignIn", (input: string) => {
+    signRequests += 1;
+    const fields = JSON.parse(input) as Parameters<typeof createSignInMessageText>[0];
+    const message = Buffer.from(createSignInMessageText({ ...fields, address: key.address }), "utf8");
+    return JSON.stringify({ message: message.toString("base64"), signature: sign(null, message, key.privateKey).toString("base64") });
   });
   await page.addInitScript({ content: walletScript(key.address, [...getBase58Encoder().encode(key.address)]) });
   return {

@@ -106,4 +106,29 @@ test("the sandbox's Solana demo wallet pays like an extension would; its transac
 
   await page.goto("/");
   await expect(page.getByTestId("solana-wallet").getByRole("button")).toHaveText(short(payer));
+
+  // A new browser session with only the Solana wallet: the totals, and a sign-in (a message the
+  // wallet signs, for this site) to list which payments they were.
+  await page.context().clearCookies();
+  await page.reload();
+  await expect(page.getByTestId("solana-wallet").getByRole("button")).toHaveText(short(payer));
+  await expect(ui.budget.getByTestId("budget-sign-in")).toBeVisible();
+  await expect(ui.budget.getByTestId("budget-payment")).toHaveCount(0);
+  await ui.budget.getByTestId("budget-sign-in").click();
+  await expect(ui.budget.getByTestId("budget-recent")).toContainText(news.serviceName);
+  await expect(ui.budget.getByTestId("budget-sign-in")).toHaveCount(0);
+});
+
+test("a person with only a Solana extension signs in with its own sign-in prompt, for this site", async ({ page, solanaWallet }) => {
+  const ui = chatPage(page);
+  await page.goto("/");
+  await connectSolana(page, SOLANA_TEST_WALLET_NAME);
+  await expect(ui.budget.getByTestId("budget-sign-in")).toBeVisible();
+  await ui.budget.getByTestId("budget-sign-in").click();
+  await expect(ui.budget.getByTestId("budget-sign-in")).toHaveCount(0);
+  await expect(ui.budget).toContainText("No payments yet.");
+  expect(solanaWallet.signRequests).toBe(1);
+  // The session is this wallet's: the server names it after a reload.
+  const session = await page.request.get("/api/session");
+  expect(await session.json()).toMatchObject({ solanaWallet: solanaWallet.address, wallet: null });
 });

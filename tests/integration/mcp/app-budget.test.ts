@@ -78,6 +78,9 @@ describe("an app's payment from the open page's agent budget", () => {
     const [waiting] = body.quotes ?? [];
     if (!waiting) throw new Error("no quote for the budget");
     expect(waiting).toMatchObject({ paymentId: quoted.paymentId, app: "Cursor", quote: { paidFrom: "agent-budget" } });
+    // What to sign, not the approval token (which binds the budget's signed delegation).
+    expect(waiting.quote.approval?.typedData).toBeDefined();
+    expect(waiting.quote.approval?.token).toBeUndefined();
     const walletBefore = await balanceOf(person.wallet.address);
     const sessionBefore = await balanceOf(person.session.address);
     const approved = await approve(waiting.paymentId, await signQuote(person.session, waiting.quote));
