@@ -6,7 +6,7 @@
 //
 // Test ids: agent-budget, agent-budget-amount, agent-budget-until, agent-budget-threshold,
 // agent-budget-grant, agent-budget-status (data-granted, data-left in USD), agent-budget-revoke,
-// agent-budget-error, agent-budget-notice.
+// agent-budget-error, agent-budget-notice, agent-budget-app-payment (data-outcome).
 import { useId, useState, type FormEvent } from "react";
 import { formatLocalTime, shortHex } from "@/components/payment/payment-display";
 import { explorerTxUrl } from "@/lib/chain/networks";
@@ -15,10 +15,13 @@ import { safeLink } from "@/lib/client/safe-link";
 import { formatUsd, parseUsd } from "@/lib/money";
 import panel from "@/components/budget/budget-panel.module.css";
 import own from "./agent-budget.module.css";
+import type { AppBudgetPayment } from "@/components/mcp/use-app-budget-watch";
 import type { AgentBudgetState } from "./use-agent-budget";
 
 export type AgentBudgetCardProps = {
   budget: AgentBudgetState;
+  /** AI apps' payments this page made from the budget, newest first: each shown as it happens. */
+  appPayments?: readonly AppBudgetPayment[];
   /** Whether a wallet is connected that can sign and send. */
   canGrant: boolean;
   /** The network a new budget's USDC goes to: the default chain, else the first enabled. */
@@ -34,7 +37,7 @@ const DEFAULT_AMOUNT = "0.05";
 const DEFAULT_THRESHOLD = "0.01";
 const DEFAULT_DAYS = 7;
 
-export function AgentBudgetCard({ budget, canGrant, network, threshold, setThreshold }: AgentBudgetCardProps) {
+export function AgentBudgetCard({ budget, appPayments = [], canGrant, network, threshold, setThreshold }: AgentBudgetCardProps) {
   const titleId = useId();
   const { stored, left, busy } = budget;
   return (
@@ -53,7 +56,35 @@ export function AgentBudgetCard({ budget, canGrant, network, threshold, setThres
         </p>
       ) : null}
       {budget.notice ? <Notice notice={budget.notice} /> : null}
+      <AppPayments payments={appPayments} />
     </section>
+  );
+}
+
+/** What AI apps were paid from the budget without a prompt: announced as each happens. */
+function AppPayments({ payments }: { payments: readonly AppBudgetPayment[] }) {
+  return (
+    <div role="status" aria-live="polite">
+      {payments.length > 0 ? (
+        <ul className={styles.recent}>
+          {payments.map((payment) => {
+            const link = payment.explorerUrl ? safeLink(payment.explorerUrl) : undefined;
+            return (
+              <li key={payment.paymentId} className={styles.muted} data-testid="agent-budget-app-payment" data-outcome={payment.outcome}>
+                {payment.outcome === "paid"
+                  ? `${payment.app}: paid $${payment.amountUsd} to ${payment.service} from the budget, ${formatLocalTime(new Date(payment.at))}.`
+                  : `${payment.app} asked for $${payment.amountUsd} to ${payment.service}: ${payment.summary}`}{" "}
+                {link ? (
+                  <a href={link} target="_blank" rel="noreferrer">
+                    Transaction
+                  </a>
+                ) : null}
+              </li>
+            );
+          })}
+        </ul>
+      ) : null}
+    </div>
   );
 }
 

@@ -12,7 +12,7 @@ import type { PaymentActions } from "@/components/payment/payment-card";
 import { ProposalBanner } from "@/components/settings/proposal-banner";
 import { SettingsPanel } from "@/components/settings/settings-panel";
 import { AiAppsDialog } from "@/components/mcp/ai-apps-dialog";
-import { useAppBudgetWatch } from "@/components/mcp/use-app-budget-watch";
+import { type AppBudgetPayment, useAppBudgetWatch } from "@/components/mcp/use-app-budget-watch";
 import { useSettings } from "@/components/settings/use-settings";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
 import type { SandboxSolanaWalletOptions } from "@/components/wallet/sandbox-solana-wallet";
@@ -108,13 +108,15 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
         : undefined,
     [signQuote],
   );
-  // The page pays its AI apps' small quotes from the same budget while it is open.
+  // The page pays its AI apps' small quotes from the same budget while it is open, and shows each.
+  const [appPayments, setAppPayments] = useState<AppBudgetPayment[]>([]);
   useAppBudgetWatch({
     wallet: wallet.address,
     requestGrant,
     signFromBudget,
     threshold: settings.preferences.confirmationThreshold,
     onPaid: balancesMoved,
+    onAppPayment: (payment) => setAppPayments((shown) => [payment, ...shown].slice(0, 5)),
   });
   const chat = useChatStream({
     walletAddress: wallet.address,
@@ -377,6 +379,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
           <BudgetPanel wallet={wallet.address} solanaWallet={solana.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} signIn={signInWallet} />
           <AgentBudgetCard
             budget={agentBudget}
+            appPayments={appPayments}
             canGrant={wallet.actions !== undefined}
             network={networks.find((network) => network.id === settings.preferences.defaultChain) ?? networks[0]}
             threshold={settings.preferences.confirmationThreshold}

@@ -4,7 +4,9 @@
 // that are its ceiling (the page's by default) and how long it lasts; the wallet signs the grant
 // (EIP-712); the server turns it into a bearer token, shown here once with ready-to-paste
 // configuration for common clients. The grants given from this browser are listed (the server
-// keeps no copy) and each can be revoked, which needs the wallet's own session.
+// keeps no copy) and each can be revoked, which needs the wallet's own session. A grant starts no
+// session, so the wallet signs in first when this browser's session is not its own: revoking, and
+// the agent budget paying the app's small payments while the page is open, both need it.
 //
 // Test ids: ai-apps-open, ai-apps-dialog, ai-apps-label, ai-apps-days, ai-apps-create,
 // ai-apps-token, ai-apps-config-*, ai-apps-problem, ai-apps-grant, ai-apps-revoke.
@@ -30,6 +32,13 @@ export type AiAppsDialogProps = {
   /** Signs the wallet in (revoking needs its session); undefined without a wallet. */
   signIn: (() => Promise<void>) | undefined;
 };
+
+/** Whether this browser's session is the wallet's own. */
+async function isSignedInAs(address: string): Promise<boolean> {
+  const response = await fetch("/api/session", { cache: "no-store" }).catch(() => undefined);
+  const body = (await response?.json().catch(() => undefined)) as { wallet?: unknown } | undefined;
+  return typeof body?.wallet === "string" && sameAddress(body.wallet, address);
+}
 
 function randomId(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -94,6 +103,14 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
     };
     setBusy(true);
     try {
+      if (signIn && !(await isSignedInAs(wallet.address))) {
+        try {
+          await signIn();
+        } catch (error) {
+          const reason = error instanceof Error ? error.message.split("\n")[0] : "";
+          return setProblem(`Sign in with the wallet first: it lets only you revoke the app's access later${reason ? ` (${reason})` : ""}.`);
+        }
+      }
       let signature: string;
       try {
         signature = await signer(grant, network.chainId);
@@ -165,6 +182,7 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
         <p className={styles.muted}>
           Let a desktop or IDE assistant that speaks MCP find, compare and pay x402 services for you. It pays only within the limits you
           set here, which count together with the chat&apos;s, and every payment still needs your wallet&apos;s approval in this page.
+          The first time, your wallet signs in to this site, then signs the access.
         </p>
         {issued ? (
           <IssuedToken token={issued.token} label={issued.label} endpoint={endpoint} />

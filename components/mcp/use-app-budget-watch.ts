@@ -5,7 +5,9 @@
 // it is here (with the budget's grant and the confirmation threshold) and gets the quotes made
 // for the budget; it signs each with the session key, after the budget's own checks in the page,
 // and approves it as the approval page would. Without the wallet's session the server says no,
-// and the app's quotes ask for the wallet through their approval link instead.
+// and the app's quotes ask for the wallet through their approval link instead. Each payment it
+// makes for an app is told to the page as it happens (`onAppPayment`), so the person sees what
+// was paid without a prompt, and for which app.
 import { useEffect, useRef } from "react";
 import type { AgentBudgetGrant } from "@/lib/chain/delegation";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
@@ -26,11 +28,27 @@ export type AppBudgetWatchParameters = {
   threshold: string;
   /** A payment was made from the budget: balances and meters are read again. */
   onPaid: () => void;
+  /** An app's payment the page signed from the budget, once the server answered: for the person to see. */
+  onAppPayment: (payment: AppBudgetPayment) => void;
 };
 
-export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, threshold, onPaid }: AppBudgetWatchParameters): void {
-  const latest = useRef({ requestGrant, signFromBudget, threshold, onPaid });
-  latest.current = { requestGrant, signFromBudget, threshold, onPaid };
+/** An app's payment made from the budget, as the page shows it. */
+export type AppBudgetPayment = {
+  paymentId: string;
+  app: string;
+  service: string;
+  /** USD, a decimal string. */
+  amountUsd: string;
+  /** `paid` once the server says so; `failed` with the server's words otherwise. */
+  outcome: "paid" | "failed";
+  summary: string;
+  explorerUrl?: string;
+  at: number;
+};
+
+export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, threshold, onPaid, onAppPayment }: AppBudgetWatchParameters): void {
+  const latest = useRef({ requestGrant, signFromBudget, threshold, onPaid, onAppPayment });
+  latest.current = { requestGrant, signFromBudget, threshold, onPaid, onAppPayment };
   const usable = signFromBudget !== undefined;
 
   useEffect(() => {
@@ -38,7 +56,7 @@ export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, thresh
     const tried = new Set<string>();
     let running = false;
     const tick = async () => {
-      const { requestGrant: grantNow, signFromBudget: sign, threshold: thresholdNow, onPaid: paid } = latest.current;
+      const { requestGrant: grantNow, signFromBudget: sign, threshold: thresholdNow, onPaid: paid, onAppPayment: told } = latest.current;
       if (running || document.visibilityState !== "visible" || !sign || !hasAppAccess(wallet)) return;
       const agentBudget = grantNow();
       if (!agentBudget) return;
@@ -50,7 +68,7 @@ export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, thresh
           body: JSON.stringify({ agentBudget, threshold: String(parseUsd(thresholdNow) ?? 0n) }),
         }).catch(() => undefined);
         if (!response?.ok) return;
-        const body = (await response.json().catch(() => ({}))) as { quotes?: Array<{ paymentId?: unknown; quote?: unknown }> };
+        const body = (await response.json().catch(() => ({}))) as { quotes?: Array<{ paymentId?: unknown; quote?: unknown; app?: unknown }> };
         for (const entry of body.quotes ?? []) {
           const payment = readPaymentStatus(entry.quote);
           const typedData = readApprovalTypedData(payment?.approval?.typedData);
@@ -64,7 +82,24 @@ export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, thresh
             headers: { "Content-Type": "application/json" },
             body: JSON.stringify({ signature }),
           }).catch(() => undefined);
+          const answer = (await approved?.json().catch(() => undefined)) as
+            | { summary?: unknown; explorerUrl?: unknown; updates?: unknown; error?: { message?: unknown } }
+            | undefined;
+          // Paid when the chain shows it (the card confirmed it), delivered or not.
+          const cards = Array.isArray(answer?.updates) ? answer.updates.map(readPaymentStatus) : [];
+          const delivered = approved?.ok === true && cards.some((card) => card?.status === "confirmed" || card?.status === "delivered");
           if (approved?.ok) paid();
+          const summary = answer?.summary ?? answer?.error?.message;
+          told({
+            paymentId: payment.paymentId,
+            app: typeof entry.app === "string" ? entry.app : "An AI app",
+            service: payment.service.name,
+            amountUsd: payment.amount.usd,
+            outcome: delivered ? "paid" : "failed",
+            summary: typeof summary === "string" ? summary : delivered ? "Paid." : "The payment did not go through.",
+            ...(typeof answer?.explorerUrl === "string" ? { explorerUrl: answer.explorerUrl } : {}),
+            at: Date.now(),
+          });
         }
       } finally {
         running = false;

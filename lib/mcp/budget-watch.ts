@@ -6,7 +6,14 @@
 // as the chat does (at or below the threshold, within what is left, one payment per request);
 // the page's next call gets the quotes waiting for it, signs them with the session key and
 // approves them as the approval page would. A page gone quiet for WATCH_FRESH_MS is not counted on.
-import type { Queryable } from "@/lib/db";
+//
+// Apps' payments without a prompt have a bound of their own, whatever the chat's cooldown is (it
+// may be 0): at most one every SILENT_SPACING_SECONDS and SILENT_PER_HOUR an hour per wallet,
+// across its apps. Past it, an app's quote waits for the person's approval through its link, so
+// an app that loops meets the person, not the key.
+import { claimCooldown } from "@/lib/cooldown";
+import type { Database, Queryable } from "@/lib/db";
+import { AppError } from "@/lib/errors";
 import type { BudgetGrant } from "@/lib/payments/rails/rail";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { quoteForPage } from "./mcp-payments";
@@ -15,6 +22,33 @@ import { quoteForPage } from "./mcp-payments";
 export const WATCH_FRESH_MS = 15_000;
 
 export type StandingBudget = { grant: BudgetGrant; threshold: bigint };
+
+/** At most one app payment without a prompt this often, per wallet. */
+export const SILENT_SPACING_SECONDS = 10;
+/** At most this many app payments without a prompt in any hour, per wallet. */
+export const SILENT_PER_HOUR = 20;
+
+/**
+ * Claims the wallet's next app payment without a prompt, or says why there is none now: the
+ * hour's count first (a read), then the spacing (claimed atomically, so two quotes at once cannot
+ * both pass). A claim whose quote ends up asking the wallet anyway is spent all the same.
+ */
+export async function claimSilentPayment(db: Database, wallet: string, now: Date = new Date()): Promise<{ claimed: true } | { claimed: false; why: string }> {
+  const [row] = await db.query<{ count: string | number }>(
+    `SELECT count(*) AS count FROM mcp_payments
+     WHERE wallet = $1 AND quote->>'paidFrom' = 'agent-budget' AND created_at > $2`,
+    [wallet, new Date(now.getTime() - 3_600_000)],
+  );
+  const bound = `the agent budget pays an app's payment without a prompt at most once every ${SILENT_SPACING_SECONDS} s and ${SILENT_PER_HOUR} times an hour`;
+  if (Number(row?.count ?? 0) >= SILENT_PER_HOUR) return { claimed: false, why: bound };
+  try {
+    await claimCooldown({ db, keys: [`mcp-silent:${wallet}`], seconds: SILENT_SPACING_SECONDS, now });
+  } catch (error) {
+    if (error instanceof AppError && error.code === "rate-limited") return { claimed: false, why: bound };
+    throw error;
+  }
+  return { claimed: true };
+}
 
 export async function watchBudget(db: Queryable, { wallet, grant, threshold, now = new Date() }: { wallet: string; grant: BudgetGrant; threshold: bigint; now?: Date }): Promise<void> {
   await db.query(

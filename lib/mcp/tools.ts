@@ -22,7 +22,7 @@ import { payForServiceInput, serviceCallOf } from "@/lib/tools/pay";
 import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
 import type { AccessGrant } from "./access-grant";
 import { describeGrantLimits, grantLimits } from "./grant-token";
-import { standingBudget } from "./budget-watch";
+import { claimSilentPayment, standingBudget } from "./budget-watch";
 import { APPROVAL_DEADLINE_MS, findMcpPayment, saveMcpPayment, type McpPayment } from "./mcp-payments";
 
 /** The longest getPayment waits for an outcome: well within the route's 50 s. */
@@ -106,8 +106,11 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
   }
   let quoted: PaymentUpdate | undefined;
   const limits = grantLimits(grant);
-  // A page open with the wallet's agent budget pays a small quote itself, as in the chat.
-  const standing = await standingBudget(db, grant.wallet, now);
+  // A page open with the wallet's agent budget pays a small quote itself, as in the chat, within
+  // the bound of apps' payments without a prompt.
+  const open = await standingBudget(db, grant.wallet, now);
+  const silent = open ? await claimSilentPayment(db, grant.wallet, now) : undefined;
+  const standing = silent?.claimed ? open : undefined;
   const result = await quotePayment({
     db,
     env,
@@ -158,6 +161,7 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
     quote: quoteView(quoted),
     summary:
       `The payment of ${price} is quoted. ` +
+      (silent && !silent.claimed ? `It needs the person's approval: ${silent.why}. ` : "") +
       `Ask the person to open ${approvalUrl} and approve it with their wallet ${withinWords(approval.expiresAt.getTime() - now.getTime())}; ` +
       `then call getPayment with paymentId ${facts.paymentId} (waitSeconds up to ${MAX_WAIT_SECONDS}) for the service's data.`,
   };

@@ -50,8 +50,10 @@ test("an AI app asks, the person approves in the page with their wallet, the app
   await page.goto("/");
   await chatPage(page).connect("Test Wallet");
 
-  // Give the app access: the wallet signs the grant; the token is shown once with its configuration.
+  // Give the app access: the wallet signs in (the grant starts no session), then signs the grant;
+  // the token is shown once with its configuration.
   const { token, dialog } = await giveAccess(page, "Claude Desktop", "0.05");
+  expect(wallet.signRequests).toBe(2);
   await expect(dialog.getByTestId("ai-apps-config-claude-code")).toContainText(`${new URL(baseURL).origin}/api/mcp`);
   await expect(dialog.getByTestId("ai-apps-config-claude-desktop")).toContainText("X402_MCP_TOKEN");
   await expect(dialog.getByTestId("ai-apps-grant")).toContainText("Claude Desktop: $0.05 a day");
@@ -136,4 +138,8 @@ test("with the page open and an agent budget, an app's small payment is paid fro
   const left = await createPublicClient({ transport: http(info.rpcUrl) }).readContract({ address: info.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [session] });
   expect(left).toBe(50_000n - BigInt(express.priceAtomic));
   await expect(status).toHaveAttribute("data-left", "0.04", { timeout: 15_000 });
+  // The page shows the person what it paid without a prompt, and for which app.
+  const shown = card.getByTestId("agent-budget-app-payment");
+  await expect(shown).toHaveAttribute("data-outcome", "paid");
+  await expect(shown).toContainText(`Cursor: paid $${express.price} to QuickWeather Pro from the budget`);
 });

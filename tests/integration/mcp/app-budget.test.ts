@@ -7,7 +7,7 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { delegationTypedData, type AgentBudgetGrant } from "@/lib/chain/delegation";
-import { WATCH_FRESH_MS } from "@/lib/mcp/budget-watch";
+import { SILENT_PER_HOUR, SILENT_SPACING_SECONDS, WATCH_FRESH_MS } from "@/lib/mcp/budget-watch";
 import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/mcp/budget-door";
 import { findPayment } from "@/lib/payments/ledger";
 import type { PaymentStatus } from "@/lib/protocol/lines";
@@ -48,14 +48,14 @@ async function personWithBudget(): Promise<Person & { token: string }> {
 }
 
 /** What the page does every few seconds: says it is here, and gets the quotes for its budget. */
-async function pageChecksIn(person: Person, threshold: bigint, cookie = person.cookie) {
+async function pageChecksIn(person: Person, threshold: bigint, cookie = person.cookie, now?: Date) {
   const response = await handleBudgetWatchRequest(
     new Request(`${ORIGIN}/api/mcp/budget`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie },
       body: JSON.stringify({ agentBudget: person.budget, threshold: threshold.toString() }),
     }),
-    { env: () => mcp.env, database: async () => mcp.db, rateLimit },
+    { env: () => mcp.env, database: async () => mcp.db, rateLimit, ...(now ? { now: () => now } : {}) },
   );
   return { status: response.status, body: (await response.json()) as { quotes?: Array<{ paymentId: string; quote: PaymentStatus; app: string }> } };
 }
@@ -117,6 +117,40 @@ describe("an app's payment from the open page's agent budget", () => {
       mcp.setNow(undefined);
     }
     await quietClient.close();
+  });
+
+  test("apps' payments without a prompt have their own bound, though the chat's cooldown is off: one every 10 s, 20 an hour", async () => {
+    expect(mcp.env.CHAT_COOLDOWN_SECONDS).toBe(0);
+    const person = await personWithBudget();
+    const client = await connectClient(mcp, person.token);
+    const start = Date.now();
+    const cities = ["Lisbon", "London", "Paris", "Berlin", "Tokyo"];
+    const quoteAt = async (offsetSeconds: number, city = cities[offsetSeconds % cities.length] ?? "Lisbon") => {
+      const at = new Date(start + offsetSeconds * 1000);
+      mcp.setNow(at);
+      await pageChecksIn(person, 20_000n, person.cookie, at);
+      return callTool(client, "payForService", { url: express().url, query: { city } });
+    };
+    try {
+      expect(await quoteAt(0)).toMatchObject({ paidFrom: "agent budget" });
+      // A second one at once asks the wallet, and says why.
+      const next = await quoteAt(1);
+      expect(next).toMatchObject({ status: "awaiting-approval", approvalUrl: expect.stringContaining("/approve/") });
+      expect(next.paidFrom).toBeUndefined();
+      expect(next.summary).toMatch(/at most once every 10 s and 20 times an hour/);
+      // Ten seconds on, the budget pays again; 20 in the hour, and the 21st asks the wallet.
+      for (let index = 1; index < SILENT_PER_HOUR; index += 1) {
+        expect(await quoteAt(index * SILENT_SPACING_SECONDS + 1)).toMatchObject({ paidFrom: "agent budget" });
+      }
+      const past = await quoteAt(SILENT_PER_HOUR * SILENT_SPACING_SECONDS + 1);
+      expect(past.paidFrom).toBeUndefined();
+      expect(past.approvalUrl).toEqual(expect.stringContaining("/approve/"));
+      // An hour after the first, it pays without a prompt again.
+      expect(await quoteAt(3_600 + 2)).toMatchObject({ paidFrom: "agent budget" });
+    } finally {
+      mcp.setNow(undefined);
+      await client.close();
+    }
   });
 
   test("only the wallet's own session may speak for its page, with its own budget", async () => {
