@@ -229,15 +229,16 @@ async function signIn(request: Request, env: ServerEnv, database: () => Promise<
   const claim = solana ? await readSolanaSignIn(message, env) : await readEvmSignIn(message, env);
   const host = new URL(env.appOrigin).host;
   if (claim.domain !== host || !claim.uri || !sameOrigin(claim.uri, env.appOrigin)) {
-    throw refuse(`the message is for ${claim.domain ?? "no site"}, not for ${env.appOrigin}. Sign in from ${env.appOrigin} itself.`);
+    throw refuse(`the message is for ${claim.domain?.slice(0, 100) ?? "no site"}, not for ${env.appOrigin}. Sign in from ${env.appOrigin} itself.`);
   }
-  const expires = claim.nonce ? nonceExpiry(request, claim.nonce, env, now) : undefined;
-  if (!expires) throw refuse("ask for a new sign-in message (it is good once, in the browser that asked for it, for ten minutes).");
+  const { nonce } = claim;
+  const expires = nonce ? nonceExpiry(request, nonce, env, now) : undefined;
+  if (!nonce || !expires) throw refuse("ask for a new sign-in message (it is good once, in the browser that asked for it, for ten minutes).");
   if ((claim.expirationTime && claim.expirationTime.getTime() <= now.getTime()) || (claim.notBefore && claim.notBefore.getTime() > now.getTime())) {
     throw refuse("the message is not valid now (its expiration or not-before time).");
   }
   if (!(await claim.signedBy(message, signature))) throw refuse(`the signature is not ${claim.address}'s.`);
-  if (!(await spendNonce(await database(), claim.nonce as string, expires, now))) {
+  if (!(await spendNonce(await database(), nonce, expires, now))) {
     throw refuse("this sign-in message was used already: ask for a new one.");
   }
   return claim.address;
