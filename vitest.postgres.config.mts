@@ -1,5 +1,5 @@
 // The PostgreSQL pass (`npm run test:postgres`): the integration tests that touch the database
-// (the ledger, the limits, the cooldowns, the concurrency, the payment flow, the MCP door, health) run again on a real
+// (the ledger, the limits, the cooldowns, the concurrency, the payment flow, the MCP door, health, spent sign-in nonces) run again on a real
 // PostgreSQL server, each in fresh databases of its own (tests/helpers/database.ts), plus the
 // tests that only make sense there (tests/postgres/: migrations racing, TLS settings, two
 // production instances sharing one database). DATABASE_URL names the server; the test user must
@@ -26,6 +26,7 @@ export default defineConfig({
       "tests/integration/chat/handler.test.ts",
       "tests/integration/chat/offline-account-tools.test.ts",
       "tests/integration/health.test.ts",
+      "tests/integration/session.test.ts",
       "tests/postgres/**/*.test.ts",
     ],
     // The tests open their own databases on the server; nothing reaches the server's default one.

@@ -204,6 +204,7 @@ async function versus(rounds: number): Promise<void> {
 function productEnv(dataDir: string): Record<string, string | undefined> {
   return {
     PAYMENT_TOKEN_SECRET: randomBytes(32).toString("base64"),
+    APP_URL: "https://bench.example",
     CLIENT_IDENTITY: "shared",
     MODEL_PROVIDER: "offline",
     CHAT_COOLDOWN_SECONDS: "0",

@@ -95,6 +95,8 @@ const BENCH_TOKEN_SECRET = randomBytes(32).toString("base64");
 
 const productEnv = (database: Database, purpose: string): Record<string, string | undefined> => ({
   PAYMENT_TOKEN_SECRET: BENCH_TOKEN_SECRET,
+  // A production start names its public origin; the bench signs no one in, so any one serves.
+  APP_URL: "https://bench.example",
   // One load generator: every caller is one client, on purpose.
   CLIENT_IDENTITY: "shared",
   MODEL_PROVIDER: "offline",

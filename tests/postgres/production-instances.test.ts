@@ -41,6 +41,8 @@ function instanceEnv(port: number, overrides: Record<string, string | undefined>
     PORT: String(port),
     ...sandboxEnv(sandbox, {
       PAYMENT_TOKEN_SECRET: SECRET,
+      // Every instance serves one public origin, as behind a host's load balancer.
+      APP_URL: "https://agent.example",
       // The tests are one client: every caller counts as one, on purpose.
       CLIENT_IDENTITY: "shared",
       DATABASE_URL: scratch.url,
@@ -169,6 +171,13 @@ describe("two production instances sharing one PostgreSQL", () => {
     const { code, stderr } = await startAndWaitForExit(instanceEnv(port, { PAYMENT_TOKEN_SECRET: undefined }));
     expect(code).toBe(1);
     expect(stderr).toContain("Refusing to start: PAYMENT_TOKEN_SECRET must be set in production");
+  });
+
+  test("a production instance without its public origin refuses to start, naming APP_URL", { timeout: 120_000 }, async () => {
+    const port = await freePort();
+    const { code, stderr } = await startAndWaitForExit(instanceEnv(port, { APP_URL: undefined }));
+    expect(code).toBe(1);
+    expect(stderr).toContain("Refusing to start: APP_URL must be set in production");
   });
 
   test("a production instance on a serverless host without DATABASE_URL refuses to start, naming it", { timeout: 120_000 }, async () => {
