@@ -84,8 +84,8 @@ export type Sandbox = {
   stopService(name: string): Promise<void>;
   /** Mints sandbox USDC (atomic units) and/or sends ETH (wei) from the funder. */
   fund(parameters: { to: `0x${string}`; usdc?: bigint; eth?: bigint }): Promise<void>;
-  /** The local Solana: fund an address with USDC or SOL, sign as a sandbox key, expire blockhashes. */
-  solana: Pick<LocalSolana, "fund" | "usdcBalance" | "signAs" | "holdKey" | "expireBlockhashes" | "prepareTokenAccount">;
+  /** The local Solana: fund an address with USDC or SOL, transfer USDC, sign as a sandbox key, expire or hold blockhashes. */
+  solana: Pick<LocalSolana, "fund" | "usdcBalance" | "signAs" | "holdKey" | "expireBlockhashes" | "holdBlockhash" | "transferUsdc" | "prepareTokenAccount">;
   /** Deploys a smart account (sandbox/smart-account.ts) through its factory, from the funder. */
   deploySmartAccount(account: SmartAccount): Promise<void>;
   /** Starts another x402 service on a free port; lists it in the registry unless `listed: false`. */
@@ -279,6 +279,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         signAs: solana.signAs,
         holdKey: solana.holdKey,
         expireBlockhashes: solana.expireBlockhashes,
+        holdBlockhash: solana.holdBlockhash,
+        transferUsdc: solana.transferUsdc,
         prepareTokenAccount: solana.prepareTokenAccount,
       },
       deploySmartAccount: deploy,
