@@ -30,11 +30,16 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { findSolanaNetwork } from "@/lib/chain/solana";
 import { getTransactionSummary } from "@/lib/chain/transaction";
-import { findPayment } from "@/lib/payments/ledger";
+import { verifyApproval } from "@/lib/payments/approval-token";
+import { countedSince, findPayment, reservePayment } from "@/lib/payments/ledger";
+import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
+import type { PaymentStatus } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { newSolanaKey, type SolanaKey } from "@/sandbox/solana";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
+import { startFaultProxy, type ProxiedRequest } from "@/tests/helpers/fault-proxy";
 import {
+  expectNextQuoteRefused,
   finishOf,
   generousLimits,
   newPayer,
@@ -43,6 +48,7 @@ import {
   sandboxEnv,
   sandboxService,
   signQuote,
+  steps,
   usdcBalance,
   type Quoted,
 } from "@/tests/helpers/paid-chat";
@@ -70,17 +76,17 @@ async function solanaPayer(usdc = 1_000_000n): Promise<SolanaKey> {
 }
 
 /** Request A with the wallets a person connected: the quote awaiting the wallet. */
-async function quoteFor(wallets: { walletAddress?: string; solanaAddress?: string }, limits = generousLimits): Promise<Quoted> {
+async function quoteFor(wallets: { walletAddress?: string; solanaAddress?: string }, limits: Record<string, string> = generousLimits, target: TestChat = chat): Promise<Quoted> {
   const body = { messages: [{ role: "user", content: "Technology headlines, please" }], ...wallets, spendingLimits: limits };
-  const lines = await collectLines(await chat.post(body));
+  const lines = await collectLines(await target.post(body));
   const awaiting = paymentsOf(lines).find((status) => status.status === "awaiting-signature");
   if (!awaiting) throw new Error(`no quote: ${JSON.stringify(lines)}`);
   return { status: awaiting, body };
 }
 
 /** Request B: the same conversation, with the transaction the wallet signed. */
-const approve = (quoted: Quoted, transaction: string) =>
-  chat.post({ ...quoted.body, payment: { paymentId: quoted.status.paymentId, token: quoted.status.approval?.token ?? "", transaction } });
+const approve = (quoted: Quoted, transaction: string, target: TestChat = chat) =>
+  target.post({ ...quoted.body, payment: { paymentId: quoted.status.paymentId, token: quoted.status.approval?.token ?? "", transaction } });
 
 const signed = (payer: SolanaKey, quoted: Quoted) => sandbox.solana.signAs(payer, quoted.status.approval?.transaction ?? "");
 
@@ -409,5 +415,204 @@ describe("paying on Solana", () => {
     const onSolana = paymentsOf(byDefault).find((status) => status.status === "awaiting-signature");
     expect(onSolana?.network).toBe(sandbox.info.solana.network);
     expect(onSolana?.networkChoice).toMatch(/^The service also takes .+; this is your default chain\.$/);
+  });
+
+  describe("paid means paid on a busy account", () => {
+    const news = () => sandboxService(sandbox, "news-headlines");
+    /** A daily limit with room for one payment of the news service, not two: the next quote shows whether the first counted. */
+    const roomForOne = () => ({ ...generousLimits, daily: ((Number(news().priceAtomic) * 1.5) / 1e6).toFixed(6) });
+    /** Other people's transfers to the payer's USDC account, one transaction each, as a busy account gets them. */
+    const othersPay = async (owner: string, count: number) => {
+      for (let index = 0; index < count; index++) await sandbox.solana.transferUsdc({ to: owner, usdc: 1n });
+    };
+    /** The product's Solana RPC behind a proxy the test can break, and a chat of its own (its own ledger) that reads through it. */
+    const chatThroughProxy = async () => {
+      const rpc = await startFaultProxy(sandbox.info.solana.rpcUrl);
+      const reference = sandbox.info.solana.network.slice("solana:".length);
+      const target = await createTestChat({
+        tools: createChatTools,
+        env: sandboxEnv(sandbox, { [`RPC_URL_${reference}`]: rpc.url }),
+        model: payingModel(news().url, { topic: "technology", limit: "2" }),
+      });
+      return { rpc, target, close: async () => Promise.all([target.close(), rpc.close()]) };
+    };
+    const historyReads = (request: ProxiedRequest) => request.body.includes('"getSignaturesForAddress"');
+    /** The one transaction that moved USDC from the payer to the service, as the chain shows it. */
+    const expectPaymentTransaction = async (txHash: string | undefined, payer: string) => {
+      const network = findSolanaNetwork(sandbox.info.solana.network, chat.env);
+      const summary = network && txHash ? await getTransactionSummary({ network, hash: txHash }) : undefined;
+      expect(summary).toMatchObject({ status: "success", usdcTransfers: [{ from: payer, to: news().solanaPayTo, value: BigInt(news().priceAtomic) }] });
+    };
+
+    test("the service settles, then more than 50 other transfers reach the payer's USDC account and the blockhash expires before it answers 500 naming no transaction: the payment is found, told paid and not delivered, and counted", async () => {
+      const payer = await solanaPayer();
+      const price = BigInt(news().priceAtomic);
+      const quoted = await quoteFor({ solanaAddress: payer.address }, roomForOne());
+      sandbox.setServiceAfterSettlement("news-headlines", "fail", async () => {
+        await othersPay(payer.address, 60);
+        sandbox.solana.expireBlockhashes();
+      });
+      let lines: Awaited<ReturnType<typeof collectLines>>;
+      try {
+        lines = await collectLines(await approve(quoted, signed(payer, quoted)));
+      } finally {
+        sandbox.setServiceAfterSettlement("news-headlines", undefined);
+      }
+      expect(steps(lines)).toEqual([
+        ["submitted", undefined],
+        ["confirmed", undefined],
+        ["failed", "not-delivered"],
+      ]);
+      const [, confirmed, failed] = paymentsOf(lines);
+      const txHash = confirmed?.txHash;
+      expect(txHash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);
+      expect(failed?.txHash).toBe(txHash);
+      expect(failed?.reason?.message).toContain(`was paid on chain (transaction ${txHash})`);
+      expect(finishOf(lines)).toMatchObject({ finishReason: "payment-failed", txHash });
+      await expectPaymentTransaction(txHash, payer.address);
+      expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n - price + 60n);
+      expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", txHash });
+      await expectNextQuoteRefused(chat, quoted);
+    });
+
+    test("a payment whose first look could not read the chain stays counted; after its blockhash expired and more than 1000 other transfers, the sweep finds it and records it paid", async () => {
+      const { rpc, target, close } = await chatThroughProxy();
+      try {
+        const payer = await solanaPayer();
+        const price = BigInt(news().priceAtomic);
+        const quoted = await quoteFor({ solanaAddress: payer.address }, generousLimits, target);
+        // From the service's answer on, the product's RPC answers no history reads.
+        sandbox.setServiceAfterSettlement("news-headlines", "fail", async () => rpc.setFault((request) => (historyReads(request) ? { kind: "cut" } : { kind: "pass" })));
+        let lines: Awaited<ReturnType<typeof collectLines>>;
+        try {
+          lines = await collectLines(await approve(quoted, signed(payer, quoted), target));
+        } finally {
+          sandbox.setServiceAfterSettlement("news-headlines", undefined);
+        }
+        expect(steps(lines)).toEqual([
+          ["submitted", undefined],
+          ["failed", "payment-pending"],
+        ]);
+        expect(paymentsOf(lines).at(-1)?.reason?.message).toMatch(/could not be checked right now/);
+        expect(paymentsOf(lines).at(-1)?.txHash).toBeUndefined();
+        expect(await findPayment(target.db, quoted.status.paymentId)).toMatchObject({ status: "pending" });
+        expect(await countedSince(target.db, payer.address, new Date(0))).toBe(price);
+
+        await othersPay(payer.address, 1_050);
+        sandbox.solana.expireBlockhashes();
+        // While the history cannot be read, the sweep leaves it counted.
+        expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ checked: 1, pending: 1, released: 0 });
+        expect(await countedSince(target.db, payer.address, new Date(0))).toBe(price);
+
+        rpc.setFault(undefined);
+        expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ checked: 1, settled: 1, released: 0 });
+        const record = await findPayment(target.db, quoted.status.paymentId);
+        expect(record).toMatchObject({ status: "settled" });
+        await expectPaymentTransaction(record?.txHash ?? undefined, payer.address);
+        expect((record?.outcome as PaymentStatus | undefined)?.reason?.code).toBe("not-delivered");
+        expect(await countedSince(target.db, payer.address, new Date(0))).toBe(price);
+        expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n - price + 1_050n);
+      } finally {
+        await close();
+      }
+    }, 60_000);
+
+    test("a payment that never landed is released only once its blockhash has expired and the search has reached the slot recorded when it was sent", async () => {
+      const { rpc, target, close } = await chatThroughProxy();
+      try {
+        const payer = await solanaPayer();
+        const price = BigInt(news().priceAtomic);
+        const quoted = await quoteFor({ solanaAddress: payer.address }, generousLimits, target);
+        // Verified, then the handler fails: nothing is settled.
+        sandbox.setServiceFailing("news-headlines", true);
+        let lines: Awaited<ReturnType<typeof collectLines>>;
+        try {
+          lines = await collectLines(await approve(quoted, signed(payer, quoted), target));
+        } finally {
+          sandbox.setServiceFailing("news-headlines", false);
+        }
+        expect(steps(lines)).toEqual([
+          ["submitted", undefined],
+          ["failed", "payment-pending"],
+        ]);
+        const pending = paymentsOf(lines).at(-1);
+        expect(pending?.reason?.message).toMatch(/has not been collected on chain/);
+        expect(pending?.collectableUntil).toBe(quoted.status.approval?.expiresAt);
+        const record = await findPayment(target.db, quoted.status.paymentId);
+        // The slot it was sent at is recorded with it.
+        expect(record).toMatchObject({ status: "pending", fromBlock: expect.any(BigInt) });
+        expect(record?.fromBlock).toBeGreaterThan(0n);
+
+        // The blockhash still lives: it could still land.
+        expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ checked: 1, pending: 1, released: 0 });
+
+        await othersPay(payer.address, 1_050);
+        sandbox.solana.expireBlockhashes();
+        // Expired, but the search cannot get past its first page of history: not released.
+        rpc.setFault((request) => (historyReads(request) && request.body.includes('"before"') ? { kind: "cut" } : { kind: "pass" }));
+        expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ checked: 1, pending: 1, released: 0 });
+        expect(await countedSince(target.db, payer.address, new Date(0))).toBe(price);
+
+        rpc.setFault(undefined);
+        expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ checked: 1, released: 1 });
+        const released = await findPayment(target.db, quoted.status.paymentId);
+        expect(released).toMatchObject({ status: "failed", failureCode: "expired", txHash: null });
+        expect((released?.outcome as PaymentStatus | undefined)?.reason?.message).toMatch(/Nothing was charged/);
+        expect(await countedSince(target.db, payer.address, new Date(0))).toBe(0n);
+        expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n + 1_050n);
+      } finally {
+        await close();
+      }
+    }, 60_000);
+
+    test("a payment recorded without the slot it was sent at is never released: it stays counted", async () => {
+      const payer = await solanaPayer();
+      const quoted = await quoteFor({ solanaAddress: payer.address });
+      const claims = verifyApproval(quoted.status.approval?.token ?? "", quoted.status.paymentId, chat.env);
+      const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox) });
+      try {
+        // As a request that died before recording where the chain was would have left it.
+        const reserved = await reservePayment(target.db, {
+          payment: {
+            paymentId: quoted.status.paymentId,
+            wallet: payer.address,
+            network: sandbox.info.solana.network,
+            asset: sandbox.info.solana.usdc.mint,
+            payTo: claims.payTo,
+            amount: BigInt(claims.amount),
+            nonce: claims.nonce,
+            serviceName: claims.service.name,
+            serviceUrl: claims.service.url,
+            validBefore: new Date(claims.expiresAt * 1000),
+            fromBlock: null,
+          },
+          limits: { daily: 1_000_000n, weekly: 1_000_000n, monthly: 1_000_000n, perPayment: 1_000_000n },
+          now: new Date(Date.now() - 5 * 60_000),
+        });
+        expect(reserved.kind).toBe("reserved");
+        sandbox.solana.expireBlockhashes();
+        expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ checked: 1, pending: 1, released: 0 });
+        expect(await countedSince(target.db, payer.address, new Date(0))).toBe(BigInt(claims.amount));
+      } finally {
+        await target.close();
+      }
+    });
+
+    test("an approval sent while the chain's slot cannot be read is refused before anything is reserved or sent", async () => {
+      const { rpc, target, close } = await chatThroughProxy();
+      try {
+        const payer = await solanaPayer();
+        const quoted = await quoteFor({ solanaAddress: payer.address }, generousLimits, target);
+        rpc.setFault((request) => (request.body.includes('"getSlot"') ? { kind: "cut" } : { kind: "pass" }));
+        const response = await approve(quoted, signed(payer, quoted), target);
+        expect(response.status).toBe(500);
+        const body = (await response.json()) as { error: { code: string; message: string } };
+        expect(body.error).toMatchObject({ code: "blockchain-error", message: expect.stringMatching(/Nothing was paid/) });
+        expect(await findPayment(target.db, quoted.status.paymentId)).toBeUndefined();
+        expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n);
+      } finally {
+        await close();
+      }
+    });
   });
 });
