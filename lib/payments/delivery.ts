@@ -116,6 +116,16 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     if (signal?.aborted) void reserving.then((late) => (late.kind === "reserved" ? release(late.record) : undefined), () => undefined);
     throw error;
   });
+  if (reservation.kind === "existing" && reservation.record.paymentId !== claims.paymentId) {
+    // Another quote's payment with the very same signed authorization (two quotes alike in every
+    // byte): the chain takes it once, and this approval is not that payment, so it is neither
+    // sent nor told that payment's outcome.
+    throw new AppError(
+      "bad-request",
+      "This approval signs a payment identical, byte for byte, to one already sent for another quote (the service fixes every detail that would tell them apart, and both were quoted within a few seconds), so it could only repeat that payment. Nothing more was paid; ask for a new quote.",
+      { details: { fields: [{ path: "payment", message: "is the same signed payment as an earlier quote's" }] } },
+    );
+  }
   if (reservation.kind === "existing") return { kind: "replay", claims, facts, rail, record: reservation.record };
   if (reservation.kind === "limit-exceeded") {
     throw new AppError("limit-exceeded", `${describeBreach(reservation.breach)} Nothing was paid.`);

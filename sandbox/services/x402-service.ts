@@ -217,7 +217,7 @@ export function routeConfigFor(
         scheme: "exact",
         network: solana.network as `${string}:${string}`,
         payTo: solana.payTo,
-        price: { asset: solana.mint, amount: definition.price.toString() },
+        price: { asset: solana.mint, amount: definition.price.toString(), ...(definition.solanaExtra ? { extra: definition.solanaExtra } : {}) },
         // A Solana payment lives as long as its blockhash: about a minute.
         maxTimeoutSeconds: Math.min(maxTimeoutSeconds, 60),
       }

@@ -39,8 +39,10 @@ import { newSolanaKey, type SolanaKey } from "@/sandbox/solana";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import { startFaultProxy, type ProxiedRequest } from "@/tests/helpers/fault-proxy";
 import {
+  eventually,
   expectNextQuoteRefused,
   finishOf,
+  fortuneOracle,
   generousLimits,
   newPayer,
   payingModel,
@@ -612,6 +614,99 @@ describe("paying on Solana", () => {
         expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n);
       } finally {
         await close();
+      }
+    });
+  });
+
+  describe("each quote's transaction is the product's own", () => {
+    const rpc = () => createSolanaRpc(sandbox.info.solana.rpcUrl);
+    const latestBlockhash = async () => (await rpc().getLatestBlockhash().send()).value;
+    /** Waits for the local chain to make a blockhash other than `after`. */
+    const nextBlockhash = (after: string) => eventually(latestBlockhash, (latest) => latest.blockhash !== after, 5_000);
+    const messageOf = (quoted: Quoted) =>
+      getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(getBase64Encoder().encode(quoted.status.approval?.transaction ?? "")).messageBytes);
+    const blockhashOf = (quoted: Quoted) => String(messageOf(quoted).lifetimeToken);
+    const memoOf = (quoted: Quoted) => {
+      const message = messageOf(quoted);
+      return new TextDecoder().decode(message.instructions[instructionOf(message, MEMO_PROGRAM)]?.data);
+    };
+
+    test("a service that fixes its memo and its blockhash: the quote is built on the product's own blockhash, and two quotes alike in every byte are never answered as one payment", async () => {
+      const sellers = await latestBlockhash();
+      const price = 2_000n;
+      const fixed = await sandbox.addService(
+        fortuneOracle("fixed-memo-oracle", price, {
+          rails: ["solana"],
+          solanaExtra: { memo: "order-42", recentBlockhash: sellers.blockhash, lastValidBlockHeight: String(sellers.lastValidBlockHeight) },
+        }),
+        { listed: false },
+      );
+      const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: payingModel(fixed.url) });
+      const payer = await solanaPayer();
+      try {
+        // The chain moves on from the service's blockhash, then holds its next one while two quotes are made.
+        await nextBlockhash(sellers.blockhash);
+        sandbox.solana.holdBlockhash(true);
+        const first = await quoteFor({ solanaAddress: payer.address }, generousLimits, target);
+        const second = await quoteFor({ solanaAddress: payer.address }, generousLimits, target);
+        for (const quoted of [first, second]) {
+          expect(blockhashOf(quoted)).not.toBe(sellers.blockhash);
+          // The facilitator takes only the seller's memo, verbatim.
+          expect(memoOf(quoted)).toBe("order-42");
+        }
+        // One payer, payee, amount, memo and blockhash: one transaction, byte for byte.
+        expect(second.status.approval?.transaction).toBe(first.status.approval?.transaction);
+
+        const paid = finishOf(await collectLines(await approve(first, signed(payer, first), target)));
+        expect(paid).toMatchObject({ finishReason: "payment-complete" });
+        const refused = await approve(second, signed(payer, second), target);
+        expect(refused.status).toBe(400);
+        const body = (await refused.json()) as { error: { code: string; message: string } };
+        expect(body.error).toMatchObject({ code: "bad-request", message: expect.stringMatching(/identical, byte for byte, to one already sent for another quote.*Nothing more was paid/) });
+        expect(await findPayment(target.db, second.status.paymentId)).toBeUndefined();
+        expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n - price);
+
+        // A third quote within the same blockhash is refused before the wallet is asked.
+        const third = await collectLines(await target.post(first.body));
+        expect(steps(third)).toEqual([
+          ["checking", undefined],
+          ["failed", "payment-failed"],
+        ]);
+        expect(paymentsOf(third).at(-1)?.reason?.message).toMatch(/identical, byte for byte, to one already sent.*Nothing was quoted or paid/);
+
+        // Once the chain's blockhash has moved on, the next quote is a payment of its own.
+        sandbox.solana.holdBlockhash(false);
+        await nextBlockhash(blockhashOf(first));
+        const fourth = await quoteFor({ solanaAddress: payer.address }, generousLimits, target);
+        expect(blockhashOf(fourth)).not.toBe(blockhashOf(first));
+        const again = finishOf(await collectLines(await approve(fourth, signed(payer, fourth), target)));
+        expect(again).toMatchObject({ finishReason: "payment-complete" });
+        expect(again?.txHash).not.toBe(paid?.txHash);
+        expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n - 2n * price);
+      } finally {
+        sandbox.solana.holdBlockhash(false);
+        await target.close();
+      }
+    });
+
+    test("a service that fixes no memo: two quotes within one blockhash differ in the memo the product's x402 client chose (16 random bytes), and each is paid as a payment of its own", async () => {
+      const payer = await solanaPayer();
+      const price = BigInt(sandboxService(sandbox, "news-headlines").priceAtomic);
+      sandbox.solana.holdBlockhash(true);
+      try {
+        const first = await quoteFor({ solanaAddress: payer.address });
+        const second = await quoteFor({ solanaAddress: payer.address });
+        expect(blockhashOf(second)).toBe(blockhashOf(first));
+        expect(memoOf(first)).toMatch(/^[0-9a-f]{32}$/);
+        expect(memoOf(second)).toMatch(/^[0-9a-f]{32}$/);
+        expect(memoOf(second)).not.toBe(memoOf(first));
+        const done = [];
+        for (const quoted of [first, second]) done.push(finishOf(await collectLines(await approve(quoted, signed(payer, quoted)))));
+        expect(done.map((finish) => finish?.finishReason)).toEqual(["payment-complete", "payment-complete"]);
+        expect(done[1]?.txHash).not.toBe(done[0]?.txHash);
+        expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n - 2n * price);
+      } finally {
+        sandbox.solana.holdBlockhash(false);
       }
     });
   });

@@ -6,7 +6,7 @@
 // server never signs: it checks that what the wallet returns is the quoted transaction, byte for
 // byte, with the payer's valid signature, before anything is reserved or sent.
 import { x402Client } from "@x402/core/client";
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequirements, SchemeNetworkClient } from "@x402/core/types";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import {
   address as toAddress,
@@ -79,8 +79,24 @@ export function createSolanaRail(env: RailEnv): PaymentRail {
         signTransactions: async (transactions) => transactions.map(() => ({ [toAddress(payer)]: new Uint8Array(64) as SignatureBytes })),
       };
       const quotedAt = Math.floor(Date.now() / 1000);
+      const scheme = new ExactSvmScheme(signer, { rpcUrl: requireRpc(config) });
+      // The transaction's blockhash is this server's own, fresh from the chain, whatever the
+      // requirements' `extra.recentBlockhash` says: a service's blockhash would set how long the
+      // person has to approve (one near its end, or already past it) and, being the same in
+      // every quote, make two quotes alike in every byte. The payload's `accepted` still echoes
+      // the requirements as the service sent them (its x402 server leaves these two fields out
+      // when it compares them).
+      // The memo is each quote's nonce: without a seller's `extra.memo`, the x402 client writes
+      // 16 random bytes (as hex) of its own choosing, so two quotes of the same transfer within
+      // one blockhash still differ. A seller's fixed memo (the facilitator checks it verbatim)
+      // leaves only the blockhash to tell two quotes apart: the core refuses a quote, or an
+      // approval, whose message is an earlier payment's rather than answer it as that payment.
+      const ownLifetime: SchemeNetworkClient = {
+        scheme: scheme.scheme,
+        createPaymentPayload: (version, requirements) => scheme.createPaymentPayload(version, withoutSellerLifetime(requirements)),
+      };
       const client = x402Client.fromConfig({
-        schemes: [{ network: "solana:*", client: new ExactSvmScheme(signer, { rpcUrl: requireRpc(config) }) }],
+        schemes: [{ network: "solana:*", client: ownLifetime }],
         spendControls: false,
         paymentRequirementsSelector: () => requirement.requirements,
       });
@@ -184,6 +200,13 @@ function paymentNetworkOf(config: SolanaNetworkConfig): PaymentNetwork {
     readable: config.rpcUrl !== undefined,
     transactionUrl: config.transactionUrl,
   };
+}
+
+/** The requirements without the lifetime a service chose for the transaction (its blockhash and that blockhash's last block). */
+function withoutSellerLifetime(requirements: PaymentRequirements): PaymentRequirements {
+  if (!requirements.extra) return requirements;
+  const { recentBlockhash: _blockhash, lastValidBlockHeight: _lastValid, ...extra } = requirements.extra;
+  return { ...requirements, extra };
 }
 
 function requireRpc(config: SolanaNetworkConfig): string {
