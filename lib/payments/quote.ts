@@ -306,7 +306,7 @@ export async function createQuote({ paymentRequired, wallet, perPaymentLimit, de
   const reasons: string[] = [];
   const walletless: string[] = [];
   for (const requirements of paymentRequired.accepts) {
-    const check = rails.check(requirements, paymentRequired.x402Version);
+    const check = rails.check(requirements, paymentRequired.x402Version, wallet);
     if (!check.payable) {
       reasons.push(check.reason);
       continue;

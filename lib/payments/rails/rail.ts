@@ -88,8 +88,12 @@ export interface PaymentRail {
   readonly namespace: string;
   /** An enabled network of this rail by CAIP-2 id, or undefined. */
   network(id: string): PaymentNetwork | undefined;
-  /** Whether this rail can pay the requirement, and if not, why (in words an agent can relay). */
-  check(requirements: PaymentRequirements, x402Version: number | undefined): RequirementVerdict;
+  /**
+   * Whether this rail can pay the requirement, and if not, why (in words an agent can relay).
+   * `payer`, when known (a quote's), is held to it too: a requirement may be unpayable by one
+   * wallet only (on Solana, one named as the fee payer).
+   */
+  check(requirements: PaymentRequirements, x402Version: number | undefined, payer?: string): RequirementVerdict;
   /** Builds what the payer's wallet signs, through the x402 packages' own client for the scheme. */
   prepare(parameters: { paymentRequired: PaymentRequired; requirement: PayableRequirement; payer: string }): Promise<PreparedPayment>;
   /** Whether the wallet's answer is the payer's approval of exactly this payment. Throws ChainUnavailableError when the chain must be asked and cannot be. */

@@ -26,6 +26,7 @@ import {
   signTransactionMessageWithSigners,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { decodePaymentRequiredHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/chat/tools";
 import { findSolanaNetwork } from "@/lib/chain/solana";
@@ -38,6 +39,7 @@ import { startSandbox, type Sandbox } from "@/sandbox";
 import { newSolanaKey, type SolanaKey } from "@/sandbox/solana";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import { startFaultProxy, type ProxiedRequest } from "@/tests/helpers/fault-proxy";
+import { startLoopbackServer } from "@/tests/integration/net/loopback-server";
 import {
   eventually,
   expectNextQuoteRefused,
@@ -417,6 +419,46 @@ describe("paying on Solana", () => {
     const onSolana = paymentsOf(byDefault).find((status) => status.status === "awaiting-signature");
     expect(onSolana?.network).toBe(sandbox.info.solana.network);
     expect(onSolana?.networkChoice).toMatch(/^The service also takes .+; this is your default chain\.$/);
+  });
+
+  test("a quote whose requirements name the payee or the person's own wallet as fee payer is refused with the reason, before anything is signed, reserved or paid", async () => {
+    // The news service's real 402, served by a service of the test's own that changes only its fee payer.
+    const news = sandboxService(sandbox, "news-headlines");
+    const unpaid = await fetch(`${news.url}?topic=technology&limit=2`);
+    expect(unpaid.status).toBe(402);
+    const required = decodePaymentRequiredHeader(unpaid.headers.get("PAYMENT-REQUIRED") ?? "");
+    let feePayer = "";
+    const service = await startLoopbackServer((_request, response) => {
+      const accepts = required.accepts
+        .filter((option) => option.network === sandbox.info.solana.network)
+        .map((option) => ({ ...option, extra: { ...option.extra, feePayer } }));
+      response.writeHead(402, { "content-type": "application/json", "PAYMENT-REQUIRED": encodePaymentRequiredHeader({ ...required, accepts }), connection: "close" });
+      response.end("{}");
+    });
+    const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: payingModel(`${service.origin}/headlines`) });
+    try {
+      const payer = await solanaPayer();
+      const ask = async () => collectLines(await target.post({ messages: [{ role: "user", content: "Headlines" }], solanaAddress: payer.address, spendingLimits: generousLimits }));
+      for (const [named, why] of [
+        [news.solanaPayTo ?? "", "is the payee itself, not a facilitator"],
+        [payer.address, "is the paying wallet itself"],
+      ] as const) {
+        feePayer = named;
+        const lines = await ask();
+        expect(paymentsOf(lines)).toEqual([]);
+        const errors = lines.flatMap((line) => (line.type === "error" ? [line.error] : []));
+        expect(errors).toEqual([{ code: "payment-failed", message: expect.stringContaining(`the fee payer (extra.feePayer) ${why}`) }]);
+        expect(finishOf(lines)?.finishReason).toBe("payment-failed");
+      }
+      // The same requirements with the facilitator as fee payer are quoted.
+      feePayer = sandbox.info.solana.feePayer;
+      expect(paymentsOf(await ask()).map((status) => status.status)).toEqual(["checking", "awaiting-signature"]);
+      expect(await countedSince(target.db, payer.address, new Date(0))).toBe(0n);
+      expect(sandbox.solana.usdcBalance(payer.address)).toBe(1_000_000n);
+    } finally {
+      await target.close();
+      await service.close();
+    }
   });
 
   describe("paid means paid on a busy account", () => {

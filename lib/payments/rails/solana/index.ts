@@ -64,8 +64,8 @@ export function createSolanaRail(env: RailEnv): PaymentRail {
       const config = findSolanaNetwork(id, env);
       return config ? paymentNetworkOf(config) : undefined;
     },
-    check(requirements: PaymentRequirements, x402Version): RequirementVerdict {
-      const check = checkSolanaRequirement(requirements, env, x402Version === undefined ? {} : { x402Version });
+    check(requirements: PaymentRequirements, x402Version, payer): RequirementVerdict {
+      const check = checkSolanaRequirement(requirements, env, { ...(x402Version === undefined ? {} : { x402Version }), ...(payer === undefined ? {} : { payer }) });
       if (!check.payable) return check;
       return { payable: true, requirements, network: paymentNetworkOf(check.network), amount: check.amount, asset: check.asset, payTo: check.payTo };
     },
