@@ -348,6 +348,8 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
     getVersion: () => ({ "solana-core": "2.2.0", "feature-set": 0 }),
     getGenesisHash: () => GENESIS_HASH,
     getSlot: () => slot(),
+    // Its whole history since it started, as a node that has purged nothing.
+    getFirstAvailableBlock: () => startSlot,
     getBlockHeight: () => blockHeight(),
     getEpochInfo: () => ({ absoluteSlot: slot(), blockHeight: blockHeight(), epoch: 0, slotIndex: slot(), slotsInEpoch: 432_000, transactionCount: null }),
     getLatestBlockhash: () => ({ context: context(), value: latestBlockhash() }),

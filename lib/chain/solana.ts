@@ -185,6 +185,11 @@ export async function getSolanaSignaturesFor({
   return found.map((entry) => ({ signature: String(entry.signature), slot: BigInt(entry.slot), failed: entry.err !== null }));
 }
 
+/** The oldest slot whose transactions the RPC still answers for (older history it has purged, or never had). */
+export async function getSolanaFirstAvailableSlot({ network }: { network: SolanaNetworkConfig }): Promise<bigint> {
+  return BigInt(await bounded(solanaRpcFor(network).getFirstAvailableBlock()));
+}
+
 /** Whether a blockhash can still land a transaction. */
 export async function isSolanaBlockhashValid({ network, blockhash }: { network: SolanaNetworkConfig; blockhash: string }): Promise<boolean> {
   if (getBase58Encoder().encode(blockhash).length !== 32) return false;

@@ -595,6 +595,14 @@ describe("paying on Solana", () => {
         // Expired, but the search cannot get past its first page of history: not released.
         rpc.setFault((request) => (historyReads(request) && request.body.includes('"before"') ? { kind: "cut" } : { kind: "pass" }));
         expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ checked: 1, pending: 1, released: 0 });
+        // Nor when the node's history ends after the slot of sending (a node that purged it).
+        rpc.setFault((request) => {
+          if (!request.body.includes('"getFirstAvailableBlock"')) return { kind: "pass" };
+          const { id } = JSON.parse(request.body) as { id: unknown };
+          return { kind: "reply", json: { jsonrpc: "2.0", id, result: Number(record?.fromBlock ?? 0n) + 1 } };
+        });
+        expect(await sweepUnfinishedPayments({ db: target.db, env: target.env })).toMatchObject({ checked: 1, pending: 1, released: 0 });
+        expect(rpc.seen.some((request) => request.body.includes('"getFirstAvailableBlock"'))).toBe(true);
         expect(await countedSince(target.db, payer.address, new Date(0))).toBe(price);
 
         rpc.setFault(undefined);
