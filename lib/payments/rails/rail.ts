@@ -102,12 +102,17 @@ export interface PaymentRail {
   complete(prepared: PreparedPayment, signed: string): PaymentPayload;
   /** The payer's balance of the network's asset, in atomic units. */
   balance(network: PaymentNetwork, owner: string): Promise<bigint>;
-  /** A point in the chain at or before now, from where a payment's trace is looked for later. */
+  /**
+   * A point in the chain at or before now, from where a payment's trace is looked for later
+   * (`from` in paymentState): read before a payment is sent, which it never is without one.
+   */
   checkpoint(network: PaymentNetwork): Promise<bigint>;
   /**
    * Whether the payment's authorization was used on chain, and where. `claimed`: the transaction
    * a service says settled it, which counts only when the chain shows it moving exactly this
-   * authorization. Throws when the chain cannot be asked.
+   * authorization. `unused` and `expired` together release the payment, so they are answered
+   * only when the chain has shown everything since `from`. Throws when the chain cannot be
+   * asked, or cannot tell (the trace could not be followed back to `from`).
    */
   paymentState(parameters: {
     network: PaymentNetwork;
