@@ -23,7 +23,7 @@ import { SOLANA_SANDBOX_NETWORK, SOLANA_USDC_DECIMALS, startLocalSolana, type Lo
 import { sandboxServices } from "./services/catalog";
 import { startDeployedService } from "./services/deployed";
 import type { ServiceDefinition } from "./services/definition";
-import { startService, type AfterSettlement, type ClaimedSettlement, type ReceiptForgery, type RunningService } from "./services/x402-service";
+import { startService, type AfterSettlement, type ClaimedSettlement, type Meanwhile, type ReceiptForgery, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
 import { assertFactoryDeployed, CREATE2_FACTORY, deploySmartAccount, SMART_ACCOUNT_CONTRACT, smartAccount, type SmartAccount } from "./smart-account";
@@ -31,7 +31,7 @@ import { assertFactoryDeployed, CREATE2_FACTORY, deploySmartAccount, SMART_ACCOU
 export type { SandboxInfo, SandboxServiceInfo } from "./info";
 export { chainEnvOf } from "./info";
 export type { ServiceDefinition } from "./services/definition";
-export { FAIL_QUERY_FLAG, FORGED_RECEIPT_PAYER, type AfterSettlement, type ClaimedSettlement, type ReceiptForgery } from "./services/x402-service";
+export { FAIL_QUERY_FLAG, FORGED_RECEIPT_PAYER, type AfterSettlement, type ClaimedSettlement, type Meanwhile, type ReceiptForgery } from "./services/x402-service";
 export { usdcAbi } from "./usdc";
 export { HOSTILE_PAYEE } from "./services/hostile";
 export {
@@ -72,8 +72,11 @@ export type Sandbox = {
   setServiceOnline(name: string, online: boolean): void;
   /** Failing: paid requests pass verification, then the handler fails (500) and nothing settles. */
   setServiceFailing(name: string, failing: boolean): void;
-  /** Paid requests settle on chain, then the service answers 500, never answers, or breaks off. */
-  setServiceAfterSettlement(name: string, mode: AfterSettlement | undefined): void;
+  /**
+   * Paid requests settle on chain, then the service answers 500, never answers, or breaks off;
+   * `meanwhile` runs between the two (a test's other transactions, a blockhash expiring).
+   */
+  setServiceAfterSettlement(name: string, mode: AfterSettlement | undefined, meanwhile?: Meanwhile): void;
   /** Paid requests are not settled, and the service claims they were, with this transaction. */
   setServiceClaimedSettlement(name: string, claim: ClaimedSettlement | undefined): void;
   /** A service that signs receipts settles each paid request and hands out a forged receipt of this kind, until unset. */
@@ -84,8 +87,8 @@ export type Sandbox = {
   stopService(name: string): Promise<void>;
   /** Mints sandbox USDC (atomic units) and/or sends ETH (wei) from the funder. */
   fund(parameters: { to: `0x${string}`; usdc?: bigint; eth?: bigint }): Promise<void>;
-  /** The local Solana: fund an address with USDC or SOL, sign as a sandbox key, expire blockhashes. */
-  solana: Pick<LocalSolana, "fund" | "usdcBalance" | "signAs" | "holdKey" | "expireBlockhashes" | "prepareTokenAccount">;
+  /** The local Solana: fund an address with USDC or SOL, transfer USDC, sign as a sandbox key, expire or hold blockhashes. */
+  solana: Pick<LocalSolana, "fund" | "usdcBalance" | "signAs" | "holdKey" | "expireBlockhashes" | "holdBlockhash" | "transferUsdc" | "prepareTokenAccount">;
   /** Deploys a smart account (sandbox/smart-account.ts) through its factory, from the funder. */
   deploySmartAccount(account: SmartAccount): Promise<void>;
   /** Starts another x402 service on a free port; lists it in the registry unless `listed: false`. */
@@ -268,7 +271,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         log(`${name} is now ${online ? "online" : "offline"}`);
       },
       setServiceFailing: (name, failing) => serviceNamed(name).setFailing(failing),
-      setServiceAfterSettlement: (name, mode) => serviceNamed(name).setAfterSettlement(mode),
+      setServiceAfterSettlement: (name, mode, meanwhile) => serviceNamed(name).setAfterSettlement(mode, meanwhile),
       setServiceClaimedSettlement: (name, claim) => serviceNamed(name).setClaimedSettlement(claim),
       setServiceReceiptForgery: (name, forgery) => serviceNamed(name).setReceiptForgery(forgery),
       paymentIdentifiers: (name) => serviceNamed(name).paymentIdentifiers(),
@@ -280,6 +283,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         signAs: solana.signAs,
         holdKey: solana.holdKey,
         expireBlockhashes: solana.expireBlockhashes,
+        holdBlockhash: solana.holdBlockhash,
+        transferUsdc: solana.transferUsdc,
         prepareTokenAccount: solana.prepareTokenAccount,
       },
       deploySmartAccount: deploy,

@@ -4,8 +4,9 @@
  * JSON-RPC front that @solana/kit clients (the product's Solana rail, @x402/svm's client and
  * facilitator, the page, the tests) use like a validator's. It answers as devnet
  * (`solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1`, the only networks @x402/svm's client knows),
- * holds USDC at devnet's USDC mint address, and keeps a short history of the transactions it
- * landed, per account, as a node would.
+ * holds USDC at devnet's USDC mint address, and keeps the history of the transactions it landed,
+ * per account (the newest HISTORY_PER_ACCOUNT of each), which `getSignaturesForAddress` pages
+ * through as a validator does: newest first, `limit` (1000 at most), `before`, `until`.
  *
  * Blockhashes live as on a real cluster: a new one every couple of seconds, each good for about
  * a minute (150 blocks of 400 ms); a transaction on an older one is refused (BlockhashNotFound).
@@ -16,16 +17,34 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as signEd25519, type KeyObject } from "node:crypto";
 import {
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromBytes,
+  createTransactionMessage,
   getBase58Decoder,
   getBase58Encoder,
   getBase64Decoder,
+  getBase64EncodedWireTransaction,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
   getTransactionEncoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
   type Address,
+  type Blockhash,
+  type TransactionSigner,
 } from "@solana/kit";
-import { AccountState, findAssociatedTokenPda, getMintEncoder, getTokenDecoder, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import {
+  AccountState,
+  findAssociatedTokenPda,
+  getMintEncoder,
+  getTokenDecoder,
+  getTokenEncoder,
+  getTransferCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from "@solana-program/token";
 import { LiteSVM, TransactionMetadata } from "litesvm";
 import type { Server } from "node:http";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -39,13 +58,20 @@ export const SOLANA_SANDBOX_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU
 export const SOLANA_USDC_DECIMALS = 6;
 
 const SLOT_MS = 400;
+const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr" as Address;
 /** The funder's own USDC (1,000,000 USDC), besides its being the mint's authority. */
 const FUNDER_USDC = 1_000_000_000_000n;
 /** Blocks a blockhash stays valid for, as on a real cluster. */
 const BLOCKHASH_BLOCKS = 150;
 /** How often a new blockhash is made. */
 const BLOCKHASH_EVERY_MS = 2_000;
-const HISTORY_PER_ACCOUNT = 100;
+/**
+ * How many of an account's transactions are kept, newest first: enough for a test to bury a
+ * payment under a busy account's later traffic, bounded so a long demo does not grow without end.
+ */
+const HISTORY_PER_ACCOUNT = 10_000;
+/** What a validator answers at most per `getSignaturesForAddress` page, and by default. */
+const SIGNATURES_PAGE_MAX = 1_000;
 
 /** A sandbox key: its address, and its 64-byte secret (private and public halves) as base58. */
 export type SolanaKey = { address: Address; secretKey: string; privateKey: KeyObject };
@@ -67,6 +93,17 @@ export type LocalSolana = RunningServer & {
   holdKey(key: SolanaKey): void;
   /** Makes every blockhash issued so far stale at once, as if a minute had passed. */
   expireBlockhashes(): void;
+  /**
+   * While held, no new blockhash is made: everything built meanwhile shares the latest one, as
+   * two transactions built within one slot of a real cluster do. Released, blockhashes move on.
+   */
+  holdBlockhash(held: boolean): void;
+  /**
+   * Sends a real USDC transfer (atomic units) from `from` (the funder unless given) to `to`'s
+   * token account, through the SVM, as a transaction of its own: it lands in both accounts'
+   * history, as anyone's transfer to an account would. Returns its signature.
+   */
+  transferUsdc(parameters: { to: string; usdc: bigint; from?: SolanaKey }): Promise<string>;
 };
 
 const base58 = { encode: (bytes: Uint8Array) => getBase58Decoder().decode(bytes), decode: (text: string) => getBase58Encoder().encode(text) };
@@ -104,7 +141,8 @@ export function signTransactionAs(key: SolanaKey, wire: string): string {
   return base64.encode(new Uint8Array(getTransactionEncoder().encode({ ...transaction, signatures } as never)));
 }
 
-type Landed = { signature: string; slot: number; blockTime: number; wire: string; err: unknown; logs: string[]; pre: TokenBalance[]; post: TokenBalance[] };
+type Landed = { signature: string; seq: number; slot: number; blockTime: number; wire: string; err: unknown; logs: string[]; pre: TokenBalance[]; post: TokenBalance[] };
+type SignaturesOptions = { limit?: number; before?: string; until?: string };
 type TokenBalance = { accountIndex: number; mint: string; owner: string; programId: string; uiTokenAmount: { amount: string; decimals: number; uiAmount: number; uiAmountString: string } };
 
 export async function startLocalSolana({ port, log = () => undefined }: { port: number; log?: (line: string) => void }): Promise<LocalSolana> {
@@ -117,9 +155,10 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
   const slot = () => startSlot + blockHeight();
   const issued = new Map<string, { at: number; lastValidBlockHeight: number }>();
   let current = { hash: svm.latestBlockhash() as string, at: Date.now() };
+  let blockhashHeld = false;
   issued.set(current.hash, { at: current.at, lastValidBlockHeight: blockHeight() + BLOCKHASH_BLOCKS });
   const latestBlockhash = () => {
-    if (Date.now() - current.at >= BLOCKHASH_EVERY_MS) {
+    if (!blockhashHeld && Date.now() - current.at >= BLOCKHASH_EVERY_MS) {
       svm.expireBlockhash();
       current = { hash: svm.latestBlockhash() as string, at: Date.now() };
       issued.set(current.hash, { at: current.at, lastValidBlockHeight: blockHeight() + BLOCKHASH_BLOCKS });
@@ -133,7 +172,9 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
 
   const landed = new Map<string, Landed>();
   let onLanded: (record: Landed) => void = () => undefined;
-  const byAccount = new Map<string, string[]>();
+  // Each account's transactions, oldest first (appended as they land); `seq` orders every landing.
+  const byAccount = new Map<string, Landed[]>();
+  let landings = 0;
   const held = new Map<string, SolanaKey>();
   const funder = newSolanaKey();
   held.set(funder.address, funder);
@@ -236,12 +277,14 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
     // Token accounts made by a transaction (an owner's associated account, created through the
     // RPC) are known from then on, so that usdcBalance reads them too.
     for (const entry of post) if (entry.mint === SOLANA_SANDBOX_USDC && !ataByOwner.has(entry.owner)) ataByOwner.set(entry.owner, accounts[entry.accountIndex] as Address);
-    const record: Landed = { signature, slot: slot(), blockTime: Math.floor(Date.now() / 1000), wire, err, logs: meta.logs(), pre, post };
+    const record: Landed = { signature, seq: landings++, slot: slot(), blockTime: Math.floor(Date.now() / 1000), wire, err, logs: meta.logs(), pre, post };
     landed.set(signature, record);
-    for (const account of accounts) {
+    for (const account of new Set(accounts)) {
       const list = byAccount.get(account) ?? [];
-      list.unshift(signature);
-      byAccount.set(account, list.slice(0, HISTORY_PER_ACCOUNT));
+      list.push(record);
+      // Trimmed in steps, not on every landing: a full list is not copied per transaction.
+      if (list.length > HISTORY_PER_ACCOUNT + SIGNATURES_PAGE_MAX) list.splice(0, list.length - HISTORY_PER_ACCOUNT);
+      byAccount.set(account, list);
     }
     onLanded(record);
     log(`solana: ${signature.slice(0, 12)}… ${err ? `failed (${err})` : "landed"}`);
@@ -250,12 +293,63 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
 
   const signAs = (key: SolanaKey, wire: string) => signTransactionAs(key, wire);
 
+  /**
+   * One page of an account's transactions, as a validator answers `getSignaturesForAddress`:
+   * newest first; at most `limit` (default and maximum 1000; more is an invalid parameter);
+   * `before`: only those older than that transaction (none when it never landed); `until`: only
+   * those newer than it (no bound when it never landed).
+   */
+  const signaturesFor = (address: string, { limit = SIGNATURES_PAGE_MAX, before, until }: SignaturesOptions) => {
+    if (!Number.isInteger(limit) || limit < 1 || limit > SIGNATURES_PAGE_MAX) throw rpcError(-32602, `Invalid limit; max ${SIGNATURES_PAGE_MAX}`);
+    const newest = before === undefined ? Number.POSITIVE_INFINITY : landed.get(before)?.seq;
+    if (newest === undefined) return [];
+    const oldest = until === undefined ? -1 : (landed.get(until)?.seq ?? -1);
+    const list = byAccount.get(address) ?? [];
+    const page: Landed[] = [];
+    for (let index = list.length - 1; index >= 0 && page.length < limit; index--) {
+      const entry = list[index] as Landed;
+      if (entry.seq <= oldest) break;
+      if (entry.seq < newest) page.push(entry);
+    }
+    return page.map((entry) => ({ signature: entry.signature, slot: entry.slot, err: entry.err, memo: null, blockTime: entry.blockTime, confirmationStatus: "finalized" }));
+  };
+
+  let transfers = 0;
+  const signers = new Map<string, Promise<TransactionSigner>>();
+  const transferUsdc = async ({ to, usdc, from = funder }: { to: string; usdc: bigint; from?: SolanaKey }) => {
+    const [source, destination] = await Promise.all([prepareTokenAccount(from.address), prepareTokenAccount(to)]);
+    // A memo of its own makes each transfer a distinct transaction, even the same amount to the same account within one blockhash.
+    const memo = { programAddress: MEMO_PROGRAM, accounts: [], data: new TextEncoder().encode(`sandbox transfer ${++transfers}`) };
+    let signing = signers.get(from.address);
+    if (!signing) {
+      signing = createKeyPairSignerFromBytes(base58.decode(from.secretKey));
+      signers.set(from.address, signing);
+    }
+    const authority = await signing;
+    const { blockhash, lastValidBlockHeight } = latestBlockhash();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (draft) => setTransactionMessageFeePayerSigner(authority, draft),
+      (draft) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) }, draft),
+      (draft) =>
+        appendTransactionMessageInstructions(
+          [getTransferCheckedInstruction({ source, mint: SOLANA_SANDBOX_USDC, destination, authority, amount: usdc, decimals: SOLANA_USDC_DECIMALS }), memo],
+          draft,
+        ),
+    );
+    const { signature, err } = submit(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)), { simulate: false });
+    if (err || !signature) throw new Error(`the sandbox's transfer failed: ${String(err)}`);
+    return signature;
+  };
+
   const context = () => ({ slot: slot(), apiVersion: "2.2.0" });
   const methods: Record<string, (params: unknown[]) => unknown> = {
     getHealth: () => "ok",
     getVersion: () => ({ "solana-core": "2.2.0", "feature-set": 0 }),
     getGenesisHash: () => GENESIS_HASH,
     getSlot: () => slot(),
+    // Its whole history since it started, as a node that has purged nothing.
+    getFirstAvailableBlock: () => startSlot,
     getBlockHeight: () => blockHeight(),
     getEpochInfo: () => ({ absoluteSlot: slot(), blockHeight: blockHeight(), epoch: 0, slotIndex: slot(), slotsInEpoch: 432_000, transactionCount: null }),
     getLatestBlockhash: () => ({ context: context(), value: latestBlockhash() }),
@@ -304,13 +398,7 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
         meta: { err: found.err, status: found.err ? { Err: found.err } : { Ok: null }, fee: 5000, preBalances: [], postBalances: [], preTokenBalances: found.pre, postTokenBalances: found.post, logMessages: found.logs, innerInstructions: [], loadedAddresses: { readonly: [], writable: [] }, computeUnitsConsumed: 0 },
       };
     },
-    getSignaturesForAddress: ([address, options]) => {
-      const limit = Math.min(Number((options as { limit?: number } | undefined)?.limit ?? HISTORY_PER_ACCOUNT), HISTORY_PER_ACCOUNT);
-      return (byAccount.get(String(address)) ?? []).slice(0, limit).map((signature) => {
-        const found = landed.get(signature);
-        return { signature, slot: found?.slot ?? 0, err: found?.err ?? null, memo: null, blockTime: found?.blockTime ?? null, confirmationStatus: "finalized" };
-      });
-    },
+    getSignaturesForAddress: ([address, options]) => signaturesFor(String(address), (options ?? {}) as SignaturesOptions),
     requestAirdrop: ([address, lamports]) => base58.encode((svm.airdrop(String(address) as never, BigInt(Number(lamports)) as never) as TransactionMetadata).signature()),
     /** The sandbox's unlocked keys: signs a wire transaction as one of them (the demo wallet). */
     sandbox_signTransaction: ([wire, address]) => {
@@ -373,6 +461,10 @@ export async function startLocalSolana({ port, log = () => undefined }: { port: 
       for (const [hash, entry] of issued) issued.set(hash, { ...entry, lastValidBlockHeight: -1 });
       current = { hash: current.hash, at: 0 };
     },
+    holdBlockhash: (held) => {
+      blockhashHeld = held;
+    },
+    transferUsdc,
     prepareTokenAccount,
   };
 }

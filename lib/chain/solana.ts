@@ -1,7 +1,8 @@
 // Solana, as the product reads it (docs/contract.md, section 10): the networks it pays on, with Circle's USDC
 // mint each, their RPC from `RPC_URL_<genesis hash prefix>`, and the reads a payment needs: a
 // USDC balance (its associated token account's), where the chain is, whether a transaction
-// landed and what it moved. Through @solana/kit's RPC client, every read bounded in time.
+// landed and what it moved, an account's history page by page, and whether a blockhash still
+// lives. Through @solana/kit's RPC client, every read bounded in time.
 import {
   address as toAddress,
   createSolanaRpc,
@@ -156,10 +157,37 @@ export async function getSolanaTransaction({ network, signature }: { network: So
   };
 }
 
-/** The latest transactions touching an account, newest first. */
-export async function getSolanaSignaturesFor({ network, account, limit }: { network: SolanaNetworkConfig; account: Address; limit: number }): Promise<string[]> {
-  const found = await bounded(solanaRpcFor(network).getSignaturesForAddress(account, { limit, commitment: "confirmed" }));
-  return found.map((entry) => String(entry.signature));
+/** A validator answers at most this many signatures per `getSignaturesForAddress` call. */
+export const SIGNATURES_PAGE_MAX = 1_000;
+
+/** One transaction in an account's history, as `getSignaturesForAddress` lists it. */
+export type SignatureEntry = { signature: string; slot: bigint; failed: boolean };
+
+/**
+ * One page of the transactions touching an account, newest first: at most `limit` (up to
+ * SIGNATURES_PAGE_MAX), and only those older than `before` when it is given, so that the next
+ * page starts where this one ended.
+ */
+export async function getSolanaSignaturesFor({
+  network,
+  account,
+  limit,
+  before,
+}: {
+  network: SolanaNetworkConfig;
+  account: Address;
+  limit: number;
+  before?: string | undefined;
+}): Promise<SignatureEntry[]> {
+  const found = await bounded(
+    solanaRpcFor(network).getSignaturesForAddress(account, { limit, commitment: "confirmed", ...(before ? { before: before as Signature } : {}) }),
+  );
+  return found.map((entry) => ({ signature: String(entry.signature), slot: BigInt(entry.slot), failed: entry.err !== null }));
+}
+
+/** The oldest slot whose transactions the RPC still answers for (older history it has purged, or never had). */
+export async function getSolanaFirstAvailableSlot({ network }: { network: SolanaNetworkConfig }): Promise<bigint> {
+  return BigInt(await bounded(solanaRpcFor(network).getFirstAvailableBlock()));
 }
 
 /** Whether a blockhash can still land a transaction. */

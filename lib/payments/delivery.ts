@@ -29,7 +29,7 @@ import { askChain, describeVerdict, reconcilePayment, recordVerdict, waitForOutc
 
 /** How long a repeated approval waits for the first request of the same payment to finish. */
 const REPLAY_WAIT_MS = 6_000;
-/** Points (blocks) before the reservation's where the search for the payment on chain starts (lagging RPC nodes). */
+/** Points (blocks, slots) before the reservation's where the search for the payment on chain starts (lagging RPC nodes). */
 const CHECKPOINT_MARGIN = 5n;
 
 export type SentPayment =
@@ -78,6 +78,12 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
   // atomically with writing it.
   const [balance, checkpoint] = await beforeDeadline(approval.chainReads, signal);
   if (!balance.ok) throw new AppError(balance.code, `${balance.message} Nothing was paid.`);
+  // Where the chain is when the payment leaves is where the search for it starts if the service's
+  // answer is lost; without it a payment that never landed could never be released (on Solana
+  // the search must reach that point), so nothing is sent without it.
+  if (checkpoint === undefined) {
+    throw new AppError("blockchain-error", `Could not read where ${facts.network.name} is now, which is needed to find this payment on chain later. Nothing was paid; please try again.`);
+  }
   const reserving = reservePayment(db, {
     payment: {
       paymentId: claims.paymentId,
@@ -90,7 +96,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
       serviceName: claims.service.name,
       serviceUrl: claims.service.url,
       validBefore: new Date(claims.expiresAt * 1000),
-      fromBlock: checkpoint === undefined ? null : checkpoint > CHECKPOINT_MARGIN ? checkpoint - CHECKPOINT_MARGIN : 0n,
+      fromBlock: checkpoint > CHECKPOINT_MARGIN ? checkpoint - CHECKPOINT_MARGIN : 0n,
     },
     limits: parameters.limits,
     ...(budget ? { budget } : {}),
@@ -110,6 +116,16 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     if (signal?.aborted) void reserving.then((late) => (late.kind === "reserved" ? release(late.record) : undefined), () => undefined);
     throw error;
   });
+  if (reservation.kind === "existing" && reservation.record.paymentId !== claims.paymentId) {
+    // Another quote's payment with the very same signed authorization (two quotes alike in every
+    // byte): the chain takes it once, and this approval is not that payment, so it is neither
+    // sent nor told that payment's outcome.
+    throw new AppError(
+      "bad-request",
+      "This approval signs a payment identical, byte for byte, to one already sent for another quote (the service fixes every detail that would tell them apart, and both were quoted within a few seconds), so it could only repeat that payment. Nothing more was paid; ask for a new quote.",
+      { details: { fields: [{ path: "payment", message: "is the same signed payment as an earlier quote's" }] } },
+    );
+  }
   if (reservation.kind === "existing") return { kind: "replay", claims, facts, rail, record: reservation.record };
   if (reservation.kind === "limit-exceeded") {
     throw new AppError("limit-exceeded", `${describeBreach(reservation.breach)} Nothing was paid.`);

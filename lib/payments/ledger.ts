@@ -391,6 +391,12 @@ export async function findPayment(db: Queryable, paymentId: string): Promise<Pay
   return row ? toRecord(row) : undefined;
 }
 
+/** The payment sent with this signed authorization (an EVM nonce; a Solana message with its blockhash), if one was. */
+export async function findPaymentByNonce(db: Queryable, nonce: string): Promise<PaymentRecord | undefined> {
+  const [row] = await db.query<PaymentRow>(`SELECT ${columns} FROM payments WHERE nonce = $1`, [caseKey(nonce)]);
+  return row ? toRecord(row) : undefined;
+}
+
 export async function recentPayments(db: Queryable, wallets: Wallets, limit = 10): Promise<ListedPayment[]> {
   const rows = await db.query<PaymentRow>(
     perWallet("ORDER BY created_at DESC LIMIT $2", "ORDER BY created_at DESC LIMIT $2", listedColumns),

@@ -16,6 +16,7 @@ import { serviceInputProblem } from "@/lib/x402/service-input";
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
 import { issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
+import { findPaymentByNonce } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import type { AgentReport, PaymentEnd, PaymentFacts, PaymentUpdate } from "./payment";
 import { runPreflight, type PreflightResult } from "./preflight";
@@ -192,6 +193,16 @@ export async function quotePayment(parameters: QuotePaymentParameters): Promise<
     };
   }
 
+  // A quote alike in every byte to a payment already sent (a service that fixes everything that
+  // tells its payments apart, within one blockhash on Solana) could only be that payment again:
+  // said plainly now rather than signed, and never told as the other payment's outcome.
+  const earlier = await findPaymentByNonce(db, quote.nonce);
+  if (earlier) {
+    const message = `${serviceName} asked for a payment identical, byte for byte, to one already sent moments ago (the service fixes every detail that would tell them apart), so approving it could only repeat that payment. Nothing was quoted or paid; ask again in a few seconds for a fresh quote.`;
+    onUpdate({ facts, stage: "failed", reason: { code: "payment-failed", message } });
+    return { end: "payment-failed", paymentId, report: { status: "failed", reason: "payment-failed", summary: message } };
+  }
+
   // A service that signs its offers (x402 `offer-receipt`): its offer for these terms is checked
   // now, and its receipt after payment is held to it. One that does not verify is said now.
   const offer = await checkOffer({ paymentRequired, quoted: quote, resourceUrl: call.url });
@@ -295,7 +306,7 @@ export async function createQuote({ paymentRequired, wallet, perPaymentLimit, de
   const reasons: string[] = [];
   const walletless: string[] = [];
   for (const requirements of paymentRequired.accepts) {
-    const check = rails.check(requirements, paymentRequired.x402Version);
+    const check = rails.check(requirements, paymentRequired.x402Version, wallet);
     if (!check.payable) {
       reasons.push(check.reason);
       continue;

@@ -4,9 +4,11 @@
 // approval that meets a payment that is not final, and the sweep of unfinished payments.
 //
 // The payment's rail asks the chain (on EVM, the token's `authorizationState(from, nonce)` at the
-// latest block): used means paid (settled, with the transaction that used it); unused once the
-// chain's clock is past validBefore means nothing can move any more (released); unused before
-// that means the service could still collect it (pending, still counted against the limits).
+// latest block; on Solana, the payer's history back to the slot of sending, for the quoted
+// message): used means paid (settled, with the transaction that used it); unused once it can no
+// longer land (past validBefore, or its blockhash expired) means nothing can move any more
+// (released); unused before that means the service could still collect it (pending, still
+// counted against the limits); a chain that cannot tell leaves it pending too.
 import type { Database } from "@/lib/db";
 import { formatUsd } from "@/lib/money";
 import {

@@ -111,12 +111,13 @@ export type PayableSolanaRequirement = {
 /**
  * Whether a Solana `exact` requirement can be paid here: an enabled Solana network (x402 v2's
  * CAIP-2 spelling), its USDC mint, a positive whole amount within u64, a payee and a fee payer
- * that are Solana addresses.
+ * that are Solana addresses, and a fee payer that is neither the payee nor, when `payer` is
+ * known, the paying wallet.
  */
 export function checkSolanaRequirement(
   requirements: PaymentRequirements,
   env: RequirementsEnv,
-  { x402Version }: { x402Version?: number } = {},
+  { x402Version, payer }: { x402Version?: number; payer?: string } = {},
 ): ({ payable: true } & PayableSolanaRequirement) | { payable: false; reason: string } {
   const refuse = (reason: string) => ({ payable: false as const, reason });
   if (typeof requirements !== "object" || requirements === null) return refuse("the payment option is not an object");
@@ -133,6 +134,14 @@ export function checkSolanaRequirement(
   if (!isSolanaAddress(payTo)) return refuse("payTo is not a Solana address");
   const feePayer = (extra as { feePayer?: unknown } | null | undefined)?.feePayer;
   if (!isSolanaAddress(feePayer)) return refuse("the requirements name no fee payer (extra.feePayer)");
+  // The fee payer signs first and pays the network fee: in x402 it is the facilitator, which
+  // checks the payment and sends it. The payee in its place would be its own judge; the paying
+  // wallet in its place would pay the fee itself, and its one signature would complete the
+  // transaction, for whoever holds it to send at any time.
+  if (feePayer === payTo) return refuse("the fee payer (extra.feePayer) is the payee itself, not a facilitator");
+  if (payer !== undefined && feePayer === payer) {
+    return refuse("the fee payer (extra.feePayer) is the paying wallet itself: it would pay the network fee, and its signature alone would complete the transaction");
+  }
   return { payable: true, requirements, network, amount: BigInt(amount), asset: network.usdc.mint, payTo, feePayer };
 }
 

@@ -35,6 +35,11 @@ export type ServiceDefinition = {
   /** The authorization window the 402 asks for; default 300 s. Tests ask for more. */
   maxTimeoutSeconds?: number;
   /**
+   * Fields its Solana option's `extra` carries besides the facilitator's fee payer: a seller's
+   * fixed `memo` (which the facilitator then requires verbatim), a `recentBlockhash`. For tests.
+   */
+  solanaExtra?: Record<string, string>;
+  /**
    * Served by a server made with this x402 middleware, as deployed services are (deployed.ts);
    * absent: by the sandbox's own server over @x402/core (x402-service.ts), which tests can make misbehave.
    */

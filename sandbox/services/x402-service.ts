@@ -48,6 +48,9 @@ const MAX_TIMEOUT_SECONDS = 300;
  */
 export type AfterSettlement = "fail" | "hang" | "break";
 
+/** Runs after the settlement landed and before the service misbehaves: what a test makes happen meanwhile. */
+export type Meanwhile = () => Promise<void>;
+
 /**
  * A settlement a lying service claims without settling anything: it takes the signed payment,
  * answers 200 with its data and a PAYMENT-RESPONSE saying `success` with this `transaction`
@@ -80,8 +83,8 @@ export type RunningService = RunningServer & {
   setOnline(online: boolean): void;
   /** While true, every paid request fails after verification (answers 500, settles nothing). */
   setFailing(failing: boolean): void;
-  /** While set, every paid request settles on chain and then misbehaves that way. */
-  setAfterSettlement(mode: AfterSettlement | undefined): void;
+  /** While set, every paid request settles on chain and then misbehaves that way (after `meanwhile`, when given). */
+  setAfterSettlement(mode: AfterSettlement | undefined, meanwhile?: Meanwhile): void;
   /** While set, every paid request is verified, not settled, and answered as if it were (ClaimedSettlement). */
   setClaimedSettlement(claim: ClaimedSettlement | undefined): void;
   /** While set, a service that signs receipts settles each paid request and hands out a forged receipt. */
@@ -214,7 +217,7 @@ export function routeConfigFor(
         scheme: "exact",
         network: solana.network as `${string}:${string}`,
         payTo: solana.payTo,
-        price: { asset: solana.mint, amount: definition.price.toString() },
+        price: { asset: solana.mint, amount: definition.price.toString(), ...(definition.solanaExtra ? { extra: definition.solanaExtra } : {}) },
         // A Solana payment lives as long as its blockhash: about a minute.
         maxTimeoutSeconds: Math.min(maxTimeoutSeconds, 60),
       }
@@ -249,6 +252,7 @@ export async function startService({
   let online = true;
   let failing = false;
   let afterSettlement: AfterSettlement | undefined;
+  let meanwhileSettled: Meanwhile | undefined;
   let claimedSettlement: ClaimedSettlement | undefined;
   let receiptForgery: ReceiptForgery | undefined;
   const receiptKey = receiptKeyOf(definition, payToKey);
@@ -318,6 +322,7 @@ export async function startService({
         return writeInstructions(response, { ...settled.response, headers: { ...settled.response.headers, ...settled.headers } });
       }
       log(`${definition.name}: paid, tx ${settled.transaction}, then misbehaving (${mode})`);
+      await meanwhileSettled?.();
       if (mode === "fail") {
         sendJson(response, 500, { error: "service-error", message: `${definition.serviceName} failed after taking the payment` });
         return;
@@ -405,8 +410,9 @@ export async function startService({
     setFailing: (value) => {
       failing = value;
     },
-    setAfterSettlement: (mode) => {
+    setAfterSettlement: (mode, meanwhile) => {
       afterSettlement = mode;
+      meanwhileSettled = mode ? meanwhile : undefined;
     },
     setClaimedSettlement: (claim) => {
       claimedSettlement = claim;

@@ -1,7 +1,8 @@
 // A loopback HTTP proxy to put in front of a real sandbox part (the chain's JSON-RPC, the
 // facilitator) and break it on purpose: pass requests through, answer none of them, cut the
-// connection, forward and then lose the answer, or hold a request for a while. It can also go
-// down altogether (its port refuses connections) and come back on the same port.
+// connection, forward and then lose the answer, hold a request for a while, or answer it
+// itself. It can also go down altogether (its port refuses connections) and come back on the
+// same port.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
@@ -16,7 +17,9 @@ export type Fault =
   /** Forwarded, and the upstream does its work, but its answer is cut off on the way back. */
   | { kind: "lose-answer" }
   /** Forwarded after a pause. */
-  | { kind: "hold"; ms: number };
+  | { kind: "hold"; ms: number }
+  /** Answered by the proxy itself with this JSON, never forwarded: an upstream that says something else. */
+  | { kind: "reply"; json: unknown };
 
 export type ProxiedRequest = { method: string; path: string; body: string };
 
@@ -91,6 +94,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       case "hold":
         await new Promise((resolve) => setTimeout(resolve, fault.ms));
         return reply(response, await forward(request, proxied));
+      case "reply":
+        return reply(response, Response.json(fault.json));
       case "pass":
         return reply(response, await forward(request, proxied));
     }

@@ -104,6 +104,19 @@ export const finishOf = (lines: StreamLine[]) => {
 
 export type Quoted = { status: PaymentStatus; body: Record<string, unknown> };
 
+/** Each payment status of a stream as [status, reason code]: the steps a person sees on the card. */
+export const steps = (lines: StreamLine[]) => paymentsOf(lines).map((status) => [status.status, status.reason?.code]);
+
+/** Request A again, whose limits leave room for one payment: it is refused if the first payment counted. */
+export async function expectNextQuoteRefused(target: Pick<TestChat, "post">, quoted: Quoted) {
+  const lines = await collectLines(await target.post(quoted.body));
+  expect(steps(lines)).toEqual([
+    ["checking", undefined],
+    ["failed", "limit-exceeded"],
+  ]);
+  expect(finishOf(lines)?.finishReason).toBe("limit-exceeded");
+}
+
 /** Who pays: a key account, or a smart account signing through its owner (sandbox/smart-account.ts). */
 export type Payer = Pick<PrivateKeyAccount, "address" | "signTypedData">;
 

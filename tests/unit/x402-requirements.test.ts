@@ -4,7 +4,7 @@ import type { PaymentRequirements } from "@x402/core/types";
 import { EvmNetworkToChainId } from "x402/types";
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
-import { amountOf, caip2Of, checkRequirement } from "@/lib/x402/requirements";
+import { amountOf, caip2Of, checkAnyRequirement, checkRequirement, checkSolanaRequirement } from "@/lib/x402/requirements";
 
 const env = parseServerEnv({ X402_NETWORKS: "eip155:84532,eip155:8453" });
 const baseSepoliaUsdc = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
@@ -120,5 +120,26 @@ describe("what can be paid here", () => {
     expect(amountOf(v2)).toBe(10_000n);
     expect(amountOf(v1)).toBe(10_000n);
     expect(amountOf(variant(v2, { amount: "0" }))).toBeUndefined();
+  });
+});
+
+describe("a Solana requirement's fee payer", () => {
+  const devnet = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+  const solanaEnv = parseServerEnv({ X402_NETWORKS: devnet });
+  const facilitator = "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4";
+  const payee = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+  const wallet = "DRpbCBMxVnDK7maPM5tGv6MvB3v1sRMC86PZ8okm21hy";
+  const solana = (feePayer: string) =>
+    ({ scheme: "exact", network: devnet, amount: "3000", asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", payTo: payee, maxTimeoutSeconds: 60, extra: { feePayer } }) as PaymentRequirements;
+  const reason = (check: { payable: boolean; reason?: string }) => (check.payable ? "payable" : check.reason);
+
+  test("is a facilitator: never the payee, and never the wallet that pays; a listing, whose payer is not known, refuses the payee alone", () => {
+    expect(reason(checkSolanaRequirement(solana(facilitator), solanaEnv, { payer: wallet }))).toBe("payable");
+    expect(reason(checkSolanaRequirement(solana(payee), solanaEnv, { payer: wallet }))).toBe("the fee payer (extra.feePayer) is the payee itself, not a facilitator");
+    expect(reason(checkSolanaRequirement(solana(wallet), solanaEnv, { payer: wallet }))).toBe(
+      "the fee payer (extra.feePayer) is the paying wallet itself: it would pay the network fee, and its signature alone would complete the transaction",
+    );
+    expect(reason(checkAnyRequirement(solana(payee), solanaEnv))).toBe("the fee payer (extra.feePayer) is the payee itself, not a facilitator");
+    expect(reason(checkAnyRequirement(solana(wallet), solanaEnv))).toBe("payable");
   });
 });

@@ -13,8 +13,16 @@ export type RailEnv = RequirementsEnv;
 export type PaymentRails = {
   /** The rail of a CAIP-2 network id and the network as the core shows it, if this server knows it. */
   find(networkId: string): { rail: PaymentRail; network: PaymentNetwork } | undefined;
-  /** The rail that can pay a requirement, or why none can (the reason of the rail it names, else the first). */
-  check(requirements: PaymentRequirements, x402Version?: number): ({ rail: PaymentRail } & Extract<RequirementVerdict, { payable: true }>) | { payable: false; reason: string };
+  /**
+   * The rail that can pay a requirement, or why none can (the reason of the rail it names, else
+   * the first). `payers`: who would pay, one address for any rail or one per rail namespace;
+   * each rail holds the requirement to its own payer.
+   */
+  check(
+    requirements: PaymentRequirements,
+    x402Version?: number,
+    payers?: string | Readonly<Record<string, string>>,
+  ): ({ rail: PaymentRail } & Extract<RequirementVerdict, { payable: true }>) | { payable: false; reason: string };
 };
 
 const byEnv = new WeakMap<RailEnv, PaymentRails>();
@@ -37,12 +45,12 @@ function railsOf(list: readonly PaymentRail[]): PaymentRails {
       const network = rail?.network(networkId);
       return rail && network ? { rail, network } : undefined;
     },
-    check(requirements, x402Version) {
+    check(requirements, x402Version, payers) {
       const named = typeof requirements?.network === "string" ? byNamespace.get(namespaceOf(requirements.network)) : undefined;
       let refusal: string | undefined;
       // A v1 requirement names its network without a namespace (`base-sepolia`): each rail is asked.
       for (const rail of named ? [named] : list) {
-        const verdict = rail.check(requirements, x402Version);
+        const verdict = rail.check(requirements, x402Version, typeof payers === "string" ? payers : payers?.[rail.namespace]);
         if (verdict.payable) return { rail, ...verdict };
         refusal ??= verdict.reason;
       }

@@ -88,8 +88,12 @@ export interface PaymentRail {
   readonly namespace: string;
   /** An enabled network of this rail by CAIP-2 id, or undefined. */
   network(id: string): PaymentNetwork | undefined;
-  /** Whether this rail can pay the requirement, and if not, why (in words an agent can relay). */
-  check(requirements: PaymentRequirements, x402Version: number | undefined): RequirementVerdict;
+  /**
+   * Whether this rail can pay the requirement, and if not, why (in words an agent can relay).
+   * `payer`, when known (a quote's), is held to it too: a requirement may be unpayable by one
+   * wallet only (on Solana, one named as the fee payer).
+   */
+  check(requirements: PaymentRequirements, x402Version: number | undefined, payer?: string): RequirementVerdict;
   /** Builds what the payer's wallet signs, through the x402 packages' own client for the scheme. */
   prepare(parameters: { paymentRequired: PaymentRequired; requirement: PayableRequirement; payer: string }): Promise<PreparedPayment>;
   /** Whether the wallet's answer is the payer's approval of exactly this payment. Throws ChainUnavailableError when the chain must be asked and cannot be. */
@@ -98,12 +102,17 @@ export interface PaymentRail {
   complete(prepared: PreparedPayment, signed: string): PaymentPayload;
   /** The payer's balance of the network's asset, in atomic units. */
   balance(network: PaymentNetwork, owner: string): Promise<bigint>;
-  /** A point in the chain at or before now, from where a payment's trace is looked for later. */
+  /**
+   * A point in the chain at or before now, from where a payment's trace is looked for later
+   * (`from` in paymentState): read before a payment is sent, which it never is without one.
+   */
   checkpoint(network: PaymentNetwork): Promise<bigint>;
   /**
    * Whether the payment's authorization was used on chain, and where. `claimed`: the transaction
    * a service says settled it, which counts only when the chain shows it moving exactly this
-   * authorization. Throws when the chain cannot be asked.
+   * authorization. `unused` and `expired` together release the payment, so they are answered
+   * only when the chain has shown everything since `from`. Throws when the chain cannot be
+   * asked, or cannot tell (the trace could not be followed back to `from`).
    */
   paymentState(parameters: {
     network: PaymentNetwork;

@@ -32,7 +32,8 @@ import {
   eventually,
   collectOnChain,
   fortuneOracle,
-  type Quoted,
+  steps,
+  expectNextQuoteRefused,
 } from "@/tests/helpers/paid-chat";
 
 const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
@@ -41,18 +42,6 @@ const PRICE = 4_000n; // 0.004 USDC
 const roomForOne = { ...generousLimits, daily: "0.006" };
 
 const oracle = (name: string, extra: Partial<ServiceDefinition> = {}) => fortuneOracle(name, PRICE, extra);
-
-const steps = (lines: StreamLine[]) => paymentsOf(lines).map((status) => [status.status, status.reason?.code]);
-
-/** Request A again: the limit check must count what the first payment moved or may still move. */
-async function expectNextQuoteRefused(target: TestChat, quoted: Quoted) {
-  const lines = await collectLines(await target.post(quoted.body));
-  expect(steps(lines)).toEqual([
-    ["checking", undefined],
-    ["failed", "limit-exceeded"],
-  ]);
-  expect(finishOf(lines)?.finishReason).toBe("limit-exceeded");
-}
 
 describe("paid means paid", () => {
   let sandbox: Sandbox;

@@ -6,7 +6,7 @@
 // server never signs: it checks that what the wallet returns is the quoted transaction, byte for
 // byte, with the payer's valid signature, before anything is reserved or sent.
 import { x402Client } from "@x402/core/client";
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequirements, SchemeNetworkClient } from "@x402/core/types";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import {
   address as toAddress,
@@ -23,7 +23,6 @@ import {
 import { createHash } from "node:crypto";
 import {
   findSolanaNetwork,
-  getSolanaSignaturesFor,
   getSolanaSlot,
   getSolanaTransaction,
   getSolanaUsdcBalance,
@@ -34,6 +33,7 @@ import {
 } from "@/lib/chain/solana";
 import { ChainUnavailableError, type PaymentRail, type PreparedPayment, type RequirementVerdict } from "../rail";
 import { checkSolanaRequirement } from "@/lib/x402/requirements";
+import { searchPaymentHistory } from "./history-search";
 import type { PaymentNetwork } from "../../payment";
 import type { RailEnv } from "../index";
 
@@ -41,8 +41,6 @@ export const SOLANA_NAMESPACE = "solana";
 
 /** How long a quote stays signable: a blockhash lives about a minute (150 blocks of 400 ms). */
 const BLOCKHASH_LIFETIME_SECONDS = 60;
-/** How far back the payer's USDC account's history is searched for a payment whose answer was lost. */
-const HISTORY_SEARCHED = 50;
 
 const base64 = { decode: (text: string) => Uint8Array.from(getBase64Encoder().encode(text)), encode: (bytes: Uint8Array) => getBase64Decoder().decode(bytes) };
 
@@ -66,8 +64,8 @@ export function createSolanaRail(env: RailEnv): PaymentRail {
       const config = findSolanaNetwork(id, env);
       return config ? paymentNetworkOf(config) : undefined;
     },
-    check(requirements: PaymentRequirements, x402Version): RequirementVerdict {
-      const check = checkSolanaRequirement(requirements, env, x402Version === undefined ? {} : { x402Version });
+    check(requirements: PaymentRequirements, x402Version, payer): RequirementVerdict {
+      const check = checkSolanaRequirement(requirements, env, { ...(x402Version === undefined ? {} : { x402Version }), ...(payer === undefined ? {} : { payer }) });
       if (!check.payable) return check;
       return { payable: true, requirements, network: paymentNetworkOf(check.network), amount: check.amount, asset: check.asset, payTo: check.payTo };
     },
@@ -81,8 +79,24 @@ export function createSolanaRail(env: RailEnv): PaymentRail {
         signTransactions: async (transactions) => transactions.map(() => ({ [toAddress(payer)]: new Uint8Array(64) as SignatureBytes })),
       };
       const quotedAt = Math.floor(Date.now() / 1000);
+      const scheme = new ExactSvmScheme(signer, { rpcUrl: requireRpc(config) });
+      // The transaction's blockhash is this server's own, fresh from the chain, whatever the
+      // requirements' `extra.recentBlockhash` says: a service's blockhash would set how long the
+      // person has to approve (one near its end, or already past it) and, being the same in
+      // every quote, make two quotes alike in every byte. The payload's `accepted` still echoes
+      // the requirements as the service sent them (its x402 server leaves these two fields out
+      // when it compares them).
+      // The memo is each quote's nonce: without a seller's `extra.memo`, the x402 client writes
+      // 16 random bytes (as hex) of its own choosing, so two quotes of the same transfer within
+      // one blockhash still differ. A seller's fixed memo (the facilitator checks it verbatim)
+      // leaves only the blockhash to tell two quotes apart: the core refuses a quote, or an
+      // approval, whose message is an earlier payment's rather than answer it as that payment.
+      const ownLifetime: SchemeNetworkClient = {
+        scheme: scheme.scheme,
+        createPaymentPayload: (version, requirements) => scheme.createPaymentPayload(version, withoutSellerLifetime(requirements)),
+      };
       const client = x402Client.fromConfig({
-        schemes: [{ network: "solana:*", client: new ExactSvmScheme(signer, { rpcUrl: requireRpc(config) }) }],
+        schemes: [{ network: "solana:*", client: ownLifetime }],
         spendControls: false,
         paymentRequirementsSelector: () => requirement.requirements,
       });
@@ -134,22 +148,36 @@ export function createSolanaRail(env: RailEnv): PaymentRail {
     checkpoint(network) {
       return getSolanaSlot({ network: configOf(network) });
     },
-    async paymentState({ network, payer, nonce, claimed }) {
+    async paymentState({ network, payer, nonce, from, claimed }) {
       const config = configOf(network);
       const [hash, blockhash = ""] = nonce.split(".");
-      const isOurs = async (signature: string) => {
+      // Whether a landed transaction is this payment: exactly the quoted message, and it succeeded.
+      // Undefined when the node lists it and cannot show it.
+      const isPayment = async (signature: string) => {
         const landed = await getSolanaTransaction({ network: config, signature });
-        return landed?.succeeded && messageHash(landed.messageBytes) === hash;
+        return landed ? landed.succeeded && messageHash(landed.messageBytes) === hash : undefined;
       };
       // The transaction's id is its fee payer's signature, made by the facilitator as it sends
-      // it: the chain is asked for the one the service names, else searched, in the payer's
-      // USDC account's history, for a transaction with exactly the quoted message.
-      if (claimed && (await isOurs(claimed))) return { state: "used", txHash: claimed };
-      for (const signature of await getSolanaSignaturesFor({ network: config, account: await usdcAccountOf(config, payer), limit: HISTORY_SEARCHED })) {
-        if (signature !== claimed && (await isOurs(signature))) return { state: "used", txHash: signature };
-      }
+      // it: the one the service names is asked first (one read when it is true).
+      const named = claimed ? await isPayment(claimed) : false;
+      if (claimed && named) return { state: "used", txHash: claimed };
+      // Whether the blockhash still lives is asked before the search, not after: one already
+      // expired then can land nothing while the search runs, so a search that reaches the slot
+      // of sending and misses the payment proves it never landed. Asked after, a transaction
+      // landing between the two would be missed and released.
+      const expired = !(await isSolanaBlockhashValid({ network: config, blockhash }));
+      const search = await searchPaymentHistory({
+        network: config,
+        account: await usdcAccountOf(config, payer),
+        from,
+        isPayment: (signature) => (signature === claimed && named === false ? Promise.resolve(false) : isPayment(signature)),
+      });
+      if (search.found !== undefined) return { state: "used", txHash: search.found };
+      // Not seen, without having seen everything since it was sent (no slot recorded, more
+      // history than the search reads, a transaction the node would not show): not known.
+      if (!search.complete) throw new ChainUnavailableError("The payer's history on Solana could not be searched back to when the payment was sent.");
       // Not landed: it still can while its blockhash lives; after, never.
-      return { state: "unused", expired: !(await isSolanaBlockhashValid({ network: config, blockhash })) };
+      return { state: "unused", expired };
     },
     async verifyGrant() {
       // The agent budget pays on EVM networks only.
@@ -172,6 +200,13 @@ function paymentNetworkOf(config: SolanaNetworkConfig): PaymentNetwork {
     readable: config.rpcUrl !== undefined,
     transactionUrl: config.transactionUrl,
   };
+}
+
+/** The requirements without the lifetime a service chose for the transaction (its blockhash and that blockhash's last block). */
+function withoutSellerLifetime(requirements: PaymentRequirements): PaymentRequirements {
+  if (!requirements.extra) return requirements;
+  const { recentBlockhash: _blockhash, lastValidBlockHeight: _lastValid, ...extra } = requirements.extra;
+  return { ...requirements, extra };
 }
 
 function requireRpc(config: SolanaNetworkConfig): string {
