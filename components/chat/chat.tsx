@@ -126,7 +126,15 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
     onProposal,
     onFinish,
   });
-  const { entries, streaming, send, retry, reject, stop, newChat } = chat;
+  const { entries, streaming, send, retry, reject, stop } = chat;
+  // A new conversation drops what the model proposed in the old one (the waiting raises are kept
+  // with the conversation, use-settings.ts).
+  const { dismissPending, dismissApplied } = settingsState;
+  const newChat = () => {
+    chat.newChat();
+    dismissPending();
+    dismissApplied();
+  };
 
   // A person may approve before the wallet has loaded: the approval waits for it, then goes on
   // with the wallet that is there (the latest render's approve), or asks to connect one.
