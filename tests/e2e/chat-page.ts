@@ -25,6 +25,14 @@ export function chatPage(page: Page) {
     menu: page.getByTestId("top-bar-menu"),
     walletList: page.getByRole("dialog"),
 
+    /** Clicks one of the top bar's actions (budget-toggle, ai-apps-open, settings-open) as a person
+     * would: on a phone it is in the top bar's menu, which is opened first. */
+    async topBarAction(testId: string): Promise<void> {
+      const action = page.getByTestId(testId);
+      if (!(await action.isVisible()) && (await ui.menu.isVisible())) await ui.menu.click();
+      await action.click();
+    },
+
     /** Opens RainbowKit's wallet list from the connect button, as a person would. */
     async openWalletList(): Promise<void> {
       // While the wallet libraries load, a disabled placeholder holds the button's place; a click
