@@ -10,6 +10,7 @@
 // every visit that loads the wallet would fetch both SDKs for a wallet nobody chose.
 import type { WalletList } from "@rainbow-me/rainbowkit";
 import { base, coinbaseWallet } from "@rainbow-me/rainbowkit/wallets";
+import { numberToHex } from "viem";
 import { createConnector, type CreateConnectorFn } from "wagmi";
 import { remembersConnector } from "./remembered-wallet";
 
@@ -29,6 +30,7 @@ export function loadedWhenChosen(createWallet: CreateWallet, remembers: (connect
 function lazyConnector(eager: CreateConnectorFn, remembers: (connectorId: string) => boolean): CreateConnectorFn {
   return createConnector((config) => {
     const connector = eager(config);
+    const notLoaded = notLoadedProvider(config.chains[0].id);
     let chosen = false;
     return {
       ...connector,
@@ -40,8 +42,8 @@ function lazyConnector(eager: CreateConnectorFn, remembers: (connectorId: string
         return connectNow.call(this, parameters);
       },
       // Until then, a wallet with no account for this page: wagmi's reconnect passes it by, and
-      // RainbowKit, which asks for the provider just before it connects (for a QR code the SDK
-      // no longer makes), finds none.
+      // RainbowKit, which asks it for its chain just before it connects (and for a QR code the SDK
+      // no longer makes), is told the page's first chain, as the SDK tells a page it has not met.
       async getProvider(parameters) {
         if (!chosen && !remembers(connector.id)) return notLoaded;
         return connector.getProvider.call(this, parameters);
@@ -50,15 +52,19 @@ function lazyConnector(eager: CreateConnectorFn, remembers: (connectorId: string
   });
 }
 
-/** The provider of a wallet whose SDK is not loaded: no accounts, and nothing it could do. */
-const notLoaded = {
-  async request({ method }: { method: string }): Promise<readonly never[]> {
-    if (method === "eth_accounts") return [];
-    throw Object.assign(new Error("This wallet is not connected."), { code: 4100 });
-  },
-  on: () => undefined,
-  removeListener: () => undefined,
-};
+/** The provider of a wallet whose SDK is not loaded: no accounts, the page's first chain, and
+ * nothing it could do. */
+function notLoadedProvider(chainId: number) {
+  return {
+    async request({ method }: { method: string }): Promise<readonly never[] | `0x${string}`> {
+      if (method === "eth_accounts") return [];
+      if (method === "eth_chainId") return numberToHex(chainId);
+      throw Object.assign(new Error("This wallet is not connected."), { code: 4100 });
+    },
+    on: () => undefined,
+    removeListener: () => undefined,
+  };
+}
 
 /** Base Account under its own name: RainbowKit lists it as "Base", the name of the chain too. */
 const baseAccount: CreateWallet = (parameters) => ({ ...base(parameters), name: "Base Account", shortName: "Base Account" });

@@ -85,6 +85,9 @@ describe("Base Account and Coinbase Wallet in the wallet list", () => {
 
     const [connector] = first.connectors;
     if (!connector) throw new Error("no connector");
+    // RainbowKit asks a wallet for its chain just before connecting it: still nothing loads.
+    expect(await connector.getChainId()).toBe(foundry.id);
+    expect(sdk.loads).toBe(0);
     const { accounts } = await connect(first, { connector });
     expect(accounts).toEqual([ACCOUNT]);
     expect(sdk.loads).toBe(1);
