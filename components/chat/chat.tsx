@@ -29,7 +29,9 @@ import { Composer } from "./composer";
 import { preloadMarkdown } from "./markdown";
 import { MessageList } from "./message-list";
 import { ModelPicker } from "./model-picker";
+import { Notice } from "./notice";
 import { PrivacyNote } from "./privacy-note";
+import { TopBarMenu } from "./top-bar-menu";
 import { useChatStream } from "./use-chat-stream";
 import { useCooldown } from "./use-cooldown";
 import styles from "./chat.module.css";
@@ -128,7 +130,15 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
     onProposal,
     onFinish,
   });
-  const { entries, streaming, send, retry, reject, stop, newChat } = chat;
+  const { entries, streaming, send, retry, reject, stop } = chat;
+  // A new conversation drops what the model proposed in the old one (the waiting raises are kept
+  // with the conversation, use-settings.ts).
+  const { dismissPending, dismissApplied } = settingsState;
+  const newChat = () => {
+    chat.newChat();
+    dismissPending();
+    dismissApplied();
+  };
 
   // A person may approve before the wallet has loaded: the approval waits for it, then goes on
   // with the wallet that is there (the latest render's approve), or asks to connect one.
@@ -297,33 +307,35 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
           <p className={styles.tagline}>Pay per use for x402 services, in USDC, within your limits.</p>
         </div>
         <div className={styles.controls}>
-          <button
-            type="button"
-            className={styles.budgetToggle}
-            aria-expanded={budgetOpen}
-            aria-controls="budget-sheet"
-            onClick={() => setBudgetOpen((open) => !open)}
-            data-testid="budget-toggle"
-          >
-            Budget
-          </button>
-          <AiAppsDialog wallet={wallet} networks={networks} limits={settings.spendingLimits} signIn={signInWallet} />
-          <SettingsPanel settings={settingsState} networks={allNetworks} />
-          {solanaNetworks.length > 0 ? <SolanaWalletButton wallet={solana} /> : null}
+          <TopBarMenu>
+            <button
+              type="button"
+              className={styles.budgetToggle}
+              aria-expanded={budgetOpen}
+              aria-controls="budget-sheet"
+              onClick={() => setBudgetOpen((open) => !open)}
+              data-testid="budget-toggle"
+            >
+              Budget
+            </button>
+            <AiAppsDialog wallet={wallet} networks={networks} limits={settings.spendingLimits} signIn={signInWallet} />
+            <SettingsPanel settings={settingsState} networks={allNetworks} />
+            {solanaNetworks.length > 0 ? <SolanaWalletButton wallet={solana} /> : null}
+          </TopBarMenu>
           <WalletConnectButton />
         </div>
       </header>
       {offline ? (
-        <p className={styles.banner} role="status" data-testid="offline-banner">
-          <strong>Offline model.</strong> No Gemini API key is set, so simple built-in rules answer instead of Gemini.
-          Set <code>GOOGLE_GENERATIVE_AI_API_KEY</code> on the server to use the real model.
-        </p>
+        <Notice testId="offline-banner" title="Offline model" summary="built-in rules answer, not Gemini">
+          No Gemini API key is set, so simple built-in rules answer instead of Gemini. Set <code>GOOGLE_GENERATIVE_AI_API_KEY</code>{" "}
+          on the server to use the real model.
+        </Notice>
       ) : null}
       {sandbox ? (
-        <p className={styles.banner} role="status" data-testid="sandbox-banner">
-          <strong>Sandbox.</strong> Payments use play USDC on a local chain. Connect the <em>Sandbox demo wallet</em> to try
-          them, or any wallet on the sandbox chain{sandboxSolana ? <>; on Solana, the <em>Sandbox Solana wallet</em></> : null}.
-        </p>
+        <Notice testId="sandbox-banner" title="Sandbox" summary="play USDC on a local chain">
+          Payments use play USDC on a local chain. Connect the <em>Sandbox demo wallet</em> to try them, or any wallet on the
+          sandbox chain{sandboxSolana ? <>; on Solana, the <em>Sandbox Solana wallet</em></> : null}.
+        </Notice>
       ) : null}
       <ProposalBanner settings={settingsState} networks={allNetworks} />
       <div className={styles.layout}>
@@ -376,6 +388,10 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
           />
         </main>
         <aside id="budget-sheet" className={styles.aside} aria-label="Your budget" data-open={budgetOpen}>
+          {/* As a sheet (narrow screens), it closes from itself: on a phone its toggle is in the top bar's menu. */}
+          <button type="button" className={styles.sheetClose} onClick={() => setBudgetOpen(false)} data-testid="budget-close">
+            Close
+          </button>
           <BudgetPanel wallet={wallet.address} solanaWallet={solana.address} limits={settings.spendingLimits} refreshKey={budgetKey} balance={balance} signIn={signInWallet} />
           <AgentBudgetCard
             budget={agentBudget}

@@ -1,7 +1,9 @@
 "use client";
 // The person's settings for the page: one store over local storage shared by every component and
 // tab, and the model's proposals sorted into what was applied and what waits for a Confirm.
-// Waiting raises live in React state, not in storage: a reload drops them, which is the safe way.
+// Waiting raises are kept with the conversation they came from, for the tab's session
+// (lib/client/pending-proposal.ts): a reload brings them back and Confirm still applies them; they
+// never reach the settings' own storage, so nothing is raised without that click, in any tab.
 //
 //   const settings = useSettings();
 //   settings.settings            // Settings (defaults during server rendering and hydration)
@@ -10,7 +12,8 @@
 //   settings.pending             // AmountChange[]: raises still above the current values
 //   settings.applied             // Change[]: what the latest proposal applied, for the banner
 //   settings.confirmPending() / dismissPending() / dismissApplied()
-import { useCallback, useMemo, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { browserPendingProposalStore, type PendingProposalStore } from "@/lib/client/pending-proposal";
 import {
   amountOf,
   applyChanges,
@@ -43,14 +46,25 @@ export type SettingsState = {
 
 const serverSnapshot = () => defaultSettings;
 
-export function useSettings(store: SettingsStore = browserSettingsStore): SettingsState {
+export function useSettings(store: SettingsStore = browserSettingsStore, kept: PendingProposalStore = browserPendingProposalStore): SettingsState {
   const settings = useSyncExternalStore(store.subscribe, store.get, serverSnapshot);
-  const [queued, setQueued] = useState<AmountChange[]>([]);
+  // undefined until the tab's kept raises are read, after hydration (the server knows none).
+  const [queued, setQueued] = useState<AmountChange[] | undefined>(undefined);
   const [applied, setApplied] = useState<Change[]>([]);
+
+  useEffect(() => {
+    const restored = kept.load();
+    setQueued((current) => current ?? restored);
+  }, [kept]);
+  // Written on every change once read, so what was read is never overwritten by the empty start.
+  useEffect(() => {
+    if (queued !== undefined) kept.save(queued);
+  }, [kept, queued]);
 
   // A raise goes stale when the person (or a lowering) moves the field past it meanwhile.
   const pending = useMemo(
-    () => queued.filter((change) => isRaise(settings, change)).map((change) => ({ ...change, from: amountOf(settings, change.field) })),
+    () =>
+      (queued ?? []).filter((change) => isRaise(settings, change)).map((change) => ({ ...change, from: amountOf(settings, change.field) })),
     [queued, settings],
   );
 
@@ -65,14 +79,14 @@ export function useSettings(store: SettingsStore = browserSettingsStore): Settin
       }
       // The newest word on a field wins: an older raise of a field this proposal names is dropped.
       const named = new Set<Change["field"]>([...result.applied, ...result.confirm].map((change) => change.field).concat(result.unchanged));
-      setQueued((current) => [...current.filter((change) => !named.has(change.field)), ...result.confirm]);
+      setQueued((current = []) => [...current.filter((change) => !named.has(change.field)), ...result.confirm]);
     },
     [store],
   );
 
   const confirmPending = useCallback(() => {
     const current = store.get();
-    const raises = queued.filter((change) => isRaise(current, change));
+    const raises = (queued ?? []).filter((change) => isRaise(current, change));
     if (raises.length > 0) store.set(applyChanges(current, raises));
     setQueued([]);
   }, [store, queued]);

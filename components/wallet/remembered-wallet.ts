@@ -4,15 +4,30 @@
 // no longer listed.
 export const WAGMI_STORE_KEY = "wagmi.store";
 
-/** `storage` defaults to the browser's localStorage, read inside the check: a browser that
- * blocks storage throws on reaching it, not only on reading from it. */
-export function remembersWallet(storage?: Pick<Storage, "getItem">): boolean {
+/** The ids of the connectors wagmi has stored connections of; none when storage cannot be read.
+ * `storage` defaults to the browser's localStorage, read inside the check: a browser that blocks
+ * storage throws on reaching it, not only on reading from it. */
+function rememberedConnectorIds(storage?: Pick<Storage, "getItem">): string[] | undefined {
   try {
     const stored: unknown = JSON.parse((storage ?? globalThis.localStorage)?.getItem(WAGMI_STORE_KEY) ?? "null");
     const connections = (stored as { state?: { connections?: { value?: unknown } } } | null)?.state?.connections?.value;
-    return Array.isArray(connections) && connections.length > 0;
+    if (!Array.isArray(connections)) return undefined;
+    // Each entry is [uid, { accounts, chainId, connector: { id, name, type, uid } }], as wagmi serializes a Map.
+    return connections.map((entry: unknown) => {
+      const id = Array.isArray(entry) ? (entry[1] as { connector?: { id?: unknown } } | null)?.connector?.id : undefined;
+      return typeof id === "string" ? id : "";
+    });
   } catch {
     // Storage that cannot be read, or holds something else, remembers nothing.
-    return false;
+    return undefined;
   }
+}
+
+export function remembersWallet(storage?: Pick<Storage, "getItem">): boolean {
+  return (rememberedConnectorIds(storage)?.length ?? 0) > 0;
+}
+
+/** Whether wagmi has a stored connection of the connector `id` (wagmi's connector id, not RainbowKit's). */
+export function remembersConnector(id: string, storage?: Pick<Storage, "getItem">): boolean {
+  return rememberedConnectorIds(storage)?.includes(id) ?? false;
 }

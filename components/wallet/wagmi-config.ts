@@ -1,13 +1,15 @@
 // The wagmi configuration, built from the networks the server enables (lib/chain): injected
 // wallets through EIP-6963 always, WalletConnect only when a project id is configured (it calls
-// out to WalletConnect's relay), and the sandbox's demo wallet and smart account when the app runs
-// on the sandbox.
+// out to WalletConnect's relay), Base Account and Coinbase Wallet on the networks Coinbase's
+// service serves (coinbase-wallets.ts), and the sandbox's demo wallet and smart account when the
+// app runs on the sandbox.
 import type { WalletList } from "@rainbow-me/rainbowkit";
 import { injectedWallet, walletConnectWallet } from "@rainbow-me/rainbowkit/wallets";
 import { defineChain, type Chain } from "viem";
 import { base } from "viem/chains";
 import { createConfig, http, type Config, type Transport } from "wagmi";
-import { publicWalletChains, type WalletNetwork } from "@/lib/chain/wallet-networks";
+import { publicWalletChains, servesCoinbaseWallets, type WalletNetwork } from "@/lib/chain/wallet-networks";
+import { coinbaseWalletGroup } from "./coinbase-wallets";
 import { SANDBOX_SMART_ACCOUNT, sandboxWallet, type SandboxWalletOptions } from "./sandbox-wallet";
 import { walletConnectors } from "./wallet-connectors";
 
@@ -33,8 +35,16 @@ function toChain(network: WalletNetwork): Chain {
   });
 }
 
-/** The wallets offered, in RainbowKit's groups: the sandbox's, then those installed in the browser. */
-export function walletList({ sandbox, sandboxSmartAccount, walletConnectProjectId }: WalletSetup): WalletList {
+type CreateWallet = WalletList[number]["wallets"][number];
+
+/** RainbowKit's "Browser Wallet" (window.ethereum) only where a browser has one: without an
+ * extension it can only fail, on a phone's browser too. Wallets that announce themselves
+ * (EIP-6963) are listed under their own names either way. */
+const browserWallet: CreateWallet = () => ({ ...injectedWallet(), hidden: () => typeof window !== "undefined" && !("ethereum" in window) });
+
+/** The wallets offered, in RainbowKit's groups: the sandbox's, those installed in the browser,
+ * then, where they serve, those that need no extension. */
+export function walletList({ networks, sandbox, sandboxSmartAccount, walletConnectProjectId }: WalletSetup): WalletList {
   const wallets: WalletList = [];
   if (sandbox) {
     wallets.push({
@@ -44,8 +54,9 @@ export function walletList({ sandbox, sandboxSmartAccount, walletConnectProjectI
   }
   wallets.push({
     groupName: "Installed",
-    wallets: walletConnectProjectId ? [injectedWallet, walletConnectWallet] : [injectedWallet],
+    wallets: walletConnectProjectId ? [browserWallet, walletConnectWallet] : [browserWallet],
   });
+  if (servesCoinbaseWallets(networks)) wallets.push(coinbaseWalletGroup);
   return wallets;
 }
 

@@ -3,23 +3,31 @@
 // bar keeps for it. The largest part of the wallet libraries, so it is loaded apart from the
 // wallet stack (providers.tsx), when a person reaches for the wallet button, not to reconnect a
 // remembered wallet, which wagmi does alone. RainbowKit's theme follows the system's light or dark mode.
+// Under its wallet list, a note says what a person without a wallet does (wallet-list-note.tsx).
 import "@rainbow-me/rainbowkit/styles.css";
 import { ConnectButton, darkTheme, lightTheme, RainbowKitProvider } from "@rainbow-me/rainbowkit";
+import { useMemo } from "react";
 import { createPortal } from "react-dom";
 import { Identicon } from "./identicon";
+import type { WalletSetup } from "./wagmi-config";
+import { walletListNote } from "./wallet-list-note";
 
 export type WalletButtonProps = {
   /** Where the connect button goes; null while the page shows none. */
   connectTarget: HTMLElement | null;
+  /** What the wallet list offers, for the note under it. */
+  setup: WalletSetup;
 };
 
 const theme = {
   lightMode: lightTheme({ accentColor: "#1f6feb" }),
   darkMode: darkTheme({ accentColor: "#58a6ff", accentColorForeground: "#0d1117" }),
 };
-const appInfo = { appName: "x402 payment agent" };
+const appName = "x402 payment agent";
 
-export function WalletButton({ connectTarget }: WalletButtonProps) {
+export function WalletButton({ connectTarget, setup }: WalletButtonProps) {
+  // Under the wallet list: what a person without a wallet does.
+  const appInfo = useMemo(() => ({ appName, disclaimer: walletListNote(setup) }), [setup]);
   return (
     <RainbowKitProvider theme={theme} appInfo={appInfo} modalSize="compact" avatar={Identicon}>
       {connectTarget

@@ -28,7 +28,7 @@ export function WalletStack({ setup, balanceQuery, Button, connectTarget, onRepo
     <WagmiProvider config={config}>
       <QueryClientProvider client={queryClient}>
         <WalletReporter query={balanceQuery} onReport={onReport} />
-        {Button ? <Button connectTarget={connectTarget} /> : null}
+        {Button ? <Button connectTarget={connectTarget} setup={setup} /> : null}
       </QueryClientProvider>
     </WagmiProvider>
   );

@@ -39,12 +39,26 @@ const knownNetworks: Record<number, KnownNetwork> = {
 };
 
 /**
+ * Coinbase Smart Wallet's factories, at the same address on every chain Coinbase deploys them to:
+ * v1, which Coinbase Wallet's SDK makes accounts with (`factoryAddress` in @coinbase/wallet-sdk),
+ * and v1.1, which Base Account's does (`factoryAddress` in @base-org/account); viem's
+ * `toCoinbaseSmartAccount` names the same two.
+ */
+const COINBASE_SMART_WALLET_FACTORIES = [
+  "0x0ba5ed0c6aa8c49038f819e587e2633c4a9f428a",
+  "0xba5ed110efdba3d005bfc882d75358acbbb85842",
+] as const satisfies readonly `0x${string}`[];
+
+/**
  * Factories whose counterfactual (ERC-6492) accounts may pay, by chain: the facilitator deploys
  * such an account with its first payment, at its own expense, so the list is closed by default,
- * as in the x402 packages. The sandbox allows anvil's deterministic CREATE2 deployer, which
- * deploys its smart accounts (sandbox/smart-account.ts).
+ * as in the x402 packages. Base and Base Sepolia allow Coinbase Smart Wallet's, so that a Base
+ * Account made a minute ago with a passkey pays before it is deployed. The sandbox allows anvil's
+ * deterministic CREATE2 deployer, which deploys its smart accounts (sandbox/smart-account.ts).
  */
 const eip6492Factories: Record<number, readonly `0x${string}`[]> = {
+  8453: COINBASE_SMART_WALLET_FACTORIES,
+  84532: COINBASE_SMART_WALLET_FACTORIES,
   31337: ["0x4e59b44847b379578588920ca78fbf26c0b4956c"],
 };
 

@@ -33,6 +33,16 @@ export function walletNetworks(env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" 
   }));
 }
 
+/**
+ * Chains Coinbase's own wallets (Base Account, Coinbase Wallet) are offered on: they connect
+ * through Coinbase's service, which serves these chains and cannot reach a local one (the sandbox).
+ */
+export const COINBASE_WALLET_CHAIN_IDS: readonly number[] = [base.id, baseSepolia.id];
+
+export function servesCoinbaseWallets(networks: readonly Pick<WalletNetwork, "chainId">[]): boolean {
+  return networks.some((network) => COINBASE_WALLET_CHAIN_IDS.includes(network.chainId));
+}
+
 /** Chains the page's wallet stack knows by id; it reads them through their public RPC endpoint. */
 export const publicWalletChains: Readonly<Record<number, Chain>> = Object.fromEntries(
   [base, baseSepolia, mainnet, arbitrum, polygon, avalanche].map((chain) => [chain.id, chain]),

@@ -17,6 +17,31 @@ export function chatPage(page: Page) {
     budget: page.getByTestId("budget-panel"),
     messages: (role: "user" | "assistant") => page.locator(`[data-testid="message"][data-role="${role}"]`),
     cards: page.getByTestId("payment-card"),
+    /** The conversation and the composer: the page's main landmark. */
+    chat: page.getByRole("main"),
+    /** On a phone: the line each notice folds into, and the menu that holds the top bar's actions. */
+    bannerToggle: page.getByTestId("offline-banner-toggle"),
+    sandboxBannerToggle: page.getByTestId("sandbox-banner-toggle"),
+    menu: page.getByTestId("top-bar-menu"),
+    walletList: page.getByRole("dialog"),
+
+    /** Clicks one of the top bar's actions (budget-toggle, ai-apps-open, settings-open) as a person
+     * would: on a phone it is in the top bar's menu, which is opened first. */
+    async topBarAction(testId: string): Promise<void> {
+      const action = page.getByTestId(testId);
+      if (!(await action.isVisible()) && (await ui.menu.isVisible())) await ui.menu.click();
+      await action.click();
+    },
+
+    /** Opens RainbowKit's wallet list from the connect button, as a person would. */
+    async openWalletList(): Promise<void> {
+      // While the wallet libraries load, a disabled placeholder holds the button's place; a click
+      // that landed as RainbowKit's modal was still opening is made again.
+      await expect(async () => {
+        if (!(await ui.walletList.isVisible())) await page.getByTestId("wallet-connect").getByRole("button", { name: /connect wallet/i, disabled: false }).click();
+        await expect(ui.walletList).toBeVisible({ timeout: 5_000 });
+      }).toPass({ timeout: 40_000 });
+    },
 
     /** Connects a wallet through RainbowKit's modal, by the name it is listed under. */
     async connect(walletName: string): Promise<void> {

@@ -267,6 +267,44 @@ test("a proposal that lowers a limit applies at once; one that raises it waits f
   await expect(page.getByTestId("settings-daily")).toHaveValue("3");
 });
 
+test("a raise waiting for Confirm comes back with the conversation after a reload and is applied then; New chat drops one", async ({ page }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  const pending = page.getByTestId("proposal-pending");
+  const dailyLimit = async () => {
+    await page.getByTestId("settings-open").click();
+    const value = await page.getByTestId("settings-daily").inputValue();
+    await page.keyboard.press("Escape");
+    return value;
+  };
+  await page.goto("/");
+  await ui.ask("Set my daily limit to 2");
+  await ui.reply(0);
+  await expect(pending).toContainText("your daily limit from $1.00 to $2.00");
+
+  await page.reload();
+  await expect(ui.messages("user")).toHaveText([/daily limit to 2/]);
+  await expect(pending).toContainText("your daily limit from $1.00 to $2.00");
+  expect(await dailyLimit()).toBe("1");
+  await page.getByTestId("proposal-confirm").click();
+  await expect(pending).toHaveCount(0);
+  expect(await dailyLimit()).toBe("2");
+  // Applied, it is not proposed again.
+  await page.reload();
+  await expect(ui.messages("user")).toHaveText([/daily limit to 2/]);
+  await expect(pending).toHaveCount(0);
+
+  await ui.ask("Set my daily limit to 3");
+  await ui.reply(1);
+  await expect(pending).toContainText("from $2.00 to $3.00");
+  await page.getByTestId("new-chat").click();
+  await expect(pending).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByText("What can I get for you?")).toBeVisible();
+  await expect(pending).toHaveCount(0);
+  expect(await dailyLimit()).toBe("2");
+});
+
 test("at or below the confirmation threshold the wallet prompt opens by itself", async ({ page, wallet }) => {
   test.setTimeout(90_000);
   const ui = chatPage(page);

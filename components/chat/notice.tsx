@@ -1,0 +1,48 @@
+"use client";
+// A notice above the chat (the offline model, the sandbox). On a wide screen it is its whole
+// sentence, as it always was; on a phone it folds into one line (its title and a few words) that
+// opens on a tap and closes on another, so that the conversation keeps the screen. Both are
+// in the server's HTML and CSS alone chooses between them, so nothing moves when the page hydrates.
+//
+//   <Notice testId="offline-banner" title="Offline model" summary="built-in rules answer">…</Notice>
+//
+// Test ids: `${testId}` (the notice), `${testId}-toggle` (the phone's line).
+import { useId, useState, type ReactNode } from "react";
+import styles from "./notice.module.css";
+
+export type NoticeProps = {
+  testId: string;
+  /** The notice's first words, in bold in both forms. */
+  title: string;
+  /** What the folded line says after the title: a few words. */
+  summary: string;
+  /** The rest of the sentence, after the title. */
+  children: ReactNode;
+};
+
+export function Notice({ testId, title, summary, children }: NoticeProps) {
+  const [open, setOpen] = useState(false);
+  const bodyId = useId();
+  return (
+    <div className={styles.notice} role="status" data-testid={testId} data-open={open}>
+      <button
+        type="button"
+        className={styles.toggle}
+        aria-expanded={open}
+        aria-controls={bodyId}
+        onClick={() => setOpen((value) => !value)}
+        data-testid={`${testId}-toggle`}
+      >
+        <span className={styles.line}>
+          <strong>{title}:</strong> {summary}
+        </span>
+        <svg className={styles.chevron} width="12" height="12" viewBox="0 0 12 12" aria-hidden="true">
+          <path d="M2.5 4.5 6 8l3.5-3.5" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
+        </svg>
+      </button>
+      <p id={bodyId} className={styles.body}>
+        <strong className={styles.title}>{title}.</strong> {children}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+// The page on a phone (375 × 667, a touch screen, a phone's browser), for a person who has no
+// wallet extension: the conversation and the composer own the screen on a first visit, each
+// notice is one line that opens on a tap, the top bar's actions sit behind one menu, and the
+// wallet list says what to do without a wallet (Base Account, which the sandbox cannot reach).
+import { chatPage } from "./chat-page";
+import { expect, test } from "./wallet";
+
+const screen = { width: 375, height: 667 };
+
+test.use({
+  viewport: screen,
+  hasTouch: true,
+  isMobile: true,
+  // A phone's browser: RainbowKit lays its wallet list out for a phone when it sees one.
+  userAgent: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Mobile Safari/537.36",
+});
+
+test("on a phone the conversation and the composer own the screen; notices and actions open on a tap; the wallet list offers Base Account", async ({ page }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await expect(ui.input).toBeEnabled();
+
+  // A first visit: the chat is at least 60% of the screen, and the composer is on it.
+  const chat = await ui.chat.boundingBox();
+  expect((chat?.height ?? 0) / screen.height).toBeGreaterThanOrEqual(0.6);
+  await expect(ui.input).toBeInViewport({ ratio: 1 });
+  await expect(ui.send).toBeInViewport({ ratio: 1 });
+  await expect(page.getByRole("heading", { name: "What can I get for you?" })).toBeInViewport();
+
+  // Each notice is one line until tapped, and folds again on a second tap.
+  for (const [notice, toggle, words] of [
+    [ui.banner, ui.bannerToggle, "No Gemini API key is set"],
+    [ui.sandboxBanner, ui.sandboxBannerToggle, "Payments use play USDC on a local chain"],
+  ] as const) {
+    const line = await toggle.boundingBox();
+    expect(line?.height ?? 0).toBeLessThanOrEqual(40);
+    await expect(notice.getByText(words)).toBeHidden();
+    await toggle.tap();
+    await expect(toggle).toHaveAttribute("aria-expanded", "true");
+    await expect(notice.getByText(words)).toBeVisible();
+    await toggle.tap();
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await expect(notice.getByText(words)).toBeHidden();
+  }
+
+  // The top bar is one line: its actions are in the menu, which a choice closes.
+  const header = await page.getByRole("banner").boundingBox();
+  expect(header?.height ?? 0).toBeLessThanOrEqual(64);
+  const settings = page.getByTestId("settings-open");
+  await expect(settings).toBeHidden();
+  await ui.menu.tap();
+  await expect(settings).toBeVisible();
+  await expect(page.getByTestId("ai-apps-open")).toBeVisible();
+  await page.getByTestId("budget-toggle").tap();
+  await expect(settings).toBeHidden();
+  await expect(ui.budget).toBeVisible();
+  await page.getByTestId("budget-close").tap();
+  await expect(ui.budget).toBeHidden();
+  // A dialog an action opens keeps the menu under it, and its button has the focus back after.
+  await ui.menu.tap();
+  await settings.tap();
+  await expect(page.getByTestId("settings-dialog")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("settings-dialog")).toBeHidden();
+  await expect(settings).toBeFocused();
+  // A tap outside it closes it.
+  await ui.input.tap();
+  await expect(settings).toBeHidden();
+
+  // No extension here: the wallet list says what to do, and that Base Account cannot reach the sandbox.
+  await ui.openWalletList();
+  const note = ui.walletList.getByTestId("wallet-list-note");
+  await expect(note).toContainText("No wallet? Use the Sandbox demo wallet");
+  await expect(note).toContainText("Base Account (passkeys)");
+  await expect(note).toContainText("cannot connect here");
+  await expect(ui.walletList.getByRole("button", { name: /Sandbox demo wallet/ })).toBeVisible();
+});
