@@ -34,19 +34,20 @@ afterAll(async () => {
   await db?.close();
   await sandbox?.stop();
 });
-const deps = (overrides: { env?: ServerEnv } = {}) => ({
+const deps = (overrides: { env?: ServerEnv; now?: Date } = {}) => ({
   env: () => overrides.env ?? env,
   database: async () => db,
   rateLimit: createRateLimiter({ limit: 1_000, windowMs: 60_000 }),
+  ...(overrides.now ? { now: () => overrides.now as Date } : {}),
 });
-const call = (method: string, init: { cookie?: string; body?: unknown; host?: string; headers?: Record<string, string>; env?: ServerEnv } = {}) =>
+const call = (method: string, init: { cookie?: string; body?: unknown; host?: string; headers?: Record<string, string>; env?: ServerEnv; now?: Date } = {}) =>
   handleSessionRequest(
     new Request(`http://${init.host ?? host}/api/session`, {
       method,
       headers: { host: init.host ?? host, "content-type": "application/json", ...(init.cookie ? { cookie: init.cookie } : {}), ...init.headers },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     }),
-    deps(init.env ? { env: init.env } : {}),
+    deps({ ...(init.env ? { env: init.env } : {}), ...(init.now ? { now: init.now } : {}) }),
   );
 
 /** The cookies a response sets, as a browser would send them back. */
@@ -158,6 +159,16 @@ describe("signing in with an EVM wallet", () => {
     // A second instance with the same key and database agrees.
     const instance = parseServerEnv(sandboxEnv(sandbox, { APP_URL: origin }));
     expect((await refusal(await call("POST", { cookie, body, env: instance }))).message).toContain("used already");
+  });
+
+  test("a nonce is good for ten minutes: eleven minutes on, the same browser's signed message is refused", async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const { nonce, cookie } = await challenge();
+    const text = message(wallet.address, nonce);
+    const body = { message: text, signature: await wallet.signMessage({ message: text }) };
+    expect((await refusal(await call("POST", { cookie, body, now: new Date(Date.now() + 11 * 60_000) }))).message).toContain("ask for a new sign-in message");
+    // Within the ten minutes it still signs in.
+    expect((await call("POST", { cookie, body, now: new Date(Date.now() + 9 * 60_000) })).status).toBe(200);
   });
 
   test("a deployment served over plain http sets no Secure cookie, whatever a forwarded header says", async () => {
