@@ -172,7 +172,7 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
 
   return (
     <>
-      <button ref={opener} type="button" className={styles.button} onClick={open} aria-haspopup="dialog" data-testid="ai-apps-open">
+      <button ref={opener} type="button" className={styles.opener} onClick={open} aria-haspopup="dialog" data-testid="ai-apps-open">
         AI apps
       </button>
       <dialog ref={dialog} className={styles.dialog} aria-labelledby={`${formId}-title`} data-testid="ai-apps-dialog">
