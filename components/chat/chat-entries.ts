@@ -35,6 +35,24 @@ export type RefusalEntry = { id: string; role: "refusal"; error: ChatRequestErro
 
 export type ChatEntry = UserEntry | AssistantEntry | RefusalEntry;
 
+/** A reply waiting for its first line, holding the request it answers: an approval of a quote in it resends that request. */
+export function waitingReply(id: string, body: ChatRequestBody): AssistantEntry {
+  return {
+    id,
+    role: "assistant",
+    content: "",
+    payments: [],
+    errors: [],
+    state: "waiting",
+    request: body.messages,
+    requestSettings: {
+      ...(body.model !== undefined ? { model: body.model } : {}),
+      ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+      ...(body.maxTokens !== undefined ? { maxTokens: body.maxTokens } : {}),
+    },
+  };
+}
+
 /** Folds one stream line into the reply it belongs to. */
 export function applyStreamLine(entry: AssistantEntry, line: StreamLine): AssistantEntry {
   switch (line.type) {

@@ -178,7 +178,7 @@ export function toRequestExtras(settings: Settings): RequestExtras {
 // ---------------------------------------------------------------------------------------------
 // The model's proposals
 
-/** What a `d:` line may carry (see updatePreferences in lib/chat/tools/account-tools.ts); read as untrusted. */
+/** What a `d:` line may carry (see updatePreferences in lib/tools/chat/account-tools.ts); read as untrusted. */
 export type Proposal = { spendingLimits?: unknown; preferences?: unknown };
 
 export type AmountField = LimitKey | "confirmationThreshold";

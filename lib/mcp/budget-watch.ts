@@ -11,12 +11,13 @@
 // may be 0): at most one every SILENT_SPACING_SECONDS and SILENT_PER_HOUR an hour per wallet,
 // across its apps. Past it, an app's quote waits for the person's approval through its link, so
 // an app that loops meets the person, not the key.
+import { z } from "zod";
 import { claimCooldown } from "@/lib/cooldown";
 import type { Database, Queryable } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { BudgetGrant } from "@/lib/payments/rails/rail";
 import type { PaymentStatus } from "@/lib/protocol/lines";
-import { quoteForPage } from "./mcp-payments";
+import { quoteForPage, storedQuoteSchema } from "./mcp-payments";
 
 /** How long a page's last word counts: a few of its calls. */
 export const WATCH_FRESH_MS = 15_000;
@@ -50,6 +51,20 @@ export async function claimSilentPayment(db: Database, wallet: string, now: Date
   return { claimed: true };
 }
 
+/**
+ * The grant as watchBudget keeps it (`mcp_budget_watch.budget`), read back through this: a row
+ * that does not hold one (written by an older version, or changed by hand) is no budget. Its
+ * signature is checked when a quote would use it, as any grant's is.
+ */
+const storedGrantSchema = z.object({
+  wallet: z.string(),
+  session: z.string(),
+  maxAmount: z.string().regex(/^\d{1,78}$/),
+  validUntil: z.number().int(),
+  networks: z.array(z.string()),
+  signature: z.string(),
+}) satisfies z.ZodType<BudgetGrant>;
+
 export async function watchBudget(db: Queryable, { wallet, grant, threshold, now = new Date() }: { wallet: string; grant: BudgetGrant; threshold: bigint; now?: Date }): Promise<void> {
   await db.query(
     `INSERT INTO mcp_budget_watch (wallet, budget, threshold, seen_at) VALUES ($1, $2, $3, $4)
@@ -64,21 +79,26 @@ export async function stopWatching(db: Queryable, wallet: string): Promise<void>
 
 /** The budget a page open for this wallet holds, if it spoke lately. */
 export async function standingBudget(db: Queryable, wallet: string, now: Date = new Date()): Promise<StandingBudget | undefined> {
-  const [row] = await db.query<{ budget: BudgetGrant; threshold: string }>(
+  const [row] = await db.query<{ budget: unknown; threshold: string }>(
     "SELECT budget, threshold::text AS threshold FROM mcp_budget_watch WHERE wallet = $1 AND seen_at > $2",
     [wallet, new Date(now.getTime() - WATCH_FRESH_MS)],
   );
-  return row ? { grant: row.budget, threshold: BigInt(row.threshold) } : undefined;
+  const grant = row ? storedGrantSchema.safeParse(row.budget) : undefined;
+  return row && grant?.success ? { grant: grant.data, threshold: BigInt(row.threshold) } : undefined;
 }
 
 /** An app's quotes made for this wallet's budget, still open and not yet approved: for the page to sign. */
 export async function quotesForBudget(db: Queryable, wallet: string, now: Date = new Date()): Promise<Array<{ paymentId: string; quote: PaymentStatus; app: string }>> {
-  const rows = await db.query<{ payment_id: string; quote: PaymentStatus; app_label: string }>(
+  const rows = await db.query<{ payment_id: string; quote: unknown; app_label: string }>(
     `SELECT m.payment_id, m.quote, m.app_label FROM mcp_payments m
      WHERE m.wallet = $1 AND m.result IS NULL AND m.expires_at > $2 AND m.quote->>'paidFrom' = 'agent-budget'
        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.payment_id = m.payment_id)
      ORDER BY m.created_at LIMIT 10`,
     [wallet, now],
   );
-  return rows.map((row) => ({ paymentId: row.payment_id, quote: quoteForPage(row.quote), app: row.app_label }));
+  // A quote that is not one (an older version's, or changed by hand) is not offered to the page to sign.
+  return rows.flatMap((row) => {
+    const quote = storedQuoteSchema.safeParse(row.quote);
+    return quote.success ? [{ paymentId: row.payment_id, quote: quoteForPage(quote.data), app: row.app_label }] : [];
+  });
 }

@@ -3,9 +3,11 @@
 // row holds the quote as the page's card shows it (with its approval token), the grant it was
 // asked under and that grant's limits, and, once known, how it ended and the service's data.
 // The ledger stays the one record of money: this only carries a payment between two doors.
+import { z } from "zod";
+import { readPaymentStatus } from "@/lib/client/stream-payloads";
 import type { Queryable } from "@/lib/db";
 import type { SpendingLimits } from "@/lib/payments/limits";
-import type { PaymentEnd } from "@/lib/payments/payment";
+import { paymentEnds, type PaymentEnd } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 
 /** How a payment an app asked for ended, as the app and the page are told. */
@@ -45,12 +47,40 @@ type Row = {
   app_label: string;
   wallet: string;
   grant_valid_until: Date | string;
-  limits: Record<keyof SpendingLimits, string>;
-  quote: PaymentStatus;
+  limits: unknown;
+  quote: unknown;
   expires_at: Date | string;
-  result: McpPaymentResult | null;
+  result: unknown;
   created_at: Date | string;
 };
+
+// The JSON columns, read back through the shapes saveMcpPayment and recordMcpResult write: a row
+// that does not hold them (written by an older version, or changed by hand) is not a payment this
+// server holds. Built once, with the module.
+
+/** A quote as the card shows it: the stream's `p:` payload, through the page's own check of it. */
+export const storedQuoteSchema = z.unknown().transform((value, context) => {
+  const quote = readPaymentStatus(value);
+  if (!quote) context.addIssue({ code: "custom", message: "is not a payment status" });
+  return quote ?? z.NEVER;
+});
+
+const atomicUnits = z.string().regex(/^\d{1,78}$/).transform(BigInt);
+
+const storedLimitsSchema = z.object({ daily: atomicUnits, weekly: atomicUnits, monthly: atomicUnits, perPayment: atomicUnits }) satisfies z.ZodType<SpendingLimits>;
+
+const storedResultSchema = z.object({
+  status: z.string(),
+  summary: z.string(),
+  publicSummary: z.string(),
+  end: z.enum(paymentEnds).optional(),
+  txHash: z.string().optional(),
+  explorerUrl: z.string().optional(),
+  data: z.unknown(),
+  card: storedQuoteSchema.optional(),
+}) satisfies z.ZodType<McpPaymentResult>;
+
+const storedColumnsSchema = z.object({ limits: storedLimitsSchema, quote: storedQuoteSchema, result: storedResultSchema.nullable() });
 
 /**
  * The quote as the page reads it: the card and what to sign, never the approval token. The token
@@ -93,18 +123,19 @@ export async function saveMcpPayment(db: Queryable, payment: Omit<McpPayment, "r
 
 export async function findMcpPayment(db: Queryable, paymentId: string): Promise<McpPayment | undefined> {
   const [row] = await db.query<Row>("SELECT * FROM mcp_payments WHERE payment_id = $1", [paymentId]);
-  if (!row) return undefined;
-  const { daily, weekly, monthly, perPayment } = row.limits;
+  const stored = row ? storedColumnsSchema.safeParse(row) : undefined;
+  if (!row || !stored?.success) return undefined;
+  const { limits, quote, result } = stored.data;
   return {
     paymentId: row.payment_id,
     grantId: row.grant_id,
     appLabel: row.app_label,
     wallet: row.wallet,
     grantValidUntil: new Date(row.grant_valid_until),
-    limits: { daily: BigInt(daily), weekly: BigInt(weekly), monthly: BigInt(monthly), perPayment: BigInt(perPayment) },
-    quote: row.quote,
+    limits,
+    quote,
     expiresAt: new Date(row.expires_at),
-    ...(row.result ? { result: row.result } : {}),
+    ...(result ? { result } : {}),
     createdAt: new Date(row.created_at),
   };
 }

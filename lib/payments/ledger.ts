@@ -7,12 +7,13 @@
 //
 // Amounts are atomic USDC units (6 decimals), which are also micro-dollars: USDC is counted 1:1
 // with USD for limits.
+import { z } from "zod";
 import { caseKey } from "@/lib/address";
 import type { Database, Queryable } from "@/lib/db";
 import { windowSum } from "@/lib/db/migrations";
+import { signedOfferSchema, signedReceiptSchema } from "@/lib/x402/offer-receipt-forms";
 import type { SpendingLimits } from "./limits";
-import { paymentStages, receiptStatuses, type PaymentFacts, type PaymentStage, type PaymentUpdate, type ReceiptSummary } from "./payment";
-import type { StoredReceipt } from "./receipt";
+import { paymentFailureCodes, paymentStages, receiptStatuses, type PaymentFacts, type PaymentUpdate } from "./payment";
 
 export const periods = {
   day: 24 * 60 * 60 * 1000,
@@ -39,8 +40,8 @@ export type PaymentRecord = {
   status: PaymentRecordStatus;
   txHash: string | null;
   failureCode: string | null;
-  /** The last payment status streamed for it, replayed when the same approval comes again. */
-  outcome: unknown;
+  /** Its last update as recorded, replayed when the same approval comes again; null when none was. */
+  outcome: RecordedUpdate | null;
   createdAt: Date;
   /** When it settled; null until then (and for rows settled before this was recorded). */
   settledAt: Date | null;
@@ -110,10 +111,10 @@ function toRecord(row: PaymentRow): PaymentRecord {
     payTo: row.pay_to,
     nonce: row.nonce,
     failureCode: row.failure_code,
-    outcome: readJson(row.outcome),
+    outcome: readOutcome(readJson(row.outcome)),
     validBefore: row.valid_before === null ? null : new Date(row.valid_before),
     fromBlock: row.from_block === null ? null : BigInt(row.from_block),
-    receipt: readJson(row.receipt) as StoredReceipt | null,
+    receipt: readReceipt(readJson(row.receipt)),
   };
 }
 
@@ -478,19 +479,72 @@ export async function isKnownTxHash(db: Queryable, hash: string): Promise<boolea
   return (await knownTxHashes(db, [hash])).has(hash.toLowerCase());
 }
 
-/**
- * A payment's last update as the ledger keeps it (its `outcome`), to tell it again when the same
- * approval comes back: the parts that are not the payment's facts, under the names rows have
- * always held them.
- */
-export type RecordedUpdate = {
-  status: PaymentStage;
-  reason?: PaymentUpdate["reason"];
-  txHash?: string;
-  explorerUrl?: string;
-  collectableUntil?: string;
-  receipt?: ReceiptSummary;
+// The JSON columns' shapes, one schema each, beside the marks that write them: a row is read back
+// through its schema, so that one written by an older version, or changed by hand, is read for
+// what it can be shown to be and nothing more. Built once; a row without them (a new reservation)
+// is not parsed at all.
+
+/** What a service's signed receipt came to, as the page and the agent are told (ReceiptSummary). */
+const receiptSummaryShape = {
+  status: z.enum(receiptStatuses),
+  signer: z.string().optional(),
+  reason: z.string().optional(),
 };
+
+/**
+ * A payment's last update as the ledger keeps it (`payments.outcome`), to tell it again when the
+ * same approval comes back: the parts that are not the payment's facts, under the names rows have
+ * always held them. Without a stage of the flow it tells nothing; a detail that is not in its form
+ * is left out and the rest is told.
+ */
+const recordedUpdateSchema = z.object({
+  status: z.enum(paymentStages),
+  reason: z.object({ code: z.enum(paymentFailureCodes), message: z.string() }).optional().catch(undefined),
+  txHash: z.string().optional().catch(undefined),
+  explorerUrl: z.string().optional().catch(undefined),
+  collectableUntil: z
+    .string()
+    .refine((text) => !Number.isNaN(Date.parse(text)))
+    .optional()
+    .catch(undefined),
+  receipt: z.object(receiptSummaryShape).optional().catch(undefined),
+});
+
+export type RecordedUpdate = z.infer<typeof recordedUpdateSchema>;
+
+/**
+ * A receipt as the ledger keeps it (`payments.receipt`, written by markSettled): what the service
+ * sent, and what it came to (lib/payments/receipt.ts judges it).
+ */
+const storedReceiptSchema = z.object({
+  ...receiptSummaryShape,
+  format: z.enum(["eip712", "jws"]).optional(),
+  /** Why the signing key speaks for the service: it is the payee's, or it signed the service's offer. */
+  binding: z.enum(["pay-to", "offer"]).optional(),
+  /** The signed receipt as received (the fields its signature covers). */
+  signed: signedReceiptSchema.optional(),
+  /** The signed offer it was held to. */
+  offer: signedOfferSchema.optional(),
+  checkedAt: z.string(),
+});
+
+export type StoredReceipt = z.infer<typeof storedReceiptSchema>;
+
+function readOutcome(value: unknown): RecordedUpdate | null {
+  if (value === null) return null;
+  const parsed = recordedUpdateSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * A kept receipt, or null when the service gave none. One that is not in the form markSettled
+ * writes cannot be shown to be what was judged: it is told as unverified, never as proof.
+ */
+function readReceipt(value: unknown): StoredReceipt | null {
+  if (value === null) return null;
+  const parsed = storedReceiptSchema.safeParse(value);
+  return parsed.success ? parsed.data : { status: "unverified", reason: "the receipt kept with this payment could not be read", checkedAt: new Date().toISOString() };
+}
 
 /** What a payment ended with, as a mark records it: its last update (kept in its recorded form). */
 type Outcome = PaymentUpdate | Partial<RecordedUpdate> | undefined;
@@ -512,32 +566,16 @@ function recordedForm(update: PaymentUpdate | undefined): RecordedUpdate | undef
 }
 
 /** The recorded last update of a payment, told again with its facts; undefined when none was recorded. */
-export function recordedUpdate(facts: PaymentFacts, outcome: unknown): PaymentUpdate | undefined {
-  if (typeof outcome !== "object" || outcome === null) return undefined;
-  const { status, reason, txHash, explorerUrl, collectableUntil, receipt } = outcome as Record<string, unknown>;
-  if (!paymentStages.includes(status as PaymentStage)) return undefined;
-  const until = typeof collectableUntil === "string" ? new Date(collectableUntil) : undefined;
-  const readReason =
-    typeof reason === "object" && reason !== null && typeof (reason as { message?: unknown }).message === "string"
-      ? (reason as NonNullable<PaymentUpdate["reason"]>)
-      : undefined;
+export function recordedUpdate(facts: PaymentFacts, outcome: RecordedUpdate | null): PaymentUpdate | undefined {
+  if (!outcome) return undefined;
+  const { status, reason, txHash, explorerUrl, collectableUntil, receipt } = outcome;
   return {
     facts,
-    stage: status as PaymentStage,
-    ...(readReason ? { reason: readReason } : {}),
-    ...(typeof txHash === "string" ? { txHash } : {}),
-    ...(typeof explorerUrl === "string" ? { explorerUrl } : {}),
-    ...(until && !Number.isNaN(until.getTime()) ? { collectableUntil: until } : {}),
-    ...(isReceiptSummary(receipt) ? { receipt } : {}),
+    stage: status,
+    ...(reason ? { reason } : {}),
+    ...(txHash !== undefined ? { txHash } : {}),
+    ...(explorerUrl !== undefined ? { explorerUrl } : {}),
+    ...(collectableUntil !== undefined ? { collectableUntil: new Date(collectableUntil) } : {}),
+    ...(receipt ? { receipt } : {}),
   };
-}
-
-function isReceiptSummary(value: unknown): value is ReceiptSummary {
-  if (typeof value !== "object" || value === null) return false;
-  const { status, signer, reason } = value as Record<string, unknown>;
-  return (
-    receiptStatuses.includes(status as ReceiptSummary["status"]) &&
-    (signer === undefined || typeof signer === "string") &&
-    (reason === undefined || typeof reason === "string")
-  );
 }

@@ -11,9 +11,8 @@ import { AppError, toAppError } from "@/lib/errors";
 import { formatUnits } from "@/lib/money";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
-import { paymentHistory, periods, type HistoryCursor, type HistoryFilter, type PaymentRecord } from "./ledger";
+import { paymentHistory, periods, type HistoryCursor, type HistoryFilter, type PaymentRecord, type StoredReceipt } from "./ledger";
 import { paymentRails } from "./rails";
-import type { StoredReceipt } from "./receipt";
 import { transactionLink } from "./spending-report";
 import { spendingQuerySchema } from "./spending-request";
 

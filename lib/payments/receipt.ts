@@ -18,9 +18,9 @@ import {
   type DecodedOffer,
   type ReadReceipt,
   type SignedOffer,
-  type SignedReceipt,
 } from "@/lib/x402/offer-receipt";
 import type { PaymentRequired } from "@x402/core/types";
+import type { StoredReceipt } from "./ledger";
 import type { ReceiptSummary } from "./payment";
 import type { PayableRequirement } from "./rails/rail";
 
@@ -110,18 +110,6 @@ export type ReceiptExpectation = {
   paidAfter: Date;
   /** The offer checked at quote time, when the service declared `offer-receipt`. */
   offer?: CheckedOffer;
-};
-
-/** A receipt as the ledger keeps it (`payments.receipt`): what was received, and what it came to. */
-export type StoredReceipt = ReceiptSummary & {
-  format?: SignedReceipt["format"];
-  /** Why the signing key speaks for the service: it is the payee's, or it signed the service's offer. */
-  binding?: "pay-to" | "offer";
-  /** The signed receipt as received (the fields its signature covers). */
-  signed?: SignedReceipt;
-  /** The signed offer it was held to. */
-  offer?: SignedOffer;
-  checkedAt: string;
 };
 
 /**

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { handleChatRequest, type ChatDependencies } from "@/lib/chat/handler";
-import { createChatTools } from "@/lib/chat/tools";
+import { createChatTools } from "@/lib/tools/chat";
 import type { Database, Queryable, Row } from "@/lib/db";
 import { parseServerEnv, type ServerEnv } from "@/lib/env";
 import { type AccessGrant, grantTypedData } from "@/lib/mcp/access-grant";

@@ -119,6 +119,17 @@ describe("an app's payment from the open page's agent budget", () => {
     await quietClient.close();
   });
 
+  test("a budget kept in a form the page never sends (changed by hand) is no budget: the app's quote asks the wallet through its link", async () => {
+    const person = await personWithBudget();
+    const client = await connectClient(mcp, person.token);
+    await pageChecksIn(person, 20_000n);
+    await mcp.db.query("UPDATE mcp_budget_watch SET budget = jsonb_set(budget, '{maxAmount}', '\"all of it\"') WHERE lower(budget->>'session') = lower($1)", [person.session.address]);
+    const asked = await callTool(client, "payForService", { url: express().url, query: { city: "Singapore" } });
+    expect(asked).toMatchObject({ status: "awaiting-approval", approvalUrl: expect.stringContaining("/approve/") });
+    expect(asked.paidFrom).toBeUndefined();
+    await client.close();
+  });
+
   test("apps' payments without a prompt have their own bound, though the chat's cooldown is off: one every 10 s, 20 an hour", async () => {
     expect(mcp.env.CHAT_COOLDOWN_SECONDS).toBe(0);
     const person = await personWithBudget();

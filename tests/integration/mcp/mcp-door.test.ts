@@ -403,6 +403,20 @@ describe("what the door refuses", () => {
     await client.close();
   });
 
+  test("a payment whose kept quote was changed by hand is not one this server holds: the page and the app find nothing to approve or read", async () => {
+    const payer = await newPayer(sandbox);
+    const { client } = await grantedClient(payer);
+    const paymentId = String((await quoteWeather(client)).paymentId);
+    expect((await readForPage(paymentId)).status).toBe(200);
+    await mcp.db.query("UPDATE mcp_payments SET quote = jsonb_set(quote, '{amount,total}', '\"free\"') WHERE payment_id = $1", [paymentId]);
+    expect((await readForPage(paymentId)).status).toBe(404);
+    const approved = await approveInPage(paymentId, `0x${"11".repeat(65)}`);
+    expect(approved.response.status).toBe(404);
+    expect(await callTool(client, "getPayment", { paymentId })).toMatchObject({ paymentId, status: "not-found" });
+    expect(await findPayment(mcp.db, paymentId)).toBeUndefined();
+    await client.close();
+  });
+
   test("another wallet's payment: not found to the app, and the page shows its data only to its own wallet", async () => {
     const payer = await newPayer(sandbox);
     const other = await newPayer(sandbox);

@@ -5,7 +5,7 @@
 // forged receipt is kept and told as unverified, with why, and the payment itself still stands.
 import { getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/chat/tools";
+import { createChatTools } from "@/lib/tools/chat";
 import { findPayment } from "@/lib/payments/ledger";
 import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
 import { createSpendingRateLimit } from "@/lib/payments/spending-request";

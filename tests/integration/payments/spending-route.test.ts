@@ -348,6 +348,20 @@ describe("GET /api/spending/history", () => {
     expect(lines.slice(1).every((line) => !line.includes("Secret"))).toBe(true);
   });
 
+  test("a receipt changed by hand in the ledger is told as unverified, never as verified, in the history and its CSV", async () => {
+    const owner = "0x3333333333333333333333333333333333333333";
+    const { paymentId } = await record(owner, usd(3_000), { ago: HOUR });
+    // Still says "verified", but what it kept as the signed receipt is not one.
+    const tampered = { status: "verified", signer: "0x0000000000000000000000000000000000000002", format: "eip712", signed: "trust me", checkedAt: new Date().toISOString() };
+    await db.query("UPDATE payments SET receipt = $2::jsonb WHERE payment_id = $1", [paymentId, JSON.stringify(tampered)]);
+    const response = await history(`?wallet=${owner}`, { signedInAs: owner });
+    expect(response.status).toBe(200);
+    const [entry] = ((await response.json()) as HistoryPage).payments;
+    expect(entry?.receipt).toEqual({ status: "unverified", reason: "the receipt kept with this payment could not be read" });
+    const csv = (await (await history(`?wallet=${owner}&format=csv`, { signedInAs: owner })).text()).trimEnd().split("\r\n");
+    expect(csv[1]?.endsWith(",unverified,,the receipt kept with this payment could not be read")).toBe(true);
+  });
+
   test("only for the wallet's own session: another's, or none, is 401 and names nothing", async () => {
     const stranger = await history(`?wallet=${wallet}`, { signedInAs: other });
     expect(stranger.status).toBe(401);

@@ -2,7 +2,7 @@
 // (lib/tools/discovery.ts); the chat ranks them by the preferences its request carries.
 import { tool, zodSchema } from "ai";
 import { comparePrices, comparePricesTool, discoverServices, discoverServicesTool } from "@/lib/tools/discovery";
-import type { ToolContext } from "../agent";
+import type { ToolContext } from "@/lib/chat/agent";
 
 // The inputs, wrapped once per process: the SDK converts a schema to the JSON schema the model
 // is sent on first use and keeps it, where a schema made per request was converted per request.

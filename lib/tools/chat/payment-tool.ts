@@ -5,7 +5,7 @@
 import { tool, zodSchema } from "ai";
 import type { ToolContext } from "@/lib/chat/agent";
 import { payForServiceInput, serviceCallOf } from "@/lib/tools/pay";
-import { walletsOf } from "../request";
+import { walletsOf } from "@/lib/chat/request";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 
 // Wrapped once per process so that its JSON schema is made once (see discovery-tools.ts).

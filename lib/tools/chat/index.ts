@@ -1,7 +1,7 @@
-// The seam where the model's tools are registered (docs/contract.md, section 8). Each tool that needs the
-// request's context is built here from it; the set grows as the tools arrive.
+// The chat's tools as the AI SDK takes them (docs/contract.md, section 8), built for each request
+// from its context and from the door-free definitions beside this folder (lib/tools/*.ts).
 import type { ToolSet } from "ai";
-import type { ToolContext } from "../agent";
+import type { ToolContext } from "@/lib/chat/agent";
 import { createAccountTools } from "./account-tools";
 import { createDiscoveryTools } from "./discovery-tools";
 import { createPaymentTool } from "./payment-tool";

@@ -8,7 +8,7 @@ import { sameAddress } from "@/lib/address";
 import { networkIdSchema, walletsOf } from "@/lib/chat/request";
 import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
 import { formatUsd, parseUsd } from "@/lib/money";
-import type { ToolContext } from "../agent";
+import type { ToolContext } from "@/lib/chat/agent";
 
 const usdInput = z
   .union([z.number(), z.string()])

@@ -1,0 +1,123 @@
+"use client";
+// The quote waiting in the conversation and how it is approved (docs/contract.md, section 9): who
+// pays it (the wallet, the Solana wallet or the agent budget's key) and from what balance, whether
+// the person confirms in the page first (above the confirmation threshold), and the wallet's prompt
+// opening by itself at or below it, once per quote, when the reply that brought it has finished.
+// A quote made for the agent budget is signed by its key at once with no prompt at all, at most
+// once per message the person sends: text in a listing or a service's answer that steers the agent
+// to pay again meets the person, not the key. An approval is not a new message: it starts no
+// cooldown (the server does not count it).
+import { useEffect, useMemo, useRef } from "react";
+import type { PaymentActions } from "@/components/payment/payment-card";
+import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
+import { useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
+import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import { readApprovalTypedData } from "@/lib/client/wallet-signer";
+import { formatUnits, parseUsd } from "@/lib/money";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+import { latestPayments, type ChatEntry } from "./chat-entries";
+import type { SendOutcome, UseChatStreamResult } from "./use-chat-stream";
+import type { ChatAgentBudget } from "./use-chat-agent-budget";
+import { useWalletWait } from "./use-wallet-wait";
+
+export type QuoteApprovalParameters = {
+  chat: Pick<UseChatStreamResult, "entries" | "streaming" | "approving" | "approve" | "send" | "reject">;
+  wallet: PaymentWallet & { status: WalletStatus; whenReady: () => Promise<void> };
+  solana: Pick<SolanaWalletState, "address" | "sign">;
+  agentBudget: Pick<ChatAgentBudget, "budget" | "signFromBudget">;
+  networks: WalletNetwork[];
+  /** The confirmation threshold (USD, as settings hold it). */
+  threshold: string;
+  /** Changed when balances moved: the paying wallet's balance is read again. */
+  refreshKey: number;
+};
+
+export type QuoteApproval = {
+  paymentActions: PaymentActions;
+  /** The payment being approved: signed, sent, or waiting for the wallet to load. */
+  approving: string | undefined;
+  /** The wallet's USDC balance on the waiting quote's network (else the first network). */
+  balance: string | undefined;
+  /** Sends a message once the wallet is there (or has not come within a moment). */
+  send: (text: string) => Promise<SendOutcome>;
+};
+
+export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, threshold, refreshKey }: QuoteApprovalParameters): QuoteApproval {
+  const walletWait = useWalletWait(wallet);
+  // Approvals and messages go on with the latest render's wallet once they have waited for it.
+  const approveNow = useRef(chat.approve);
+  approveNow.current = chat.approve;
+  const approve = async (payment: PaymentStatus) => {
+    if (wallet.status === "loading") await walletWait.forApproval(payment.paymentId);
+    return approveNow.current(payment);
+  };
+  const approving = chat.approving ?? walletWait.awaitingWallet;
+  const sendNow = useRef(chat.send);
+  sendNow.current = chat.send;
+  const silentThisMessage = useRef(0);
+  const send = async (text: string) => {
+    if (wallet.status === "loading") await walletWait.forMessage();
+    silentThisMessage.current = 0;
+    return sendNow.current(text);
+  };
+
+  const pending = useMemo(() => latestQuote(chat.entries), [chat.entries]);
+  const quoteNetwork = networks.find((network) => network.id === pending?.network) ?? networks[0];
+  const balance = useWalletBalance(wallet.address, quoteNetwork, refreshKey);
+  const quoteChain = pending ? readApprovalTypedData(pending.approval?.typedData)?.domain.chainId : undefined;
+  const wrongChain =
+    wallet.address && quoteChain !== undefined && wallet.chainId !== quoteChain && quoteNetwork ? { name: quoteNetwork.name } : undefined;
+  const limit = parseUsd(threshold) ?? 0n;
+  const needsConfirmation = (payment: PaymentStatus) => (parseUsd(payment.amount.usd) ?? 0n) > limit;
+  const payer = payerOf(pending, { wallet, solana, agentBudget, balance });
+
+  const paymentActions: PaymentActions = {
+    canSign: payer.canSign,
+    walletLoading: wallet.status === "loading",
+    busy: chat.streaming || approving !== undefined,
+    approving,
+    approve: (payment) => void approve(payment),
+    reject: chat.reject,
+    confirmRequired: pending ? (pending.paidFrom === "agent-budget" ? silentThisMessage.current > 0 : needsConfirmation(pending)) : false,
+    ...(payer.address ? { payingFrom: payer.address } : {}),
+    ...(payer.balance !== undefined ? { balance: payer.balance } : {}),
+    ...(wrongChain && !payer.fromBudget ? { wrongChain } : {}),
+  };
+
+  const prompted = useRef(new Set<string>());
+  useEffect(() => {
+    if (!pending || chat.streaming || approving !== undefined) return;
+    const fromBudget = pending.paidFrom === "agent-budget";
+    if (!payer.canSign) return;
+    if (prompted.current.has(pending.paymentId) || (!fromBudget && needsConfirmation(pending))) return;
+    if (fromBudget && silentThisMessage.current > 0) return;
+    prompted.current.add(pending.paymentId);
+    if (fromBudget) silentThisMessage.current += 1;
+    void approve(pending);
+  });
+
+  return { paymentActions, approving, balance, send };
+}
+
+/** The newest quote still waiting for a signature, if any. */
+function latestQuote(entries: readonly ChatEntry[]): PaymentStatus | undefined {
+  return [...latestPayments(entries).values()].findLast((payment) => payment.status === "awaiting-signature");
+}
+
+/**
+ * Who pays the waiting quote, from what, and whether it can sign now: a quote for the agent budget
+ * is paid by its key, from its address and what is left of it; a Solana quote by the Solana wallet
+ * (its balance is not read here); any other by the wallet.
+ */
+function payerOf(
+  pending: PaymentStatus | undefined,
+  { wallet, solana, agentBudget, balance }: Pick<QuoteApprovalParameters, "wallet" | "solana" | "agentBudget"> & { balance: string | undefined },
+): { fromBudget: boolean; address: string | undefined; balance: string | undefined; canSign: boolean } {
+  const { budget, signFromBudget } = agentBudget;
+  if (pending?.paidFrom === "agent-budget") {
+    const left = budget.stored && budget.left !== undefined ? formatUnits(budget.left, budget.stored.network.usdc.decimals) : undefined;
+    return { fromBudget: true, address: budget.stored?.grant.session, balance: left, canSign: signFromBudget !== undefined };
+  }
+  if (pending?.approval?.transaction !== undefined) return { fromBudget: false, address: solana.address, balance: undefined, canSign: solana.sign !== undefined };
+  return { fromBudget: false, address: wallet.address, balance, canSign: wallet.sign !== undefined };
+}
