@@ -24,7 +24,8 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import type { ChatModel } from "./models";
-import type { AgentBudgetInput, ChatMessage, PaymentApprovalInput, Preferences } from "./request";
+import type { AgentBudgetInput } from "@/lib/chain/delegation-schema";
+import type { ChatMessage, PaymentApprovalInput, Preferences } from "./request";
 import { SYSTEM_PROMPT } from "./system-prompt";
 
 const MAX_STEPS = 6;

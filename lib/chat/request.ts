@@ -3,6 +3,7 @@
 import { readRequestText } from "@/lib/net/request-body";
 import { z } from "zod";
 import { evmAddressSchema, solanaAddressSchema } from "@/lib/address";
+import { agentBudgetSchema } from "@/lib/chain/delegation-schema";
 import { AppError } from "@/lib/errors";
 import { MAX_APPROVAL_TOKEN_CHARS } from "@/lib/payments/approval-token";
 import { parseUsd } from "@/lib/money";
@@ -29,8 +30,6 @@ const usdAmount = z
 export const networkIdSchema = z
   .string()
   .regex(/^(eip155:\d{1,12}|solana:[1-9A-HJ-NP-Za-km-z]{32})$/, "must be a CAIP-2 network id such as eip155:8453 or solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp");
-/** Networks an agent budget may name: EVM only (its delegation is an EIP-712 signature). */
-const evmNetworkIdSchema = z.string().regex(/^eip155:\d{1,12}$/, "must be a CAIP-2 network id such as eip155:8453");
 
 const messageSchema = z.strictObject({
   role: z.enum(["user", "assistant", "system"]),
@@ -68,29 +67,6 @@ export const paymentApprovalSchema = z
     path: ["signature"],
   });
 
-/**
- * The agent budget the page holds (lib/chain/delegation.ts): the wallet's signed delegation
- * to a session key in the browser. It travels with every request, like the limits; the server
- * keeps no grant, and checks the wallet's signature whenever it would use one.
- */
-export const agentBudgetSchema = z.strictObject({
-  wallet: evmAddressSchema,
-  session: evmAddressSchema,
-  // Atomic USDC units, as signed: at most the 1,000,000 USD any amount here may be.
-  maxAmount: z
-    .string()
-    // abort: the size check must not run on something that is not a whole number.
-    .regex(/^(0|[1-9]\d{0,12})$/, { message: "must be a whole number of atomic USDC units, at most 1000000 USD", abort: true })
-    .refine((value) => BigInt(value) <= MAX_USD, "must be at most 1000000 USD"),
-  validUntil: z.number().int().min(0).max(2 ** 40),
-  networks: z.array(evmNetworkIdSchema).min(1).max(16),
-  signature: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature")
-    .max(16_384)
-    .transform((value) => value as `0x${string}`),
-});
-
 export const chatRequestSchema = z
   .strictObject({
     messages: z.array(messageSchema).min(1).max(100),
@@ -119,7 +95,6 @@ export type ChatMessage = ChatRequest["messages"][number];
 export type SpendingLimitsInput = z.infer<typeof spendingLimitsSchema>;
 export type Preferences = z.infer<typeof preferencesSchema>;
 export type PaymentApprovalInput = z.infer<typeof paymentApprovalSchema>;
-export type AgentBudgetInput = z.infer<typeof agentBudgetSchema>;
 
 export type ReadChatRequestOptions = {
   /**

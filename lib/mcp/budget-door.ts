@@ -4,7 +4,7 @@
 // the apps' quotes waiting for that budget. DELETE: the page stops paying apps' quotes.
 import { z } from "zod";
 import { sameAddress } from "@/lib/address";
-import { agentBudgetSchema } from "@/lib/chat/request";
+import { agentBudgetSchema } from "@/lib/chain/delegation-schema";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
