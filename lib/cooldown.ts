@@ -19,6 +19,9 @@ export type ClaimCooldownParameters = {
   now?: Date;
 };
 
+/** A claim a door makes for a new message, short of the database: the keys it counts against, for how long. */
+export type CooldownClaim = Omit<ClaimCooldownParameters, "db">;
+
 /** Claims the next message slot for every key, or throws `rate-limited` with Retry-After and claims none. */
 export async function claimCooldown({ db, keys, seconds, now = new Date() }: ClaimCooldownParameters): Promise<void> {
   if (seconds <= 0 || keys.length === 0) return;

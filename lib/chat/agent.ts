@@ -22,6 +22,8 @@ import type { FinishReason, StreamMetadata, Usage } from "@/lib/protocol/lines";
 import type { LineWriter } from "@/lib/protocol/writer";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
+import type { CooldownClaim } from "@/lib/cooldown";
+import type { Payments } from "@/lib/payments";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import type { ChatModel } from "./models";
 import type { AgentBudgetInput } from "@/lib/chain/delegation-schema";
@@ -40,6 +42,8 @@ export type ChatOutcome = { finishReason: FinishReason } & Omit<StreamMetadata, 
 export type ToolContext = {
   env: ServerEnv;
   db: Database;
+  /** The payment core, opened for this request. */
+  payments: Payments;
   walletAddress: `0x${string}` | undefined;
   /** The person's Solana wallet, if one is connected: Solana payments are quoted for it. */
   solanaAddress?: string | undefined;
@@ -52,11 +56,8 @@ export type ToolContext = {
   conversation: string;
   /** How many payments may still be paid without a prompt for this message (one per message the person sends). */
   silentPayments: { left: number };
-  /**
-   * Set where a new quote counts as a new message (after an approval, in the same request):
-   * claims the cooldown, and throws `rate-limited` when the quote must wait.
-   */
-  admitQuote?: () => Promise<void>;
+  /** Set where a new quote counts as a new message (after an approval, in the same request): the cooldown it claims first. */
+  quoteAdmission?: CooldownClaim;
   /** The wallet's agent budget, if the page holds one: small payments it may pay without a prompt. */
   agentBudget: AgentBudgetInput | undefined;
   writer: LineWriter;

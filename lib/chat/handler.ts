@@ -1,10 +1,10 @@
-// One chat request, start to end: validate, check an approval, claim the cooldown, choose the
-// model, stream the agent's answer. Everything before the stream answers with a JSON error and
+// One chat request, start to end: validate, hand an approval to the payment core, claim the
+// cooldown, choose the model, stream the agent's answer. Everything before the stream answers with a JSON error and
 // its status (docs/contract.md, section 2); everything after it ends the stream with an `e:` line and the final `d:`
 // line. One deadline covers it all from the request's arrival: work before the stream that
 // outlasts it (a slow body, database or pre-flight) is answered with a stream that says so.
-// Requests also drive the ledger's sweep of unfinished payments (at most once a minute, never a
-// timer).
+// The payment core (lib/payments) is opened once per request, and quotes and approvals go
+// through it: this door turns what it tells into `p:`, `e:` and `d:` lines and the model's turn.
 import type { Database } from "@/lib/db";
 import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import { AppError, toAppError } from "@/lib/errors";
@@ -14,10 +14,8 @@ import { knownTxHashes } from "@/lib/payments/ledger";
 import { resolveLimits } from "@/lib/payments/limits";
 import { chatStreamHeaders, type FinishMetadata, type StreamError } from "@/lib/protocol/lines";
 import { createLineStream } from "@/lib/protocol/writer";
-import type { CheckedApproval } from "@/lib/payments/approval";
-import type { SentPayment } from "@/lib/payments/delivery";
+import { openPayments } from "@/lib/payments";
 import type { AgentReport } from "@/lib/payments/payment";
-import { sweepIfDue } from "@/lib/payments/sweep";
 import type { ServiceCall } from "@/lib/x402/service-call";
 import type { ModelMessage } from "ai";
 import { jsonValue, runAgent, type ChatOutcome, type ToolFactory } from "./agent";
@@ -28,7 +26,7 @@ import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { sameAddress } from "@/lib/address";
 import { readChatRequest, walletsOf } from "./request";
 import { isSignedInAs, sessionCookie } from "@/lib/session";
-import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
+import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 
 export type ChatDependencies = {
   env: () => ServerEnv;
@@ -85,67 +83,42 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     const model = pickModel(body.model, env);
     chatModel = model;
     const db = await step(deps.database());
-    // In the background: a sweep never holds up the person's request.
-    void sweepIfDue({ db, env, log, ...(now ? { now } : {}) });
-    // An approval is looked at before the cooldown: one of a live quote belongs to the message
-    // that made the quote; any other counts as a message of its own.
-    const { payment } = body;
+    // Opening the payment core keeps the ledger's unfinished payments swept, in the background.
+    const payments = openPayments({ db, env, log, ...(now ? { now } : {}) });
     const conversation = conversationDigest(body);
-    // The payment core's approval half (the rails, the chain's and the x402 packages' code) is
-    // loaded by the first request that carries an approval, never by a plain message: a cold
-    // start's first "hello" does not wait for it (bench/RESULTS.md, cold start).
-    const checked: CheckedApproval | undefined = payment
-      ? await step(
-          (await approvalCore()).checkApproval({
-            db,
-            env,
-            approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signature ?? payment.transaction ?? "" },
-            wallets: Object.values(walletsOf(body)),
-            binding: conversation,
-            ...(deps.approvalGate ? { gate: () => deps.approvalGate?.take(clientKey(request, env), now) } : {}),
-            ...(now ? { now } : {}),
-          }),
-        )
-      : undefined;
     // A wallet has proved itself when the request carries its signed-in session, or an approval
     // it signed: only then does the request count against its cooldown, and only then does it
     // see its own history. A wallet merely named is counted under its client.
     const signedIn = Object.values(walletsOf(body)).filter((wallet) => isSignedInAs(request, wallet, env, now));
-    const approvedBy = checked?.kind === "fresh" ? checked.claims.wallet : undefined;
-    const provenWallets = approvedBy ? [approvedBy, ...signedIn.filter((wallet) => !sameAddress(wallet, approvedBy))] : signedIn;
-    // A message claims the cooldown; so does a quote made after an approval, in the same request.
-    const claimMessage = () =>
-      claimCooldown({ db, keys: cooldownKeys(request, provenWallets, env), seconds: env.CHAT_COOLDOWN_SECONDS, ...(now ? { now } : {}) });
-    if (!checked) await step(claimMessage());
-    // An approval that is not of a live quote counts as a message too, but its own answer (a
-    // refusal, or what happened to it) is never hidden behind a 429: it takes the slot if free.
-    else if ((await approvalCore()).countsAsMessage(checked, now)) {
-      await step(
-        claimMessage().catch((error: unknown) => {
-          if (!(error instanceof AppError && error.code === "rate-limited")) throw error;
-        }),
-      );
-    }
-    if (checked?.kind === "refused") throw checked.error;
+    const cooldownFor = (wallets: readonly string[]) => ({ keys: cooldownKeys(request, wallets, env), seconds: env.CHAT_COOLDOWN_SECONDS, ...(now ? { now } : {}) });
     const limits = resolveLimits(body.spendingLimits, env);
-    // A fresh approval is paid before the stream starts, so that its refusals (402, 403,
-    // 503...) are HTTP errors; what the service answered is streamed.
-    const sent: SentPayment | undefined =
-      checked?.kind === "fresh"
-        ? await (await approvalCore()).sendApprovedPayment({
-            db,
-            env,
-            approval: checked,
-            limits,
-            log,
-            // Deliberately not request.signal: a payment on its way is seen through and
-            // recorded even if the person's connection goes away. The deadline only ends the
-            // wait for it.
-            signal: deadline,
-            ...(deps.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: deps.paidCallTimeoutMs } : {}),
-            ...(now ? { now } : {}),
-          })
-        : checked;
+    // An approval is looked at before the cooldown: one of a live quote belongs to the message
+    // that made the quote; any other counts as a message of its own, but its answer is never
+    // hidden behind a 429. A fresh one is paid before the stream starts, so that its refusals
+    // (402, 403, 503...) are HTTP errors; what the service answered is streamed.
+    const { payment } = body;
+    const approval = payment
+      ? await payments.approve({
+          approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signature ?? payment.transaction ?? "" },
+          wallets: Object.values(walletsOf(body)),
+          limits,
+          policy: {
+            binding: conversation,
+            ...(deps.approvalGate ? { gate: { limiter: deps.approvalGate, key: clientKey(request, env) } } : {}),
+            cooldown: cooldownFor(signedIn),
+          },
+          // Deliberately not request.signal: a payment on its way is seen through and recorded
+          // even if the person's connection goes away. The deadline only ends the wait for it.
+          signal: deadline,
+          ...(deps.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: deps.paidCallTimeoutMs } : {}),
+          ...(now ? { now } : {}),
+        })
+      : undefined;
+    if (approval?.kind === "refused") throw approval.error;
+    // A message claims the cooldown.
+    if (!approval) await step(claimCooldown({ db, ...cooldownFor(signedIn) }));
+    const approvedBy = approval?.provenWallet;
+    const provenWallets = approvedBy ? [approvedBy, ...signedIn.filter((wallet) => !sameAddress(wallet, approvedBy))] : signedIn;
 
     const cancelled = new AbortController();
     const signal = AbortSignal.any([request.signal, deadline, cancelled.signal]);
@@ -160,9 +133,9 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     const stream = createLineStream(
       async (writer) => {
         let continuation: ModelMessage[] | undefined;
-        if (sent) {
-          // Sandbox transaction links are relative: the app's own /tx page, on whatever host served the page.
-          const paid = await (await approvalCore()).followPayment(sent, { db, signal: deadline, onUpdate: (update) => writer.payment(toPaymentStatus(update)) });
+        if (approval) {
+          for await (const update of approval.events) writer.payment(toPaymentStatus(update));
+          const paid = await approval.result;
           const { paymentId, network, txHash, explorerUrl } = paid;
           outcome = { finishReason: paid.end ?? "stop", paymentId, network, ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
           if (paid.outcomeUnknown) {
@@ -171,11 +144,11 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
           }
           // Only a payment sent now has something new for the model: a copy of an earlier
           // approval, or an expired one, is answered from its outcome alone.
-          if (sent.kind !== "sent") {
+          if (approval.kind !== "sent") {
             writer.text(paid.report.summary);
             return finishWith();
           }
-          continuation = paymentContinuation(sent.facts.paymentId, sent.claims.service, paid.report);
+          continuation = paymentContinuation(approval.paymentId, approval.service, paid.report);
           // The payment's lines leave before the model's turn on its result begins, not after
           // its first steps.
           await afterPendingWrites();
@@ -190,6 +163,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
           context: {
             env,
             db,
+            payments,
             walletAddress: body.walletAddress,
             solanaAddress: body.solanaAddress,
             limits,
@@ -200,8 +174,9 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             conversation,
             // One payment without a prompt per message the person sends: the message's first
             // quote may be one; any later quote in its reply, or after its approval, asks.
-            silentPayments: { left: sent ? 0 : 1 },
-            ...(sent?.kind === "sent" ? { admitQuote: claimMessage } : {}),
+            silentPayments: { left: approval ? 0 : 1 },
+            // A quote made after a payment sent now, in the same request, counts as a new message.
+            ...(approval?.kind === "sent" ? { quoteAdmission: cooldownFor(provenWallets) } : {}),
             writer,
             // The first payment outcome of a request stands; a later call cannot overwrite it.
             setOutcome: (next) => {
@@ -234,12 +209,6 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     }
     return failure(error, log);
   }
-}
-
-/** The approval half of the payment core, loaded once, by the first request that needs it. */
-async function approvalCore() {
-  const [approval, delivery] = await Promise.all([import("@/lib/payments/approval"), import("@/lib/payments/delivery")]);
-  return { ...approval, ...delivery };
 }
 
 /** An error before the stream, as its JSON answer; only server faults are logged. */
@@ -304,6 +273,3 @@ function errorName(error: unknown): string {
   }
   return typeof error;
 }
-
-/** 30 approval checks a minute per client: far above a person approving quotes, far below a flood. */
-export const createApprovalGate = (): RateLimiter => createRateLimiter({ limit: 30, windowMs: 60_000, maxClients: 10_000 });

@@ -1,9 +1,9 @@
 // The page's side of a payment an AI app asked for (docs/contract.md, section 11):
 // `GET /api/mcp/payments/{paymentId}` reads it for the approval view (the quote as the card
 // shows it, and how it stands), and `POST` with the wallet's signature pays it through the
-// payment core exactly as the chat's request B does: the same checks of the approval, the same
-// reservation against the limits (the grant's, over the wallet's whole ledger), the same
-// delivery. Its outcome, and the service's data, are kept for the app's getPayment. The
+// payment core's one approval call, as the chat's request B does: the same checks of the
+// approval, the same reservation against the limits (the grant's, over the wallet's whole
+// ledger), the same delivery. Its outcome, and the service's data, are kept for the app's getPayment. The
 // service's data is shown in the page only to the wallet's own session.
 import { z } from "zod";
 import type { Database } from "@/lib/db";
@@ -11,11 +11,9 @@ import type { ServerEnv } from "@/lib/env";
 import { beforeDeadline } from "@/lib/deadline";
 import { AppError, toAppError } from "@/lib/errors";
 import { readJsonBody } from "@/lib/net/request-body";
-import { checkApproval } from "@/lib/payments/approval";
-import { followPayment, sendApprovedPayment, type SentPayment } from "@/lib/payments/delivery";
 import { formatUsd } from "@/lib/money";
-import { totalOf, type PaymentOutcome, type PaymentUpdate } from "@/lib/payments/payment";
-import { sweepIfDue } from "@/lib/payments/sweep";
+import { openPayments } from "@/lib/payments";
+import { totalOf, type PaymentOutcome } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";
@@ -44,7 +42,8 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     const env = deps.env();
     if (!paymentIdInput.safeParse(paymentId).success) throw notFound();
     const db = await deps.database();
-    void sweepIfDue({ db, env, log, now });
+    // Opening the payment core keeps the ledger's unfinished payments swept, in the background.
+    const payments = openPayments({ db, env, log, now });
     const payment = await findMcpPayment(db, paymentId);
     if (!payment) throw notFound();
     const ownSession = isSignedInAs(request, payment.wallet, env, now);
@@ -67,46 +66,36 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     const token = payment.quote.approval?.token;
     if (!token) throw new AppError("bad-request", "This payment holds no quote to approve.");
     const deadline = AbortSignal.timeout(APPROVAL_DEADLINE_MS);
-    const checked = await checkApproval({
-      db,
-      env,
+    const approval = await payments.approve({
       approval: { paymentId, token, signed: parsed.data.signature },
       wallets: [payment.wallet],
-      binding: mcpBinding(payment.grantId),
-      ...(deps.approvalGate ? { gate: () => deps.approvalGate?.take(clientKey(request, env), now) } : {}),
+      limits: payment.limits,
+      policy: {
+        binding: mcpBinding(payment.grantId),
+        ...(deps.approvalGate ? { gate: { limiter: deps.approvalGate, key: clientKey(request, env) } } : {}),
+      },
+      signal: deadline,
+      ...(deps.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: deps.paidCallTimeoutMs } : {}),
       now,
     });
-    if (checked.kind === "refused") throw checked.error;
-    const sent: SentPayment =
-      checked.kind === "fresh"
-        ? await sendApprovedPayment({
-            db,
-            env,
-            approval: checked,
-            limits: payment.limits,
-            log,
-            signal: deadline,
-            ...(deps.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: deps.paidCallTimeoutMs } : {}),
-            now,
-          })
-        : checked;
+    if (approval.kind === "refused") throw approval.error;
     // The outcome is kept for the app whenever it comes, whoever is still waiting for it.
-    const kept =
-      sent.kind === "sent"
-        ? sent.delivery.then((outcome) => recordMcpResult(db, paymentId, resultOf(outcome))).catch(() => log("outcome not kept for the app", { paymentId }))
-        : undefined;
+    const kept = approval.outcome
+      ?.then((outcome) => recordMcpResult(db, paymentId, resultOf(outcome)))
+      .catch(() => log("outcome not kept for the app", { paymentId }));
     const updates: PaymentStatus[] = [];
-    const told = await followPayment(sent, { db, signal: deadline, onUpdate: (update: PaymentUpdate) => updates.push(toPaymentStatus(update)) });
+    for await (const update of approval.events) updates.push(toPaymentStatus(update));
+    const told = await approval.result;
     // Once the page is told how it ended, the app reads the same: the outcome is kept before the answer.
     if (kept) await beforeDeadline(kept, deadline).catch(() => undefined);
     const card = updates.at(-1);
-    if (sent.kind === "expired") {
+    if (approval.kind === "expired") {
       const summary = told.report.summary;
       await recordMcpResult(db, paymentId, { status: "expired", summary, publicSummary: summary, end: "payment-failed", ...(card ? { card } : {}) });
     }
     const headers = new Headers(noStore);
     // The wallet's signature proved it: its session starts here, as in the chat.
-    if (checked.kind === "fresh" && !ownSession) headers.append("Set-Cookie", sessionCookie(request, payment.wallet, env, now));
+    if (approval.provenWallet && !ownSession) headers.append("Set-Cookie", sessionCookie(request, payment.wallet, env, now));
     return Response.json(
       {
         paymentId,
@@ -116,7 +105,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
         ...(told.txHash ? { txHash: told.txHash } : {}),
         ...(told.explorerUrl ? { explorerUrl: told.explorerUrl } : {}),
         // The service's answer, to the wallet that just proved itself.
-        ...("data" in told.report && (checked.kind === "fresh" || ownSession) ? { data: told.report.data } : {}),
+        ...("data" in told.report && (approval.provenWallet || ownSession) ? { data: told.report.data } : {}),
       },
       { headers },
     );

@@ -8,6 +8,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
 import { readRequestText } from "@/lib/net/request-body";
+import { openPayments } from "@/lib/payments";
 import { createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { readGrantToken } from "./grant-token";
 import { createMcpServer } from "./tools";
@@ -50,7 +51,9 @@ export async function handleMcpRequest(request: Request, deps: McpDependencies):
       return Response.json(rpcError(-32700, "Parse error: the body is not JSON."), { status: 400 });
     }
     const signal = AbortSignal.any([request.signal, AbortSignal.timeout(DEADLINE_MS)]);
-    const server = createMcpServer({ db, env, grant, origin: env.appOrigin, signal, ...(deps.now ? { now: deps.now } : {}) });
+    // Opening the payment core keeps the ledger's unfinished payments swept, in the background.
+    const payments = openPayments({ db, env, log, ...(now ? { now } : {}) });
+    const server = createMcpServer({ db, env, payments, grant, origin: env.appOrigin, signal, ...(deps.now ? { now: deps.now } : {}) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

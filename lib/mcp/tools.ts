@@ -14,11 +14,11 @@ import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
 import { findPayment } from "@/lib/payments/ledger";
+import type { Payments } from "@/lib/payments";
 import type { PaymentUpdate } from "@/lib/payments/payment";
-import { quotePayment, withinWords } from "@/lib/payments/quote";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { comparePrices, comparePricesTool, discoverServices, discoverServicesTool } from "@/lib/tools/discovery";
-import { payForServiceInput, serviceCallOf } from "@/lib/tools/pay";
+import { payForServiceAnswer, payForServiceInput, serviceCallOf, withinWords } from "@/lib/tools/pay";
 import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
 import type { AccessGrant } from "./access-grant";
 import { describeGrantLimits, grantLimits } from "./grant-token";
@@ -32,6 +32,8 @@ const POLL_MS = 500;
 export type McpToolContext = {
   db: Database;
   env: ServerEnv;
+  /** The payment core, opened for this request. */
+  payments: Payments;
   grant: AccessGrant;
   /** Where the page is served: the approval links point there. */
   origin: string;
@@ -97,38 +99,30 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
     await claimCooldown({ db, keys: [`mcp-grant:${grant.id}`], seconds: env.CHAT_COOLDOWN_SECONDS, now });
   } catch (error) {
     if (!(error instanceof AppError && error.code === "rate-limited")) throw error;
-    const seconds = Number((error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? env.CHAT_COOLDOWN_SECONDS);
-    return {
-      status: "rate-limited",
-      retryAfterSeconds: seconds,
-      summary: `This access grant asks for at most one payment every ${env.CHAT_COOLDOWN_SECONDS} s: ask again in ${seconds} s. Nothing was quoted or paid.`,
-    };
+    return rateLimited(env, Number((error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? env.CHAT_COOLDOWN_SECONDS));
   }
-  let quoted: PaymentUpdate | undefined;
   const limits = grantLimits(grant);
   // A page open with the wallet's agent budget pays a small quote itself, as in the chat, within
   // the bound of apps' payments without a prompt.
   const open = await standingBudget(db, grant.wallet, now);
   const silent = open ? await claimSilentPayment(db, grant.wallet, now) : undefined;
   const standing = silent?.claimed ? open : undefined;
-  const result = await quotePayment({
-    db,
-    env,
+  const run = context.payments.quote({
     call: serviceCallOf(input),
     wallets: { eip155: grant.wallet },
     limits,
     defaultChain: undefined,
-    confirmationThreshold: standing?.threshold ?? 0n,
-    silentPayments: { left: standing ? 1 : 0 },
-    agentBudget: standing?.grant,
-    // A quote made for an app is approved in the page's approval view only, never in a chat.
-    binding: mcpBinding(grant.id),
-    signal: context.signal,
-    onUpdate: (update) => {
-      if (update.stage === "awaiting-signature" && update.approval) quoted = update;
+    policy: {
+      // A quote made for an app is approved in the page's approval view only, never in a chat.
+      binding: mcpBinding(grant.id),
+      ...(standing ? { budget: { grant: standing.grant, threshold: standing.threshold } } : {}),
     },
+    signal: context.signal,
   });
-  if (!quoted?.approval) return result.report;
+  const result = await run.result;
+  if (result.kind === "rate-limited") return rateLimited(env, result.retryAfterSeconds);
+  if (result.kind !== "quoted") return payForServiceAnswer(result);
+  const quoted = result.quote;
   const { facts, approval } = quoted;
   const quote = toPaymentStatus(quoted);
   await saveMcpPayment(db, {
@@ -164,6 +158,15 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
       (silent && !silent.claimed ? `It needs the person's approval: ${silent.why}. ` : "") +
       `Ask the person to open ${approvalUrl} and approve it with their wallet ${withinWords(approval.expiresAt.getTime() - now.getTime())}; ` +
       `then call getPayment with paymentId ${facts.paymentId} (waitSeconds up to ${MAX_WAIT_SECONDS}) for the service's data.`,
+  };
+}
+
+/** The grant's one payment request per cooldown, as the app is told it. */
+function rateLimited(env: ServerEnv, seconds: number) {
+  return {
+    status: "rate-limited",
+    retryAfterSeconds: seconds,
+    summary: `This access grant asks for at most one payment every ${env.CHAT_COOLDOWN_SECONDS} s: ask again in ${seconds} s. Nothing was quoted or paid.`,
   };
 }
 

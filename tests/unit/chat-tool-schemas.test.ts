@@ -10,6 +10,7 @@ function context(): ToolContext {
   return {
     env: parseServerEnv({}),
     db: {} as ToolContext["db"],
+    payments: {} as ToolContext["payments"],
     walletAddress: undefined,
     limits: { daily: 1n, weekly: 1n, monthly: 1n, perPayment: 1n },
     preferences: {},

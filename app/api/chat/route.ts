@@ -1,6 +1,7 @@
 // POST /api/chat (docs/contract.md, section 2): validate, claim the cooldown, pick the model, stream the answer.
 // The steps live in lib/chat/handler.ts; this file wires them to the process's configuration.
-import { createApprovalGate, handleChatRequest } from "@/lib/chat/handler";
+import { handleChatRequest } from "@/lib/chat/handler";
+import { createApprovalGate } from "@/lib/payments";
 import { createChatTools } from "@/lib/tools/chat";
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";

@@ -1,12 +1,19 @@
 // payForService, request A of the approval round trip (docs/contract.md, section 4), as the chat's tool: the
-// payment core (lib/payments/quote.ts) calls the service and quotes the payment; this turns its
-// updates into `p:` lines, its notices into `e:` lines and its result into the model's. Nothing
-// is paid here: paying needs the signature, which comes with request B.
+// payment core quotes the payment under the chat's policy (bound to the conversation; one
+// payment without a prompt per message the person sends; after a paid answer, a new quote counts
+// as a new message), and this turns what it tells into `p:` lines, its reasons into `e:` lines,
+// the finish reason and the model's result. Nothing is paid here: paying needs the signature,
+// which comes with request B.
 import { tool, zodSchema } from "ai";
 import type { ToolContext } from "@/lib/chat/agent";
-import { payForServiceInput, serviceCallOf } from "@/lib/tools/pay";
 import { walletsOf } from "@/lib/chat/request";
+import { formatUsd } from "@/lib/money";
+import type { QuoteResult } from "@/lib/payments";
+import type { AgentReport } from "@/lib/payments/payment";
+import type { StreamError } from "@/lib/protocol/lines";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
+import { payForServiceAnswer, payForServiceInput, serviceCallOf, withinWords } from "@/lib/tools/pay";
+import type { ServiceCall } from "@/lib/x402/service-call";
 
 // Wrapped once per process so that its JSON schema is made once (see discovery-tools.ts).
 const inputSchema = zodSchema(payForServiceInput);
@@ -16,27 +23,107 @@ export function createPaymentTool(context: ToolContext) {
     description:
       "Request a paid x402 service. If it asks for payment, this checks the person's limits and balance and prepares the payment for their wallet to approve; it never pays without their signature. Returns the quote (service fee, gas fee, total) or the service's data.",
     inputSchema,
-    execute: async (input) => {
-      // The payment core is loaded by the first quote, not with the chat route (cold start).
-      const { quotePayment } = await import("@/lib/payments/quote");
-      const result = await quotePayment({
-        db: context.db,
-        env: context.env,
-        call: serviceCallOf(input),
-        wallets: walletsOf(context),
-        limits: context.limits,
-        defaultChain: context.preferences.defaultChain,
-        confirmationThreshold: context.preferences.confirmationThreshold ?? 0n,
-        silentPayments: context.silentPayments,
-        agentBudget: context.agentBudget,
-        binding: context.conversation,
-        ...(context.admitQuote ? { admit: context.admitQuote } : {}),
-        signal: context.signal,
-        onUpdate: (update) => context.writer.payment(toPaymentStatus(update)),
-      });
-      if (result.notice) context.writer.error(result.notice);
-      if (result.end) context.setOutcome({ finishReason: result.end, ...(result.paymentId ? { paymentId: result.paymentId } : {}) });
-      return result.report;
-    },
+    execute: (input) => quoteInChat(context, serviceCallOf(input)),
   });
+}
+
+async function quoteInChat(context: ToolContext, call: ServiceCall) {
+  const { agentBudget, silentPayments } = context;
+  const run = context.payments.quote({
+    call,
+    wallets: walletsOf(context),
+    limits: context.limits,
+    defaultChain: context.preferences.defaultChain,
+    policy: {
+      binding: context.conversation,
+      ...(context.quoteAdmission ? { admission: context.quoteAdmission } : {}),
+      ...(agentBudget
+        ? {
+            budget:
+              silentPayments.left > 0
+                ? { grant: agentBudget, threshold: context.preferences.confirmationThreshold ?? 0n }
+                : { grant: agentBudget, withheld: "Your agent budget pays at most one payment without asking for each message you send; this one, in the same reply, needs your wallet's approval." },
+          }
+        : {}),
+    },
+    signal: context.signal,
+  });
+  for await (const update of run.events) context.writer.payment(toPaymentStatus(update));
+  const result = await run.result;
+  if (result.kind === "quoted" && result.quote.facts.paidFrom === "agent-budget") silentPayments.left -= 1;
+  const notice = noticeOf(result);
+  if (notice) context.writer.error(notice);
+  const end = endOf(result);
+  if (end) context.setOutcome({ finishReason: end, ...(result.kind === "failed" ? { paymentId: result.paymentId } : {}) });
+  return answerOf(result);
+}
+
+/** What the model is told. */
+function answerOf(result: QuoteResult) {
+  if (result.kind === "rate-limited") {
+    return {
+      status: "rate-limited",
+      summary: `Another payment in the same reply as a paid answer counts as a new message, and must wait: ${result.wait} Nothing was quoted or paid; tell the person to ask again then.`,
+    };
+  }
+  if (result.kind !== "quoted") return payForServiceAnswer(result);
+  const { facts, approval } = result.quote;
+  const { network, amount } = facts;
+  const price = `$${formatUsd(amount)} USDC to ${facts.service.name} on ${network.name}`;
+  const quoted = { status: "awaiting-signature", paymentId: result.paymentId, service: facts.service.name, network: network.name };
+  if (facts.paidFrom === "agent-budget") {
+    return {
+      ...quoted,
+      totalUsd: formatUsd(amount),
+      paidFrom: "agent budget",
+      summary: `This payment of ${price} is within your agent budget and your confirmation threshold, so it is paid from the budget now, without a wallet prompt. The answer follows.`,
+    } satisfies AgentReport;
+  }
+  return {
+    ...quoted,
+    serviceFeeUsd: formatUsd(amount),
+    gasFeeUsd: formatUsd(network.payerFee),
+    totalUsd: formatUsd(amount + network.payerFee),
+    expiresAt: approval.expiresAt.toISOString(),
+    summary: `The payment of ${price} (no gas fee for you: the facilitator pays it) is ready. Please review it on the card and approve it in your wallet ${withinWords(approval.expiresAt.getTime() - Date.now())}.`,
+  } satisfies AgentReport;
+}
+
+/** A problem the person sees as an `e:` line: one that reached no payment card. */
+function noticeOf(result: QuoteResult): StreamError | undefined {
+  switch (result.kind) {
+    case "too-large":
+      return { code: "payload-too-large", message: `${result.problem} Nothing was sent or paid.` };
+    case "unreachable":
+      return { code: "service-unavailable", message: result.problem };
+    case "unreadable":
+      return { code: "payment-failed", message: "The service asked for payment in a form this agent cannot read." };
+    case "bad-input":
+      return { code: "payment-failed", message: `${result.problem} Nothing was quoted or paid.` };
+    case "rate-limited":
+      return { code: "rate-limited", message: `Another payment after a paid answer counts as a new message. ${result.wait}` };
+    case "not-payable":
+      return { code: "payment-failed", message: result.message };
+    default:
+      return undefined;
+  }
+}
+
+/** How the quote ends the person's request, when it does. */
+function endOf(result: QuoteResult) {
+  switch (result.kind) {
+    case "too-large":
+    case "unreadable":
+    case "bad-input":
+    case "not-payable":
+      return "payment-failed" as const;
+    case "unreachable":
+      return "service-unavailable" as const;
+    case "service-error":
+      return result.httpStatus >= 500 ? ("service-unavailable" as const) : undefined;
+    case "failed":
+      return result.end;
+    default:
+      return undefined;
+  }
 }
