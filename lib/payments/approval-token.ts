@@ -26,6 +26,8 @@ export type ApprovalClaims = {
   service: ServiceCall & { name: string };
   /** CAIP-2. */
   network: string;
+  /** The x402 scheme its rail pays it in; absent in tokens issued before schemes were named: `exact`. */
+  scheme?: string;
   asset: string;
   payTo: string;
   /** Atomic units of the asset, as a decimal string. */

@@ -13,8 +13,8 @@ import { payerOf, verifyApproval, type ApprovalClaims } from "./approval-token";
 import { findPayment, type PaymentRecord } from "./ledger";
 import type { PaymentFacts } from "./payment";
 import { checkBalance } from "./preflight";
-import { paymentRails } from "./rails";
-import { ChainUnavailableError, type PaymentRail } from "./rails/rail";
+import { FIRST_SCHEME, paymentRails } from "./rails";
+import { ChainUnavailableError, type PaymentRail, type PaymentScheme } from "./rails/rail";
 
 // The facilitator refuses an authorization that expires within 6 s.
 const EXPIRY_MARGIN_SECONDS = 6;
@@ -22,8 +22,8 @@ const EXPIRY_MARGIN_SECONDS = 6;
 /** The approval as a door receives it: the quote's id and token, and the wallet's answer (a signature, or a signed transaction). */
 export type ApprovalInput = { paymentId: string; token: string; signed: string };
 
-/** A payment as request B knows it: what was quoted, its facts, and its rail. */
-export type ApprovedPayment = { claims: ApprovalClaims; facts: PaymentFacts; rail: PaymentRail };
+/** A payment as request B knows it: what was quoted, its facts, and its rail and scheme. */
+export type ApprovedPayment = { claims: ApprovalClaims; facts: PaymentFacts; rail: PaymentRail; scheme: PaymentScheme };
 
 /**
  * What an approval is, found before anything is reserved or sent and without the agent: the
@@ -86,9 +86,9 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
       ),
     };
   }
-  const found = paymentRails(env).find(claims.network);
+  const found = paymentRails(env).findScheme(claims.network, claims.scheme ?? FIRST_SCHEME);
   if (!found) return { kind: "refused", error: new AppError("bad-request", "This approval is for a network that is not enabled here.") };
-  const { rail, network } = found;
+  const { rail, scheme, network } = found;
   const facts: PaymentFacts = {
     paymentId: claims.paymentId,
     service: { name: claims.service.name, url: claims.service.url },
@@ -97,7 +97,7 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
     payTo: claims.payTo,
     ...(claims.agentBudget ? { paidFrom: "agent-budget" as const } : {}),
   };
-  const payment: ApprovedPayment = { claims, facts, rail };
+  const payment: ApprovedPayment = { claims, facts, rail, scheme };
   // Everything above costs a MAC; what follows costs a database query, a signature check and
   // chain reads, so the door's gate comes first.
   gate?.();
@@ -124,13 +124,13 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
   const [recorded, refused] = await Promise.allSettled([
     findPayment(db, claims.paymentId),
     (async (): Promise<AppError | undefined> => {
-      // The wallet's answer, checked by the payment's rail as the chain will check it. A refusal
+      // The wallet's answer, checked by the payment's scheme as the chain will check it. A refusal
       // is a `bad-request` naming the signature and saying which check refused it, like a
       // forged token; a chain that does not answer is not the person's fault: a
       // `blockchain-error`. Either way nothing is reserved or paid.
-      let verdict: Awaited<ReturnType<PaymentRail["verify"]>>;
+      let verdict: Awaited<ReturnType<PaymentScheme["verify"]>>;
       try {
-        verdict = await rail.verify({
+        verdict = await scheme.verify({
           network,
           payer,
           amount: facts.amount,

@@ -23,7 +23,7 @@ import { markFailed, markSettled, recordedUpdate, reservePayment, type PaymentRe
 import type { SpendingLimits } from "./limits";
 import type { AgentReport, PaymentEnd, PaymentFacts, PaymentOutcome, PaymentUpdate, ReceiptSummary } from "./payment";
 import { describeBreach } from "./preflight";
-import type { PaymentRail } from "./rails/rail";
+import type { PaymentScheme } from "./rails/rail";
 import { judgeReceipt, summaryOf, type ReceiptExpectation } from "./receipt";
 import { askChain, describeVerdict, reconcilePayment, recordVerdict, waitForOutcome, type DeliveryProblem } from "./reconcile";
 
@@ -69,7 +69,7 @@ export type SendApprovedPaymentParameters = {
 
 export async function sendApprovedPayment(parameters: SendApprovedPaymentParameters): Promise<SentPayment> {
   const { db, approval, signal } = parameters;
-  const { claims, facts, rail } = approval;
+  const { claims, facts, rail, scheme } = approval;
   const now = parameters.now ?? new Date();
   const budget = claims.agentBudget ? budgetOf(claims.agentBudget) : undefined;
 
@@ -126,7 +126,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
       { details: { fields: [{ path: "payment", message: "is the same signed payment as an earlier quote's" }] } },
     );
   }
-  if (reservation.kind === "existing") return { kind: "replay", claims, facts, rail, record: reservation.record };
+  if (reservation.kind === "existing") return { kind: "replay", claims, facts, rail, scheme, record: reservation.record };
   if (reservation.kind === "limit-exceeded") {
     throw new AppError("limit-exceeded", `${describeBreach(reservation.breach)} Nothing was paid.`);
   }
@@ -137,7 +137,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
 
   // From here on the signed payment is out of this server's hands: its delivery runs to its
   // end and is recorded, whoever is still waiting for it.
-  const payload = rail.complete({ nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, signs: claims.signs, unsignedPayload: claims.payload }, approval.signed);
+  const payload = scheme.complete({ nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, signs: claims.signs, unsignedPayload: claims.payload }, approval.signed);
   // What a signed receipt in the answer must say, short of the transaction the chain will name.
   const receiptFor: Omit<ReceiptExpectation, "txHash"> = {
     payer: payerOf(claims),
@@ -147,7 +147,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     paidAfter: reservation.record.createdAt,
     ...(claims.offer ? { offer: claims.offer } : {}),
   };
-  const context = { db, record: reservation.record, facts, rail, receiptFor, log: parameters.log };
+  const context = { db, record: reservation.record, facts, scheme, receiptFor, log: parameters.log };
   const called = callServiceWithPayment(claims.service, payload, {
     allowPrivate: parameters.env.X402_ALLOW_PRIVATE_ADDRESSES,
     ...(parameters.paidCallTimeoutMs === undefined ? {} : { timeoutMs: parameters.paidCallTimeoutMs }),
@@ -186,7 +186,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     await delivery;
     throw new AppError("service-unavailable", `${call.error.message} Nothing was paid.`, { cause: call.error });
   }
-  return { kind: "sent", claims, facts, rail, delivery };
+  return { kind: "sent", claims, facts, rail, scheme, delivery };
 }
 
 /**
@@ -197,7 +197,7 @@ async function concludeDelivery({
   db,
   record,
   facts,
-  rail,
+  scheme,
   response,
   problem: sendProblem,
   receiptFor,
@@ -206,7 +206,7 @@ async function concludeDelivery({
   db: Database;
   record: PaymentRecord;
   facts: PaymentFacts;
-  rail: PaymentRail;
+  scheme: PaymentScheme;
   receiptFor: Omit<ReceiptExpectation, "txHash">;
   response?: Response;
   problem?: DeliveryProblem;
@@ -218,7 +218,7 @@ async function concludeDelivery({
   // settled. The chain is asked while the body is read (the claim is in the answer's headers),
   // and the read leaves before the body is taken in.
   const named = response?.ok === true && settlement?.success && settlement.transaction ? settlement.transaction : undefined;
-  const asking = askChain(record, { rail, network: facts.network, claimed: named });
+  const asking = askChain(record, { scheme, network: facts.network, claimed: named });
   await afterPendingWrites();
   let data: unknown;
   let bodyBroken = false;
@@ -336,10 +336,10 @@ export async function followPayment(sent: SentPayment, { db, onUpdate, signal }:
  * outcome. A payment its first request is still paying is waited for (bounded); one that is
  * still not final after that is settled against the chain.
  */
-async function replayOutcome(db: Database, { record: first, facts, rail }: Extract<SentPayment, { kind: "replay" }>): Promise<PaymentOutcome> {
+async function replayOutcome(db: Database, { record: first, facts, scheme }: Extract<SentPayment, { kind: "replay" }>): Promise<PaymentOutcome> {
   const record = first.status === "reserved" ? await waitForOutcome(db, first, { timeoutMs: REPLAY_WAIT_MS }) : first;
   if (record.status === "settled" || record.status === "failed") return recordedOutcome(record, facts);
-  const reconciled = await reconcilePayment({ db, record, facts, rail, caller: "replay" });
+  const reconciled = await reconcilePayment({ db, record, facts, scheme, caller: "replay" });
   if (record.status === "reserved" && reconciled.verdict.kind === "used") {
     // Paid, and the first request is still receiving the service's answer: it delivers the data.
     const { txHash, explorerUrl } = reconciled;

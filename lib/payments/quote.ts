@@ -21,8 +21,8 @@ import { findPaymentByNonce } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import type { PaymentApproval, PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentUpdate } from "./payment";
 import { runPreflight, type PreflightResult } from "./preflight";
-import { paymentRails, type RailEnv } from "./rails";
-import type { BudgetGrant, PayableRequirement, PaymentRail, PreparedPayment } from "./rails/rail";
+import { paymentRails, type PayableOption, type RailEnv } from "./rails";
+import type { BudgetGrant, PayableRequirement, PaymentRail, PaymentScheme, PreparedPayment } from "./rails/rail";
 import { checkOffer } from "./receipt";
 
 export type QuotePaymentParameters = {
@@ -134,7 +134,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   emit({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
   // prompt; anything else asks the wallet, saying why when a budget was there but did not apply.
-  const { rail, network, amount, payer: wallet } = quote;
+  const { rail, scheme, network, amount, payer: wallet } = quote;
   const { db, limits } = parameters;
   // The person's other wallets, whose payments count against the same limits.
   const countedWith = wallets.filter((other) => other !== wallet);
@@ -146,7 +146,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   let preflight: PreflightResult | undefined;
   if (choice.use) {
     // The same option, signed by the session key instead of the wallet.
-    const fromBudget = await rail.prepare({ paymentRequired, requirement: quote, payer: choice.budget.payer });
+    const fromBudget = await scheme.prepare({ paymentRequired, requirement: quote, payer: choice.budget.payer });
     const checked = await runPreflight({ db, wallet, countedWith, budget: choice.budget, rail, network, amount, limits });
     if (checked.ok || checked.code === "limit-exceeded") {
       quote = { ...quote, ...fromBudget, payer: choice.budget.payer };
@@ -192,6 +192,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     wallet,
     service: { name: serviceName, ...call },
     network: network.id,
+    scheme: scheme.scheme,
     asset: quote.asset,
     payTo: quote.payTo,
     amount: amount.toString(),
@@ -222,6 +223,7 @@ export type PaymentQuote = PayableRequirement &
   PreparedPayment & {
     x402Version: number;
     rail: PaymentRail;
+    scheme: PaymentScheme;
     payer: string;
     /** When the service takes more than one network: why this one, in the person's words. */
     networkChoice?: string;
@@ -242,11 +244,11 @@ export type CreateQuoteParameters = {
   env: RailEnv;
 };
 
-type Candidate = PayableRequirement & { rail: PaymentRail; payer: string };
+type Candidate = PayableOption & { payer: string };
 
 /**
  * Chooses what to pay among the options a service accepts, and builds what the payer's wallet
- * signs. Only options a rail can pay, with a wallet to pay them, are candidates; among them,
+ * signs. Only options a rail's scheme can pay, with a wallet to pay them, are candidates; among them,
  * those within the per-payment limit come first, then the default chain, then the cheapest.
  * When every candidate is above the limit the cheapest is still quoted: pre-flight then refuses
  * it as `limit-exceeded`, so the person sees the price and the limit that stopped it on a
@@ -283,7 +285,7 @@ export async function createQuote({ paymentRequired, wallet, perPaymentLimit, de
   const first = candidates[0] as Candidate;
   // Above the limit, the card shows the lowest price asked, not the default chain's.
   const chosen = withinLimit(first) ? first : candidates.reduce((cheapest, next) => (next.amount < cheapest.amount ? next : cheapest));
-  const prepared = await chosen.rail.prepare({ paymentRequired, requirement: chosen, payer: chosen.payer });
+  const prepared = await chosen.scheme.prepare({ paymentRequired, requirement: chosen, payer: chosen.payer });
   const networkChoice = withinLimit(chosen) ? whyThisNetwork({ chosen, candidates, walletless, defaultChain, withinLimit }) : undefined;
   return { x402Version: paymentRequired.x402Version, ...chosen, ...prepared, ...(networkChoice ? { networkChoice } : {}) };
 }

@@ -3,7 +3,7 @@
 // places that need it: the request whose service answered badly or not at all, a repeated
 // approval that meets a payment that is not final, and the sweep of unfinished payments.
 //
-// The payment's rail asks the chain (on EVM, the token's `authorizationState(from, nonce)` at the
+// The payment's scheme asks the chain (for `exact` on EVM, the token's `authorizationState(from, nonce)` at the
 // latest block; on Solana, the payer's history back to the slot of sending, for the quoted
 // message): used means paid (settled, with the transaction that used it); unused once it can no
 // longer land (past validBefore, or its blockhash expired) means nothing can move any more
@@ -20,7 +20,7 @@ import {
   type PaymentRecord,
 } from "./ledger";
 import type { PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentOutcome } from "./payment";
-import type { PaymentRail } from "./rails/rail";
+import type { PaymentRail, PaymentScheme } from "./rails/rail";
 import { STALE_RESERVATION_MS } from "./sweep";
 
 /** The longest one reconciliation may wait on the chain before calling the answer unknown. */
@@ -53,7 +53,7 @@ export type ReconcileCaller = "request" | "replay" | "sweep";
  */
 export async function askChain(
   record: PaymentRecord,
-  { rail, network, claimed }: Pick<PaymentFacts, "network"> & { rail: PaymentRail; claimed?: string | undefined },
+  { scheme, network, claimed }: Pick<PaymentFacts, "network"> & { scheme: PaymentScheme; claimed?: string | undefined },
 ): Promise<ChainVerdict> {
   const until = record.validBefore ?? undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -62,7 +62,7 @@ export async function askChain(
   });
   try {
     const state = await Promise.race([
-      rail.paymentState({
+      scheme.paymentState({
         network,
         // The chain knows the authorization by its signer: the agent budget's session key, if it paid.
         payer: record.payer ?? record.wallet,
@@ -94,12 +94,12 @@ export async function reconcilePayment(parameters: {
   db: Database;
   record: PaymentRecord;
   facts: PaymentFacts;
-  rail: PaymentRail;
+  scheme: PaymentScheme;
   caller: ReconcileCaller;
   problem?: DeliveryProblem;
   now?: Date;
 }): Promise<ReconciledOutcome> {
-  const verdict = await askChain(parameters.record, { rail: parameters.rail, network: parameters.facts.network });
+  const verdict = await askChain(parameters.record, { scheme: parameters.scheme, network: parameters.facts.network });
   return recordVerdict({ ...parameters, verdict });
 }
 

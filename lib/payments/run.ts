@@ -49,11 +49,3 @@ export function startRun<Result>(work: (emit: (update: PaymentUpdate) => void) =
   };
   return { events, result };
 }
-
-/** The run of a result already known, with the updates that tell it. */
-export function settledRun<Result>(result: Result, updates: readonly PaymentUpdate[] = []): PaymentRun<Result> {
-  return startRun(async (emit) => {
-    for (const update of updates) emit(update);
-    return result;
-  });
-}

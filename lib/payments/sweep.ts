@@ -36,10 +36,11 @@ export async function sweepUnfinishedPayments({
   const records = await unfinishedPayments(db, { reservedBefore: new Date(now.getTime() - STALE_RESERVATION_MS), limit });
   if (records.length === 0) return report;
   // The chains' code is loaded only when there is something to ask them about.
-  const [{ paymentRails }, { factsOf, reconcilePayment }] = await Promise.all([import("./rails"), import("./reconcile")]);
+  const [{ FIRST_SCHEME, paymentRails }, { factsOf, reconcilePayment }] = await Promise.all([import("./rails"), import("./reconcile")]);
   const rails = paymentRails(env);
   for (const record of records) {
-    const found = rails.find(record.network);
+    // The ledger's payments are all `exact` ones so far: the only scheme paid before schemes were named.
+    const found = rails.findScheme(record.network, FIRST_SCHEME);
     if (!found?.network.readable) {
       // No RPC for its chain here: it stays counted until one is configured.
       await markChecked(db, { paymentId: record.paymentId, now });
@@ -47,7 +48,7 @@ export async function sweepUnfinishedPayments({
       continue;
     }
     report.checked += 1;
-    const { verdict } = await reconcilePayment({ db, record, facts: factsOf(record, found), rail: found.rail, caller: "sweep", now });
+    const { verdict } = await reconcilePayment({ db, record, facts: factsOf(record, found), scheme: found.scheme, caller: "sweep", now });
     if (verdict.kind === "used") report.settled += 1;
     else if (verdict.kind === "released") report.released += 1;
     else report.pending += 1;

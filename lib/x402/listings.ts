@@ -1,12 +1,12 @@
 // What a registry lists, as this product uses it: one listing per network a service can be paid
-// on here (by the same rule as a quote, lib/x402/requirements.ts), its text bounded before it
+// on here (by the same rule as a quote: the rails' schemes, lib/payments/rails), its text bounded before it
 // reaches the model, the registry's quality signals where it reports them, and the rules that
 // find (whole words, singular or plural) and rank (price, speed, track record) listings.
 import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import type { ServerEnv } from "@/lib/env";
 import { formatUsd } from "@/lib/money";
 import { cleanText } from "@/lib/text";
-import { checkAnyRequirement } from "./requirements";
+import { checkAnyRequirement, type RailEnv } from "@/lib/payments/rails";
 
 export type ServiceListing = {
   name: string;
@@ -14,7 +14,7 @@ export type ServiceListing = {
   method: "GET" | "POST";
   description: string;
   tags: string[];
-  /** CAIP-2: `eip155:<chainId>` or `solana:<genesis hash prefix>`. */
+  /** CAIP-2: `<namespace>:<reference>`. */
   network: string;
   /** Price per call in atomic USDC units, and the same as a USD decimal string. */
   amount: bigint;
@@ -40,7 +40,7 @@ export type ListingQuality = {
   lastCalledAt?: string;
 };
 
-export type DiscoveryEnv = Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "solanaRpcUrls" | "X402_ALLOW_PRIVATE_ADDRESSES">;
+export type DiscoveryEnv = RailEnv & Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_ALLOW_PRIVATE_ADDRESSES">;
 
 /** One service on one network: the same resource listed twice (by two registries) is one listing. */
 export const listingKey = (listing: ServiceListing) => `${listing.method} ${listing.url} ${listing.network}`;
@@ -57,7 +57,7 @@ export function listingsOf(item: DiscoveryResource, registry: string, env: Disco
 function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv): ServiceListing[] {
   const url = safeUrl(item.resource);
   if (!url) return [];
-  // Payable here by the same rule as a quote (lib/x402/requirements.ts), v1 and v2 spellings alike.
+  // Payable here by the same rule as a quote (the rails' schemes), v1 and v2 spellings alike.
   const payable = (Array.isArray(item.accepts) ? item.accepts : []).flatMap((requirements) => {
     const check = checkAnyRequirement(requirements, env);
     return check.payable ? [check] : [];

@@ -8,7 +8,7 @@ import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { createQuote, type PaymentQuote } from "@/lib/payments/quote";
 import { withinWords } from "@/lib/tools/pay";
-import { authorizationOf, withSignature } from "@/lib/payments/rails/evm/prepare";
+import { authorizationOf, withSignature } from "@/lib/payments/rails/evm/exact/prepare";
 import { MAX_AUTHORIZATION_SECONDS } from "@/lib/payments/rails/rail";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { readPaymentRequired } from "@/lib/x402/payment-required";

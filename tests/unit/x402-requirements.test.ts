@@ -1,10 +1,12 @@
-// The one rule for what can be paid here (lib/x402/requirements.ts): scheme, network in the v1
+// The one rule for what can be paid here (the rails' exact schemes, lib/payments/rails): scheme, network in the v1
 // and v2 spellings, USDC with its EIP-712 domain, a positive whole amount, payTo an address.
 import type { PaymentRequirements } from "@x402/core/types";
 import { EvmNetworkToChainId } from "x402/types";
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
-import { amountOf, caip2Of, checkAnyRequirement, checkRequirement, checkSolanaRequirement } from "@/lib/x402/requirements";
+import { checkAnyRequirement } from "@/lib/payments/rails";
+import { amountOf, caip2Of, checkRequirement } from "@/lib/payments/rails/evm/exact/requirement";
+import { checkSolanaRequirement } from "@/lib/payments/rails/solana/exact/requirement";
 
 const env = parseServerEnv({ X402_NETWORKS: "eip155:84532,eip155:8453" });
 const baseSepoliaUsdc = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";

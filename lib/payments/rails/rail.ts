@@ -1,12 +1,20 @@
-// The rail seam: what differs per chain family, behind one interface keyed by the CAIP-2
-// namespace (EVM's, Solana's), in the spirit of the x402 packages' SchemeNetworkClient. The
-// payment core asks a rail which requirements it can pay, what the payer's wallet signs, whether
-// what came back is that wallet's signature, what the payer holds, whether a payment happened on
-// chain, and how to write addresses; the networks it describes say where their transactions are
-// shown. The core never looks inside a chain family itself.
-// A new rail is one folder beside `evm/` and one line in ./index.ts.
+// The rail seam: what differs per chain family, in two parts, as the x402 packages split it. A
+// rail (`PaymentRail`) is what a CAIP-2 namespace has whatever the scheme: its networks, the
+// payer's balance, a chain checkpoint, the agent budget's grant, its address format and where its
+// transactions are shown. A scheme (`PaymentScheme`) is one x402 scheme on that rail, like the
+// packages' SchemeNetworkClient: which requirements it can pay, what the payer's wallet signs,
+// whether what came back is that wallet's approval, the payload it completes, and whether the
+// payment happened on chain. ./index.ts registers each scheme for its rail's network pattern
+// (`eip155:*`, `solana:*`), as x402Client registers `new ExactEvmScheme(...)` for `eip155:*`.
+// The core never looks inside a chain family or a scheme itself.
+// A new rail is one folder beside `evm/`; a new scheme, one folder in its rail's (`evm/exact/`);
+// each joins with one line in ./index.ts.
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import type { ServerEnv } from "@/lib/env";
 import type { PaymentNetwork } from "../payment";
+
+/** What the rails read of the configuration: the enabled networks and their RPCs and tokens. */
+export type RailEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "solanaRpcUrls">;
 
 /**
  * How long a signed authorization stays collectable (docs/contract.md, section 4, item 5): at most 10
@@ -83,13 +91,34 @@ export class ChainUnavailableError extends Error {
   override readonly name = "ChainUnavailableError";
 }
 
+/** A CAIP-2 network pattern a scheme is registered for: a namespace and every network in it. */
+export type NetworkPattern = `${string}:*`;
+
+/** What one CAIP-2 namespace has, whatever the x402 scheme a payment on it uses. */
 export interface PaymentRail {
   /** The CAIP-2 namespace this rail pays in. */
   readonly namespace: string;
   /** An enabled network of this rail by CAIP-2 id, or undefined. */
   network(id: string): PaymentNetwork | undefined;
+  /** The payer's balance of the network's asset, in atomic units. */
+  balance(network: PaymentNetwork, owner: string): Promise<bigint>;
   /**
-   * Whether this rail can pay the requirement, and if not, why (in words an agent can relay).
+   * A point in the chain at or before now, from where a payment's trace is looked for later
+   * (`from` in paymentState): read before a payment is sent, which it never is without one.
+   */
+  checkpoint(network: PaymentNetwork): Promise<bigint>;
+  /** Whether the wallet signed this grant to its agent budget's session key. Throws ChainUnavailableError when the chain cannot be asked. */
+  verifyGrant(grant: BudgetGrant, network: PaymentNetwork): Promise<boolean>;
+  /** An address in this family's display form (EIP-55 on EVM), or undefined when it is not one. */
+  formatAddress(address: string): string | undefined;
+}
+
+/** One x402 scheme on one rail (`exact` on EVM, `exact` on Solana): a plugin the rail's pattern registers. */
+export interface PaymentScheme {
+  /** The scheme's name, as a requirement names it. */
+  readonly scheme: string;
+  /**
+   * Whether this scheme can pay the requirement, and if not, why (in words an agent can relay).
    * `payer`, when known (a quote's), is held to it too: a requirement may be unpayable by one
    * wallet only (on Solana, one named as the fee payer).
    */
@@ -100,13 +129,6 @@ export interface PaymentRail {
   verify(payment: SignedPayment): Promise<ApprovalVerdict>;
   /** The x402 payload completed with the wallet's answer. */
   complete(prepared: PreparedPayment, signed: string): PaymentPayload;
-  /** The payer's balance of the network's asset, in atomic units. */
-  balance(network: PaymentNetwork, owner: string): Promise<bigint>;
-  /**
-   * A point in the chain at or before now, from where a payment's trace is looked for later
-   * (`from` in paymentState): read before a payment is sent, which it never is without one.
-   */
-  checkpoint(network: PaymentNetwork): Promise<bigint>;
   /**
    * Whether the payment's authorization was used on chain, and where. `claimed`: the transaction
    * a service says settled it, which counts only when the chain shows it moving exactly this
@@ -122,10 +144,6 @@ export interface PaymentRail {
     from: bigint | undefined;
     claimed?: string | undefined;
   }): Promise<ChainPaymentState>;
-  /** Whether the wallet signed this grant to its agent budget's session key. Throws ChainUnavailableError when the chain cannot be asked. */
-  verifyGrant(grant: BudgetGrant, network: PaymentNetwork): Promise<boolean>;
-  /** An address in this family's display form (EIP-55 on EVM), or undefined when it is not one. */
-  formatAddress(address: string): string | undefined;
 }
 
 /** The app's own transaction page, for networks without a public explorer (the sandbox): a `transactionUrl`. */

@@ -1,4 +1,4 @@
-// Discovery and quotes follow one rule (lib/x402/requirements.ts): a registry of the tests' own,
+// Discovery and quotes follow one rule (the rails' schemes, lib/payments/rails): a registry of the tests' own,
 // on loopback, lists v1 services (network names, `maxAmountRequired`) and v2 ones (CAIP-2
 // ids), payable and not. What discovery lists, a quote of the same service's 402 can pay;
 // what it drops, the quote refuses.

@@ -9,7 +9,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { EVM_NETWORK_CHAIN_ID_MAP, ExactEvmSchemeV1 } from "@x402/evm/v1";
 import { getAddress, type Hex } from "viem";
 import type { TypedDataForWallet } from "@/lib/chain/typed-data";
-import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment } from "../rail";
+import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment } from "../../rail";
 
 /** Stands in for the signature until the wallet's arrives: 65 zero bytes. */
 export const UNSIGNED = `0x${"00".repeat(65)}` as Hex;
