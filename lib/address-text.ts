@@ -1,15 +1,7 @@
-// Addresses as text: the one pattern of an EVM address and the one equality. Hex is
-// case-insensitive; any other family's (a Solana address is base58) is compared exactly as
-// written. No dependencies, so that what only reads an address as text (the configuration's
-// check at start-up, lib/env.ts, and the page) does not load the chains' code; lib/address.ts
-// re-exports it.
-
-/** `0x` and 40 hex digits, in any case. */
-export const EVM_ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
-
-export function isEvmAddress(value: unknown): value is `0x${string}` {
-  return typeof value === "string" && EVM_ADDRESS_PATTERN.test(value);
-}
+// Addresses as text: the one equality. Hex is case-insensitive; any other family's (a Solana
+// address is base58) is compared exactly as written. No dependencies, so that the page can
+// compare addresses without loading the chains' code; lib/address.ts re-exports it. What an
+// address of each family looks like is lib/chain/addresses.ts's.
 
 /**
  * The one form an address, a nonce or a transaction id is stored and compared under: `0x` hex in

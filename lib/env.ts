@@ -1,16 +1,14 @@
 // Server configuration (docs/contract.md, section 6), read from the environment once and validated with zod.
 // A bad value fails at first use with a message that names the variable.
 import { z } from "zod";
-import { EVM_ADDRESS_PATTERN } from "@/lib/address-text";
+import { CONFIGURED_NETWORK_ID_PATTERN, DEFAULT_NETWORKS, NETWORK_ID_EXAMPLE, readChainSettings, type ChainSettings } from "@/lib/chain/configuration";
 import { isAddressOrRange } from "@/lib/net/address-policy";
 
 const usdAmount = z
   .string()
   .regex(/^\d{1,7}(\.\d{1,6})?$/, "a USD amount with at most 6 decimals");
 
-const caip2 = z
-  .string()
-  .regex(/^(eip155:\d+|solana:[1-9A-HJ-NP-Za-km-z]{32})$/, "a CAIP-2 network id such as eip155:8453 or solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp");
+const caip2 = z.string().regex(CONFIGURED_NETWORK_ID_PATTERN, `a CAIP-2 network id such as ${NETWORK_ID_EXAMPLE}`);
 
 const commaList = (item: z.ZodType<string, string>) =>
   z
@@ -127,7 +125,7 @@ const serverEnvSchema = z.object({
   GEMINI_MODEL_PRO: z.string().min(1).default("gemini-3.1-pro-preview"),
   GEMINI_MODEL_BALANCED: z.string().min(1).default("gemini-3.5-flash-lite"),
   X402_DISCOVERY_URLS: commaList(z.url()).default([]),
-  X402_NETWORKS: commaList(caip2).default(["eip155:8453", "eip155:84532"]),
+  X402_NETWORKS: commaList(caip2).default([...DEFAULT_NETWORKS]),
   /** Addresses the server may call although they are not public (the sandbox's 127.0.0.1). */
   X402_ALLOW_PRIVATE_ADDRESSES: commaList(addressOrRange).default([]),
   DATABASE_URL: z.url().optional(),
@@ -166,13 +164,9 @@ const serverEnvSchema = z.object({
   ...deploymentEnvShape,
 });
 
-export type ServerEnv = z.infer<typeof serverEnvSchema> & {
-  /** `RPC_URL_<chainId>`, by chain id. */
-  rpcUrls: Record<number, string>;
-  /** `RPC_URL_<genesis hash prefix>` of Solana networks, by that prefix. */
-  solanaRpcUrls: Record<string, string>;
-  /** `USDC_ADDRESS_<chainId>`: the USDC contract of a chain this product does not know by heart. */
-  usdcAddresses: Record<number, `0x${string}`>;
+/** The configuration, with the per-chain variables (RPC_URL_<reference>, USDC_ADDRESS_<chainId>) read by lib/chain/configuration.ts. */
+export type ServerEnv = z.infer<typeof serverEnvSchema> &
+  ChainSettings & {
   modelProvider: "google" | "offline";
   /** The deployment's public origin (`https://host[:port]`), from APP_URL or APP_URL_FROM; in development `http://localhost:PORT` without them. */
   appOrigin: string;
@@ -181,31 +175,6 @@ export type ServerEnv = z.infer<typeof serverEnvSchema> & {
 export class EnvError extends Error {
   override readonly name = "EnvError";
 }
-
-/** A Solana network's CAIP-2 reference: its genesis hash's first 32 base58 characters. */
-const SOLANA_REFERENCE = /^[1-9A-HJ-NP-Za-km-z]{32}$/;
-
-const perChain = (prefix: string, source: Record<string, string | undefined>, check: z.ZodType<string>, solana?: Record<string, string>) => {
-  const found: Record<number, string> = {};
-  for (const [key, value] of Object.entries(source)) {
-    if (!key.startsWith(prefix) || value === undefined || value === "") continue;
-    const suffix = key.slice(prefix.length);
-    if (solana && SOLANA_REFERENCE.test(suffix)) {
-      const parsed = check.safeParse(value);
-      if (!parsed.success) throw new EnvError(`${key}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-      solana[suffix] = parsed.data;
-      continue;
-    }
-    const chainId = Number(suffix);
-    if (!Number.isSafeInteger(chainId) || chainId <= 0) {
-      throw new EnvError(`${key}: the suffix must be a chain id, e.g. ${prefix}8453${solana ? `, or a Solana genesis hash prefix, e.g. ${prefix}5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp` : ""}`);
-    }
-    const parsed = check.safeParse(value);
-    if (!parsed.success) throw new EnvError(`${key}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-    found[chainId] = parsed.data;
-  }
-  return found;
-};
 
 /** Parses an environment; exported for tests, the app uses `serverEnv()`. */
 export function parseServerEnv(source: Record<string, string | undefined>): ServerEnv {
@@ -218,18 +187,14 @@ export function parseServerEnv(source: Record<string, string | undefined>): Serv
   }
   const env = parsed.data;
   checkDeployment(env, cleaned);
-  const solanaRpcUrls: Record<string, string> = {};
-  const rpcUrls = perChain("RPC_URL_", cleaned, z.url(), solanaRpcUrls);
-  const usdcAddresses = perChain(
-    "USDC_ADDRESS_",
-    cleaned,
-    z.string().regex(EVM_ADDRESS_PATTERN, "an address, 0x and 40 hex digits"),
-  ) as Record<number, `0x${string}`>;
+  const { rpcUrls, usdcAddresses } = readChainSettings(cleaned, (message) => {
+    throw new EnvError(message);
+  });
   const modelProvider = env.MODEL_PROVIDER ?? (env.GOOGLE_GENERATIVE_AI_API_KEY ? "google" : "offline");
   if (modelProvider === "google" && !env.GOOGLE_GENERATIVE_AI_API_KEY) {
     throw new EnvError("MODEL_PROVIDER: google needs GOOGLE_GENERATIVE_AI_API_KEY to be set");
   }
-  return { ...env, rpcUrls, solanaRpcUrls, usdcAddresses, modelProvider, appOrigin: appOriginOf(env, cleaned) };
+  return { ...env, rpcUrls, usdcAddresses, modelProvider, appOrigin: appOriginOf(env, cleaned) };
 }
 
 /**

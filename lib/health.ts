@@ -5,9 +5,7 @@
 // phrase, never by an upstream error message (which can quote the URL). Answers are kept a few
 // seconds, so polling it does not multiply calls to the RPCs and registries.
 import type { Database } from "@/lib/db";
-import { enabledNetworks } from "@/lib/chain/networks";
-import { publicClientFor } from "@/lib/chain/clients";
-import { findSolanaNetwork, getSolanaSlot } from "@/lib/chain/solana";
+import { chainHeadOf } from "@/lib/chain/heads";
 import type { ServerEnv } from "@/lib/env";
 
 /** Each check gives up after this long. */
@@ -93,26 +91,15 @@ function checkRegistry(registry: string) {
 }
 
 function checkNetworks(env: ServerEnv) {
-  const evm = new Map(enabledNetworks(env).map((network) => [network.id as string, network]));
   // In the order X402_NETWORKS names them.
   return Promise.all(
     env.X402_NETWORKS.flatMap((id) => {
-      const network = evm.get(id);
-      if (network) {
-        return [
-          timed(hostOf(network.rpcUrl), "the RPC", async () => {
-            if (!network.rpcUrl) throw new CheckFailure(`no RPC_URL_${network.chainId} is configured`);
-            const blockNumber = await publicClientFor(network).getBlockNumber({ cacheTime: 0 });
-            return { blockNumber: blockNumber.toString() };
-          }).then((check) => ({ ...check, network: id })),
-        ];
-      }
-      const solana = findSolanaNetwork(id, env);
-      if (!solana) return [];
+      const head = chainHeadOf(id, env);
+      if (!head) return [];
       return [
-        timed(hostOf(solana.rpcUrl), "the RPC", async () => {
-          if (!solana.rpcUrl) throw new CheckFailure(`no RPC_URL_${solana.reference} is configured`);
-          return { blockNumber: (await getSolanaSlot({ network: solana })).toString() };
+        timed(hostOf(head.rpcUrl), "the RPC", async () => {
+          if (!head.rpcUrl) throw new CheckFailure(`no ${head.variable} is configured`);
+          return { blockNumber: (await head.read()).toString() };
         }).then((check) => ({ ...check, network: id })),
       ];
     }),

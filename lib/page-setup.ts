@@ -3,18 +3,15 @@
 // sandbox the demo wallet's and the smart account's addresses and the sandbox RPC, so the page
 // can offer them as wallets. Never a key. The chat page and the approval page read it alike.
 import { readDemoWallet } from "@/lib/chain/demo-wallet";
-import { findSolanaNetwork } from "@/lib/chain/solana";
-import { walletNetworks } from "@/lib/chain/wallet-networks";
+import { pageNetworks } from "@/lib/chain/page-networks";
 import { serverEnv } from "@/lib/env";
 
 export async function readPageSetup() {
   const env = serverEnv();
   const demoWallet = await readDemoWallet(env);
-  const networks = walletNetworks(env);
-  const solanaNetworks = env.X402_NETWORKS.flatMap((id) => {
-    const found = findSolanaNetwork(id, env);
-    return found ? [{ id: found.id, name: found.name }] : [];
-  });
+  // The EVM wallet's networks, and the other families' (ids and names), each for its own wallet.
+  const offered = pageNetworks(env);
+  const { networks } = offered;
   const walletConnectProjectId = process.env.NEXT_PUBLIC_WALLETCONNECT_PROJECT_ID || undefined;
   const walletSetup = {
     networks,
@@ -31,5 +28,5 @@ export async function readPageSetup() {
       : {}),
     ...(walletConnectProjectId ? { walletConnectProjectId } : {}),
   };
-  return { env, offline: env.modelProvider === "offline", demoWallet, networks, solanaNetworks, walletSetup };
+  return { env, offline: env.modelProvider === "offline", demoWallet, ...offered, walletSetup };
 }

@@ -13,10 +13,9 @@
 // nothing without that cookie; a nonce used once is kept as spent in the ledger's database until
 // it would have expired, so neither this instance nor another accepts it again.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import type { SignatureBytes } from "@solana/kit";
-import { getAddress, type Hex } from "viem";
 import { z } from "zod";
-import { isEvmAddress, isSolanaAddress, sameAddress } from "@/lib/address";
+import { sameAddress } from "@/lib/address";
+import { addressNamespace, walletAddressOf } from "@/lib/chain/addresses";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
@@ -30,8 +29,6 @@ const SESSION_SECONDS = 12 * 60 * 60;
 const NONCE_SECONDS = 10 * 60;
 const NONCE_PURPOSE = "sign-in-nonce";
 const SESSION_PURPOSE = "session";
-/** The Solana sign-in's first line ends so (the Wallet Standard's `solana:signIn` text). */
-const SOLANA_HEADER = " wants you to sign in with your Solana account:\n";
 
 type SessionEnv = Pick<ServerEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS" | "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "appOrigin">;
 
@@ -47,15 +44,15 @@ export function sessionWallets(request: Request, env: Pick<SessionEnv, "PAYMENT_
   try {
     const { w: wallets, e: expires } = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as { w?: unknown; e?: unknown };
     if (!Array.isArray(wallets) || typeof expires !== "number" || expires * 1000 <= now.getTime()) return [];
-    return (wallets as unknown[]).flatMap((wallet): string[] => (isEvmAddress(wallet) ? [getAddress(wallet)] : isSolanaAddress(wallet) ? [wallet] : [])).slice(0, 2);
+    return (wallets as unknown[]).flatMap((wallet) => walletAddressOf(wallet) ?? []).slice(0, 2);
   } catch {
     return [];
   }
 }
 
-/** The EVM wallet the request's session names, if any. */
-export function sessionWallet(request: Request, env: Pick<SessionEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS">, now?: Date): `0x${string}` | undefined {
-  return sessionWallets(request, env, now).find(isEvmAddress);
+/** The wallet the request's session names in a CAIP-2 namespace (an AI app's grant is an EVM wallet's), if any. */
+export function sessionWallet(request: Request, env: Pick<SessionEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET_PREVIOUS">, now?: Date, namespace = "eip155"): string | undefined {
+  return sessionWallets(request, env, now).find((wallet) => addressNamespace(wallet) === namespace);
 }
 
 /** Whether the request's session is this wallet's. */
@@ -71,9 +68,8 @@ type CookieEnv = Pick<SessionEnv, "PAYMENT_TOKEN_SECRET" | "PAYMENT_TOKEN_SECRET
  * names stays in it; one of the same family gives way.
  */
 export function sessionCookie(request: Request, wallet: string, env: CookieEnv, now: Date = new Date()): string {
-  const family = (address: string) => (isEvmAddress(address) ? "eip155" : "solana");
-  const kept = sessionWallets(request, env, now).filter((other) => family(other) !== family(wallet));
-  const wallets = [isEvmAddress(wallet) ? getAddress(wallet) : wallet, ...kept];
+  const kept = sessionWallets(request, env, now).filter((other) => addressNamespace(other) !== addressNamespace(wallet));
+  const wallets = [walletAddressOf(wallet) ?? wallet, ...kept];
   const body = Buffer.from(JSON.stringify({ w: wallets, e: Math.floor(now.getTime() / 1000) + SESSION_SECONDS }), "utf8").toString("base64url");
   return cookie(env, SESSION_COOKIE, `${body}.${mac(signingKey(env, SESSION_PURPOSE), body)}`);
 }
@@ -169,7 +165,7 @@ export async function handleSessionRequest(request: Request, deps: SessionDepend
       const { challenge, nonce } = newChallenge(env, now);
       const wallets = sessionWallets(request, env, now);
       return Response.json(
-        { wallet: wallets.find(isEvmAddress) ?? null, solanaWallet: wallets.find(isSolanaAddress) ?? null, nonce, domain: new URL(env.appOrigin).host, uri: env.appOrigin },
+        { wallet: wallets.find((one) => addressNamespace(one) === "eip155") ?? null, solanaWallet: wallets.find((one) => addressNamespace(one) === "solana") ?? null, nonce, domain: new URL(env.appOrigin).host, uri: env.appOrigin },
         { headers: { ...noStore, "Set-Cookie": cookie(env, NONCE_COOKIE, challenge, NONCE_SECONDS) } },
       );
     }
@@ -183,7 +179,7 @@ export async function handleSessionRequest(request: Request, deps: SessionDepend
     headers.append("Set-Cookie", sessionCookie(request, wallet, env, now));
     // The challenge is spent: this browser asks for a new one next time.
     headers.append("Set-Cookie", cookie(env, NONCE_COOKIE, "", 0));
-    return Response.json(isEvmAddress(wallet) ? { wallet } : { solanaWallet: wallet }, { headers });
+    return Response.json(addressNamespace(wallet) === "solana" ? { solanaWallet: wallet } : { wallet }, { headers });
   } catch (error) {
     const appError = toAppError(error);
     if (appError.status >= 500) deps.log?.("session request failed", { code: appError.code });
@@ -192,20 +188,6 @@ export async function handleSessionRequest(request: Request, deps: SessionDepend
     return response;
   }
 }
-
-/** What either kind of sign-in message says, read and ready to check. */
-type SignInClaim = {
-  address: string;
-  domain: string | undefined;
-  uri: string | undefined;
-  nonce: string | undefined;
-  expirationTime: Date | undefined;
-  notBefore: Date | undefined;
-  /** Whether the wallet the message names signed it. */
-  signedBy: (message: string, signature: string) => Promise<boolean>;
-};
-
-const refuse = (why: string) => new AppError("unauthorized", `Sign-in refused: ${why}`);
 
 /**
  * Checks a sign-in and returns the wallet it proves; a refusal is a 400 (malformed) or a 401 (not
@@ -225,8 +207,9 @@ async function signIn(request: Request, env: ServerEnv, database: () => Promise<
     });
   }
   const { message, signature } = parsed.data;
-  const solana = message.split("\n", 1)[0]?.endsWith(SOLANA_HEADER.trimEnd()) ?? false;
-  const claim = solana ? await readSolanaSignIn(message, env) : await readEvmSignIn(message, env);
+  // The chains' code is loaded by the first sign-in, not with every route that reads a session.
+  const { readSignIn, refuseSignIn: refuse } = await import("@/lib/chain/sign-in");
+  const claim = await readSignIn(message, env);
   const host = new URL(env.appOrigin).host;
   if (claim.domain !== host || !claim.uri || !sameOrigin(claim.uri, env.appOrigin)) {
     throw refuse(`the message is for ${claim.domain?.slice(0, 100) ?? "no site"}, not for ${env.appOrigin}. Sign in from ${env.appOrigin} itself.`);
@@ -250,65 +233,4 @@ function sameOrigin(uri: string, origin: string): boolean {
   } catch {
     return false;
   }
-}
-
-async function readEvmSignIn(message: string, env: ServerEnv): Promise<SignInClaim> {
-  // The chains' code is loaded by the first sign-in, not with every route that reads a session.
-  const [{ parseSiweMessage }, { findNetwork }] = await Promise.all([import("viem/siwe"), import("@/lib/chain/networks")]);
-  const fields = parseSiweMessage(message);
-  if (!fields.address || !fields.chainId || fields.version !== "1") throw refuse("the message is not an EIP-4361 sign-in (address, chain, version 1).");
-  const network = findNetwork(`eip155:${fields.chainId}`, env);
-  if (!network || !env.X402_NETWORKS.includes(network.id)) throw refuse(`chain ${fields.chainId} is not one this agent pays on.`);
-  const address = getAddress(fields.address);
-  return {
-    address,
-    domain: fields.domain,
-    uri: fields.uri,
-    nonce: fields.nonce,
-    expirationTime: fields.expirationTime,
-    notBefore: fields.notBefore,
-    // Checked as a payment's signature is: a key by recovery, a contract account by ERC-1271 or ERC-6492.
-    async signedBy(signed, signature) {
-      if (!signature.startsWith("0x")) return false;
-      const { SignatureCheckUnavailableError, verifyPaymentSignature } = await import("@/lib/chain/signature");
-      try {
-        return (await verifyPaymentSignature({ network, address, message: signed, signature: signature as Hex })).valid;
-      } catch (error) {
-        if (!(error instanceof SignatureCheckUnavailableError)) throw error;
-        throw new AppError("blockchain-error", `Could not check the sign-in's signature on ${network.name}: its RPC did not answer. Please try again.`, { cause: error });
-      }
-    },
-  };
-}
-
-async function readSolanaSignIn(message: string, env: ServerEnv): Promise<SignInClaim> {
-  if (!env.X402_NETWORKS.some((id) => id.startsWith("solana:"))) throw refuse("this agent pays on no Solana network.");
-  const { parseSignInMessageText } = await import("@solana/wallet-standard-util");
-  const fields = parseSignInMessageText(message);
-  if (!fields || !isSolanaAddress(fields.address) || (fields.version !== undefined && fields.version !== "1")) {
-    throw refuse("the message is not a Solana sign-in (its address, or version 1).");
-  }
-  const time = (value: string | undefined) => {
-    if (value === undefined) return undefined;
-    const date = new Date(value);
-    if (Number.isNaN(date.getTime())) throw refuse("the message's times are not ISO 8601.");
-    return date;
-  };
-  return {
-    address: fields.address,
-    domain: fields.domain,
-    uri: fields.uri,
-    nonce: fields.nonce,
-    expirationTime: time(fields.expirationTime),
-    notBefore: time(fields.notBefore),
-    // An ed25519 signature of the message's bytes by the address's key: the same on every cluster.
-    async signedBy(signed, signature) {
-      if (signature.startsWith("0x")) return false;
-      const { address, getBase58Encoder, getPublicKeyFromAddress, verifySignature } = await import("@solana/kit");
-      const bytes = getBase58Encoder().encode(signature);
-      if (bytes.length !== 64) return false;
-      const key = await getPublicKeyFromAddress(address(fields.address));
-      return verifySignature(key, bytes as SignatureBytes, new TextEncoder().encode(signed));
-    },
-  };
 }

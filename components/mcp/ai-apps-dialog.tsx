@@ -16,7 +16,7 @@ import { sameAddress } from "@/lib/address-text";
 import type { PaymentWallet } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { limitKeys, usdError, type LimitKey, type SpendingLimitSettings } from "@/lib/client/settings";
-import { MAX_GRANT_DAYS, type AccessGrant } from "@/lib/mcp/access-grant";
+import { MAX_GRANT_DAYS, type AccessGrant } from "@/lib/chain/access-grant";
 import { formatUsd, parseUsd } from "@/lib/money";
 import { readGiven, writeGiven, type GivenGrant } from "./app-grants-store";
 import styles from "./mcp.module.css";

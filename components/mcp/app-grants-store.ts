@@ -2,7 +2,7 @@
 // each grant but its token, kept in local storage, since the server keeps no copy. The page lists
 // them to revoke, and pays apps' small quotes from its agent budget only while one still holds.
 import { sameAddress } from "@/lib/address-text";
-import type { AccessGrant } from "@/lib/mcp/access-grant";
+import type { AccessGrant } from "@/lib/chain/access-grant";
 
 const STORE_KEY = "x402-agent.ai-app-grants";
 

@@ -11,7 +11,7 @@ import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import { delegationTypedData } from "@/lib/chain/delegation";
-import { grantTypedData } from "@/lib/mcp/access-grant";
+import { grantTypedData } from "@/lib/chain/access-grant";
 import { formatUnits } from "@/lib/money";
 import type { PaymentWallet, WalletActions } from "./wallet-context";
 

@@ -10,7 +10,7 @@ import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import type { WithdrawalAuthorization } from "@/lib/client/agent-budget-keys";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { AgentBudgetDelegation } from "@/lib/chain/delegation";
-import type { AccessGrant } from "@/lib/mcp/access-grant";
+import type { AccessGrant } from "@/lib/chain/access-grant";
 
 /** loading: a wallet used before is being reconnected (the wallet libraries are on their way, or
  * wagmi is reconnecting); ready: who is connected (if anyone) is known; failed: the libraries

@@ -3,7 +3,7 @@
 // it (the chat's body, the MCP door's check-in). The server keeps no grant: the wallet's signature
 // is checked whenever one would be used. Server-side: the page builds grants, it never parses one.
 import { z } from "zod";
-import { evmAddressSchema } from "@/lib/address";
+import { evmAddressSchema } from "./addresses";
 import { parseUsd } from "@/lib/money";
 
 const MAX_USD = parseUsd("1000000") ?? 0n;

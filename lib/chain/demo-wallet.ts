@@ -6,7 +6,7 @@
 // signs for. Outside the sandbox there is none, and the person's own wallet signs.
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { EVM_ADDRESS_PATTERN, isSolanaAddress } from "@/lib/address";
+import { EVM_ADDRESS_PATTERN, isSolanaAddress } from "./addresses";
 import type { ServerEnv } from "@/lib/env";
 
 const address = z.string().regex(EVM_ADDRESS_PATTERN).transform((value) => value as `0x${string}`);

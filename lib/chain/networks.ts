@@ -96,6 +96,11 @@ export function findNetwork(id: string, env: NetworkEnv): NetworkConfig | undefi
   };
 }
 
+/** The network of an EVM chain id (what an EIP-712 domain names), if this product knows its USDC; enabled or not. */
+export function findNetworkByChainId(chainId: number, env: NetworkEnv): NetworkConfig | undefined {
+  return findNetwork(`eip155:${chainId}`, env);
+}
+
 export function isEnabled(id: string, env: NetworkEnv): boolean {
   return env.X402_NETWORKS.includes(id) && findNetwork(id, env) !== undefined;
 }

@@ -50,14 +50,14 @@ const known: Record<string, Omit<SolanaNetworkConfig, "rpcUrl" | "transactionUrl
   },
 };
 
-type SolanaEnv = Pick<ServerEnv, "solanaRpcUrls">;
+type SolanaEnv = Pick<ServerEnv, "rpcUrls">;
 
 /** A Solana network by CAIP-2 id, if this product knows its USDC; enabled or not. */
 export function findSolanaNetwork(id: string, env: SolanaEnv): SolanaNetworkConfig | undefined {
   const reference = /^solana:([1-9A-HJ-NP-Za-km-z]{32})$/.exec(id)?.[1];
   const network = reference ? known[reference] : undefined;
   if (!network || !reference) return undefined;
-  const rpcUrl = env.solanaRpcUrls[reference];
+  const rpcUrl = env.rpcUrls[reference];
   const { cluster, ...rest } = network;
   // A chain only this machine reaches (the sandbox's) has no public explorer: the app's own page shows it.
   const local = rpcUrl !== undefined && isLoopback(rpcUrl);
@@ -73,7 +73,7 @@ function isLoopback(url: string): boolean {
 }
 
 /** A Solana address: base58 of 32 bytes (an ed25519 public key or a program-derived address). */
-export { isSolanaAddress } from "@/lib/address";
+export { isSolanaAddress } from "./addresses";
 
 const clients = new Map<string, Rpc<SolanaRpcApi>>();
 

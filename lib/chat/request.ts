@@ -2,7 +2,8 @@
 // validated with one zod schema, and checked for pasted secrets, before any other work.
 import { readRequestText } from "@/lib/net/request-body";
 import { z } from "zod";
-import { evmAddressSchema, solanaAddressSchema } from "@/lib/address";
+import { evmAddressSchema, solanaAddressSchema } from "@/lib/chain/addresses";
+import { NETWORK_ID_EXAMPLE, NETWORK_ID_PATTERN } from "@/lib/chain/configuration";
 import { agentBudgetSchema } from "@/lib/chain/delegation-schema";
 import { AppError } from "@/lib/errors";
 import { MAX_APPROVAL_TOKEN_CHARS } from "@/lib/payments/approval-token";
@@ -27,9 +28,7 @@ const usdAmount = z
     return micros;
   });
 
-export const networkIdSchema = z
-  .string()
-  .regex(/^(eip155:\d{1,12}|solana:[1-9A-HJ-NP-Za-km-z]{32})$/, "must be a CAIP-2 network id such as eip155:8453 or solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp");
+export const networkIdSchema = z.string().regex(NETWORK_ID_PATTERN, `must be a CAIP-2 network id such as ${NETWORK_ID_EXAMPLE}`);
 
 const messageSchema = z.strictObject({
   role: z.enum(["user", "assistant", "system"]),

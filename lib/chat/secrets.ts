@@ -11,6 +11,7 @@
 //   3. else it is a key.
 // A key split into groups (spaces, dashes, line breaks) is always a key: a pasted transaction
 // hash arrives whole. Everything here is pure; the ledger's answer is passed in.
+import type { Hex } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { MIN_PHRASE_WORDS, mayHoldSecret, normalizeForSecrets, wordPattern } from "./secret-screen";
 import {
@@ -151,7 +152,7 @@ function walletDeriver(walletAddress: string | undefined): (hex: string) => bool
     if (derives === undefined && seen.size >= MAX_DERIVED_VALUES) return false;
     if (derives === undefined) {
       try {
-        derives = privateKeyToAddress(hex as `0x${string}`).toLowerCase() === wallet;
+        derives = privateKeyToAddress(hex as Hex).toLowerCase() === wallet;
       } catch {
         derives = false; // zero or above the curve order: not a usable key
       }

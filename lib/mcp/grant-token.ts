@@ -9,7 +9,7 @@
 // only the ids of those revoked, each for as long as any grant can live.
 import { getAddress, type Hex } from "viem";
 import { z } from "zod";
-import { findNetwork } from "@/lib/chain/networks";
+import { findNetworkByChainId } from "@/lib/chain/networks";
 import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/chain/signature";
 import type { Queryable } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
@@ -17,7 +17,7 @@ import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import { mac, macMatches, signingKey, verifyingKeys } from "@/lib/signing-keys";
-import { type AccessGrant, grantTypedData, MAX_GRANT_DAYS } from "./access-grant";
+import { type AccessGrant, grantTypedData, MAX_GRANT_DAYS } from "@/lib/chain/access-grant";
 
 export const GRANT_TOKEN_PREFIX = "x402mcp_";
 const PURPOSE = "mcp-access-grant";
@@ -76,7 +76,7 @@ export async function issueGrantToken(
   const seconds = Math.floor(now.getTime() / 1000);
   if (grant.validUntil <= seconds) throw new AppError("bad-request", "The access grant has already expired: choose a later end.");
   if (grant.validUntil > seconds + MAX_GRANT_DAYS * 86_400) throw new AppError("bad-request", `An access grant lasts at most ${MAX_GRANT_DAYS} days.`);
-  const network = findNetwork(`eip155:${chainId}`, env);
+  const network = findNetworkByChainId(chainId, env);
   if (!network || !env.X402_NETWORKS.includes(network.id)) {
     throw new AppError("bad-request", `Chain ${chainId} is not one this agent pays on: sign the grant with the wallet on one of its networks.`);
   }

@@ -8,6 +8,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { sameAddress } from "@/lib/address";
+import { walletsByNamespace } from "@/lib/chain/addresses";
 import { claimCooldown } from "@/lib/cooldown";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
@@ -20,7 +21,7 @@ import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { comparePrices, comparePricesTool, discoverServices, discoverServicesTool } from "@/lib/tools/discovery";
 import { payForServiceAnswer, payForServiceInput, serviceCallOf, withinWords } from "@/lib/tools/pay";
 import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
-import type { AccessGrant } from "./access-grant";
+import type { AccessGrant } from "@/lib/chain/access-grant";
 import { describeGrantLimits, grantLimits } from "./grant-token";
 import { claimSilentPayment, standingBudget } from "./budget-watch";
 import { APPROVAL_DEADLINE_MS, findMcpPayment, saveMcpPayment, type McpPayment } from "./mcp-payments";
@@ -109,7 +110,8 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
   const standing = silent?.claimed ? open : undefined;
   const run = context.payments.quote({
     call: serviceCallOf(input),
-    wallets: { eip155: grant.wallet },
+    // The grant's wallet pays, on its own rail.
+    wallets: walletsByNamespace([grant.wallet]),
     limits,
     defaultChain: undefined,
     policy: {

@@ -2,7 +2,7 @@
 // rate limit, validate the query, build the report, answer. Every answer, error or not, is
 // JSON that no cache keeps.
 import { z } from "zod";
-import { isEvmAddress, walletAddressSchema } from "@/lib/address";
+import { addressNamespace, walletAddressSchema } from "@/lib/chain/addresses";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
@@ -19,7 +19,7 @@ export const spendingQuerySchema = z.object({
     .array(walletAddressSchema)
     .min(1, "is required")
     .max(2, "must be given at most twice (an EVM and a Solana wallet)")
-    .refine((wallets) => new Set(wallets.map(isEvmAddress)).size === wallets.length, "must name at most one wallet per chain family"),
+    .refine((wallets) => new Set(wallets.map(addressNamespace)).size === wallets.length, "must name at most one wallet per chain family"),
 });
 
 export type SpendingQuery = z.infer<typeof spendingQuerySchema>;

@@ -83,7 +83,7 @@ export function readSignedReceipt(response: Response): ReadReceipt {
   return parsed.success ? { kind: "signed", receipt: parsed.data as SignedReceipt } : { kind: "unreadable" };
 }
 
-/** A signature checked: the key that made it (an EVM address, or a JWS key's DID) and what it signed, or why it does not hold. */
+/** A signature checked: the key that made it (an address for EIP-712, or a JWS key's DID) and what it signed, or why it does not hold. */
 export type SignatureCheck<Payload> = { ok: true; signer: string; payload: Payload } | { ok: false; problem: string };
 
 export function checkOfferSignature(offer: SignedOffer): Promise<SignatureCheck<OfferPayload>> {

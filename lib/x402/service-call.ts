@@ -179,7 +179,7 @@ export function callServiceWithPayment(
 // anything reads it, and text is bounded. It stays a claim until the chain backs it.
 const settlementSchema = z.object({
   success: z.boolean(),
-  // A transaction id: 0x hex on EVM, base58 on Solana; empty when nothing settled.
+  // A transaction id, in its chain's own form (hex, base58); empty when nothing settled.
   transaction: z.string().max(128).regex(/^[0-9A-Za-z]*$/),
   network: z.string().max(100).optional(),
   payer: z.string().max(128).optional(),

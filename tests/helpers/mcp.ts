@@ -12,7 +12,7 @@ import { handleChatRequest, type ChatDependencies } from "@/lib/chat/handler";
 import { createChatTools } from "@/lib/tools/chat";
 import type { Database, Queryable, Row } from "@/lib/db";
 import { parseServerEnv, type ServerEnv } from "@/lib/env";
-import { type AccessGrant, grantTypedData } from "@/lib/mcp/access-grant";
+import { type AccessGrant, grantTypedData } from "@/lib/chain/access-grant";
 import { handleMcpPaymentRequest } from "@/lib/mcp/approval-door";
 import { createGrantsRateLimit, handleGrantsRequest } from "@/lib/mcp/grants-handler";
 import { createMcpRateLimit, handleMcpRequest } from "@/lib/mcp/handler";

@@ -14,7 +14,7 @@ import type { ServerEnv } from "@/lib/env";
 import type { PaymentNetwork } from "../payment";
 
 /** What the rails read of the configuration: the enabled networks and their RPCs and tokens. */
-export type RailEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "solanaRpcUrls">;
+export type RailEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
 
 /**
  * How long a signed authorization stays collectable (docs/contract.md, section 4, item 5): at most 10

@@ -9,7 +9,7 @@ import { findPayment } from "@/lib/payments/ledger";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { clearDiscoveryCache } from "@/lib/x402/discovery";
 import { startSandbox, type Sandbox } from "@/sandbox";
-import { grantTypedData } from "@/lib/mcp/access-grant";
+import { grantTypedData } from "@/lib/chain/access-grant";
 import { findMcpPayment } from "@/lib/mcp/mcp-payments";
 import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, signIn, type TestMcp } from "@/tests/helpers/mcp";
 import { collectLines } from "@/tests/helpers/chat";

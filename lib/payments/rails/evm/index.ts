@@ -4,7 +4,7 @@
 // or smart account), and EIP-55 addresses. Its schemes are folders beside this file (./exact/),
 // registered for `eip155:*` in ../index.ts.
 import { getAddress, isAddress, type Hex } from "viem";
-import { isEvmAddress } from "@/lib/address";
+import { isEvmAddress } from "@/lib/chain/addresses";
 import { getLatestBlockNumber } from "@/lib/chain/authorization";
 import { getUsdcBalance } from "@/lib/chain/clients";
 import { explorerTxUrl, findNetwork, type NetworkConfig } from "@/lib/chain/networks";

@@ -5,7 +5,7 @@
 // A chain that does not answer is told apart from a signature the account refuses
 // (ChainUnavailableError).
 import type { Hex } from "viem";
-import { isEvmAddress } from "@/lib/address";
+import { isEvmAddress } from "@/lib/chain/addresses";
 import { delegationTypedData } from "@/lib/chain/delegation";
 import type { NetworkConfig } from "@/lib/chain/networks";
 import { SignatureCheckUnavailableError, verifyPaymentSignature, type SignedTypedData } from "@/lib/chain/signature";

@@ -3,7 +3,7 @@
 // checked as the USDC contract will check it (../verify.ts).
 import type { PaymentPayload } from "@x402/core/types";
 import type { Hex } from "viem";
-import { isEvmAddress } from "@/lib/address";
+import { isEvmAddress } from "@/lib/chain/addresses";
 import type { NetworkConfig } from "@/lib/chain/networks";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import type { ApprovalVerdict } from "../../rail";
