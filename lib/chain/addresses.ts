@@ -43,6 +43,9 @@ export const walletAddressSchema = z.string().transform((value, ctx): string => 
   return z.NEVER;
 });
 
+/** A person's wallets by the CAIP-2 namespace of the rail each pays on, each checked by its family's schema. */
+export const walletsSchema = z.strictObject({ eip155: evmAddressSchema.optional(), solana: solanaAddressSchema.optional() });
+
 /** The CAIP-2 namespace whose rail pays from an address of this form; undefined for an address of no family paid here. */
 export function addressNamespace(address: unknown): "eip155" | "solana" | undefined {
   if (isEvmAddress(address)) return "eip155";

@@ -44,9 +44,8 @@ export type ToolContext = {
   db: Database;
   /** The payment core, opened for this request. */
   payments: Payments;
-  walletAddress: `0x${string}` | undefined;
-  /** The person's Solana wallet, if one is connected: Solana payments are quoted for it. */
-  solanaAddress?: string | undefined;
+  /** The person's wallets, by the CAIP-2 namespace of the rail each pays on: a service is quoted for the one of its rail. */
+  wallets: Readonly<Record<string, string>>;
   limits: SpendingLimits;
   preferences: Preferences;
   approval: PaymentApprovalInput | undefined;

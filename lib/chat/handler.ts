@@ -99,7 +99,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     const { payment } = body;
     const approval = payment
       ? await payments.approve({
-          approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signature ?? payment.transaction ?? "" },
+          approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signed ?? payment.signature ?? payment.transaction ?? "" },
           wallets: Object.values(walletsOf(body)),
           limits,
           policy: {
@@ -164,8 +164,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             env,
             db,
             payments,
-            walletAddress: body.walletAddress,
-            solanaAddress: body.solanaAddress,
+            wallets: walletsOf(body),
             limits,
             preferences: body.preferences ?? {},
             approval: body.payment,

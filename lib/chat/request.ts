@@ -2,7 +2,8 @@
 // validated with one zod schema, and checked for pasted secrets, before any other work.
 import { readRequestText } from "@/lib/net/request-body";
 import { z } from "zod";
-import { evmAddressSchema, solanaAddressSchema } from "@/lib/chain/addresses";
+import { sameAddress } from "@/lib/address";
+import { evmAddressSchema, solanaAddressSchema, walletsSchema } from "@/lib/chain/addresses";
 import { NETWORK_ID_EXAMPLE, NETWORK_ID_PATTERN } from "@/lib/chain/configuration";
 import { agentBudgetSchema } from "@/lib/chain/delegation-schema";
 import { AppError } from "@/lib/errors";
@@ -49,8 +50,10 @@ export const preferencesSchema = z.strictObject({
 });
 
 /**
- * The wallet's answer to a quote, one of two: an EVM wallet's signature of the typed data, or a
- * Solana wallet's signed transaction (base64, at most Solana's 1,232-byte packet).
+ * The wallet's answer to a quote: what the quote's `approval` asked it to sign, signed, for the
+ * payment's rail and scheme to check. `signed` is the general form; `signature` (an EVM wallet's
+ * signature of the typed data) and `transaction` (a Solana wallet's signed transaction, base64, at
+ * most Solana's 1,232-byte packet) are the forms clients sent before it, each still taken.
  */
 export const paymentApprovalSchema = z
   .strictObject({
@@ -58,12 +61,18 @@ export const paymentApprovalSchema = z
     token: z.string().min(1).max(MAX_APPROVAL_TOKEN_CHARS),
     // A key wallet's signature is 132 characters; a smart account's (ERC-1271, passkey-signed, or
     // wrapped for ERC-6492 with its factory's deployment call) runs to several kilobytes.
+    signed: z.string().regex(/^[0-9A-Za-z+/]+={0,2}$/, "must be the wallet's signature or signed transaction, as hex or base64").max(16_384).optional(),
     signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384).optional(),
     transaction: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be a base64 signed transaction").max(1_644).optional(),
   })
-  .refine((approval) => (approval.signature === undefined) !== (approval.transaction === undefined), {
-    message: "must carry the wallet's signature (EVM) or its signed transaction (Solana), one of them",
-    path: ["signature"],
+  .superRefine((approval, ctx) => {
+    const given = [approval.signed, approval.signature, approval.transaction].filter((answer) => answer !== undefined).length;
+    if (given === 1) return;
+    if (approval.signed === undefined) {
+      ctx.addIssue({ code: "custom", message: "must carry the wallet's signature (EVM) or its signed transaction (Solana), one of them", path: ["signature"] });
+    } else {
+      ctx.addIssue({ code: "custom", message: "must carry the wallet's answer once: in signed, or in signature or transaction", path: ["signed"] });
+    }
   });
 
 export const chatRequestSchema = z
@@ -71,6 +80,8 @@ export const chatRequestSchema = z
     messages: z.array(messageSchema).min(1).max(100),
     walletAddress: evmAddressSchema.optional(),
     solanaAddress: solanaAddressSchema.optional(),
+    /** The general form of the two above: the person's wallets by the CAIP-2 namespace each pays in. */
+    wallets: walletsSchema.optional(),
     spendingLimits: spendingLimitsSchema.optional(),
     preferences: preferencesSchema.optional(),
     model: z.enum(modelTiers).default(defaultModelTier),
@@ -80,6 +91,12 @@ export const chatRequestSchema = z
     agentBudget: agentBudgetSchema.optional(),
   })
   .superRefine((body, ctx) => {
+    for (const [field, namespace, address] of [["walletAddress", "eip155", body.walletAddress], ["solanaAddress", "solana", body.solanaAddress]] as const) {
+      const named = body.wallets?.[namespace];
+      if (address && named && !sameAddress(address, named)) {
+        ctx.addIssue({ code: "custom", path: ["wallets", namespace], message: `names another wallet than ${field}` });
+      }
+    }
     if (!body.payment && body.messages.at(-1)?.role !== "user") {
       ctx.addIssue({
         code: "custom",
@@ -138,13 +155,13 @@ export async function readChatRequest(request: Request, options: ReadChatRequest
  * a transaction hash pasted bare is not a key.
  */
 export async function assertNoSecrets(
-  { messages, walletAddress }: Pick<ChatRequest, "messages" | "walletAddress">,
+  { messages, ...named }: Pick<ChatRequest, "messages"> & Partial<Pick<ChatRequest, "walletAddress" | "wallets">>,
   knownTxHashes?: ReadChatRequestOptions["knownTxHashes"],
 ): Promise<void> {
   // Only a person's own messages can hold their secret; the scanner is loaded for one that may.
   if (!messages.some((message) => message.role !== "assistant" && mayHoldSecret(message.content))) return;
   const { firstSecret, scanForSecrets } = await import("./secrets");
-  const scan = scanForSecrets(messages, { walletAddress });
+  const scan = scanForSecrets(messages, { walletAddress: named.wallets?.eip155 ?? named.walletAddress });
   const unknown = [...scan.unknownHashes.keys()];
   const known = unknown.length > 0 && knownTxHashes ? await knownTxHashes(unknown) : new Set<string>();
   const finding = firstSecret(scan, known);
@@ -164,8 +181,12 @@ export async function assertNoSecrets(
   );
 }
 
-/** Reads the body as text, refusing more than `limit` bytes whatever Content-Length says. */
-/** The wallets a request names, one per chain family it pays on, in the form the payment core takes them. */
-export function walletsOf({ walletAddress, solanaAddress }: { walletAddress?: string | undefined; solanaAddress?: string | undefined }): Record<string, string> {
-  return { ...(walletAddress ? { eip155: walletAddress } : {}), ...(solanaAddress ? { solana: solanaAddress } : {}) };
+/**
+ * The wallets a request names, by the CAIP-2 namespace of the rail each pays on, in the form the
+ * payment core takes them: `wallets`, with the fields clients sent before it for their namespace.
+ */
+export function walletsOf({ walletAddress, solanaAddress, wallets = {} }: Pick<ChatRequest, "walletAddress" | "solanaAddress" | "wallets">): Record<string, string> {
+  const named: Record<string, string> = { ...(walletAddress ? { eip155: walletAddress } : {}), ...(solanaAddress ? { solana: solanaAddress } : {}) };
+  for (const [namespace, address] of Object.entries(wallets)) if (address) named[namespace] = address;
+  return named;
 }

@@ -11,7 +11,7 @@ function context(): ToolContext {
     env: parseServerEnv({}),
     db: {} as ToolContext["db"],
     payments: {} as ToolContext["payments"],
-    walletAddress: undefined,
+    wallets: {},
     limits: { daily: 1n, weekly: 1n, monthly: 1n, perPayment: 1n },
     preferences: {},
     approval: undefined,

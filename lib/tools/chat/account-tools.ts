@@ -5,7 +5,7 @@
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import { sameAddress } from "@/lib/address";
-import { networkIdSchema, walletsOf } from "@/lib/chat/request";
+import { networkIdSchema } from "@/lib/chat/request";
 import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
 import { formatUsd, parseUsd } from "@/lib/money";
 import type { ToolContext } from "@/lib/chat/agent";
@@ -40,7 +40,7 @@ export function createAccountTools(context: ToolContext) {
       description: getSpendingTool.description,
       inputSchema: getSpendingInput,
       execute: ({ period }) => {
-        const wallets = Object.values(walletsOf(context));
+        const wallets = Object.values(context.wallets);
         // The limits count every wallet the person connected together; which payments, only for
         // a wallet that proved itself in this request.
         const proven = wallets.filter((wallet) => context.provenWallets.some((other) => sameAddress(other, wallet)));

@@ -6,7 +6,6 @@
 // which comes with request B.
 import { tool, zodSchema } from "ai";
 import type { ToolContext } from "@/lib/chat/agent";
-import { walletsOf } from "@/lib/chat/request";
 import { formatUsd } from "@/lib/money";
 import type { QuoteResult } from "@/lib/payments";
 import type { AgentReport } from "@/lib/payments/payment";
@@ -31,7 +30,7 @@ async function quoteInChat(context: ToolContext, call: ServiceCall) {
   const { agentBudget, silentPayments } = context;
   const run = context.payments.quote({
     call,
-    wallets: walletsOf(context),
+    wallets: context.wallets,
     limits: context.limits,
     defaultChain: context.preferences.defaultChain,
     policy: {

@@ -1,0 +1,39 @@
+// The rails' registry (lib/payments/rails): schemes registered for their rail's network pattern,
+// found by network id and scheme name, as the x402 packages' x402Client registers them.
+import type { PaymentRequirements } from "@x402/core/types";
+import { describe, expect, test } from "vitest";
+import { parseServerEnv } from "@/lib/env";
+import { paymentRails } from "@/lib/payments/rails";
+
+const env = parseServerEnv({ X402_NETWORKS: "eip155:84532,solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" });
+
+describe("rails keyed by namespace and scheme", () => {
+  test("each enabled network's rail and its exact scheme are found by network id and scheme name; another scheme is not", () => {
+    const rails = paymentRails(env);
+    for (const id of ["eip155:84532", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"]) {
+      const found = rails.findScheme(id, "exact");
+      expect(found?.network.id).toBe(id);
+      expect(found?.scheme.scheme).toBe("exact");
+      expect(found?.rail.namespace).toBe(id.split(":")[0]);
+      expect(rails.findScheme(id, "upto")).toBeUndefined();
+    }
+    expect(rails.find("cosmos:cosmoshub-4")).toBeUndefined();
+  });
+
+  test("a requirement is checked by the scheme it names on the rail its network names", () => {
+    const rails = paymentRails(env);
+    const requirement = {
+      scheme: "exact",
+      network: "eip155:84532",
+      amount: "10000",
+      asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+      payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+      maxTimeoutSeconds: 60,
+      extra: { name: "USDC", version: "2" },
+    } satisfies PaymentRequirements;
+    const payable = rails.check(requirement, 2);
+    expect(payable.payable && [payable.rail.namespace, payable.scheme.scheme, payable.amount]).toEqual(["eip155", "exact", 10_000n]);
+    expect(rails.check({ ...requirement, scheme: "upto" }, 2)).toEqual({ payable: false, reason: "scheme upto is not supported" });
+    expect(rails.check({ ...requirement, network: "cosmos:cosmoshub-4" }, 2)).toEqual({ payable: false, reason: "network cosmos:cosmoshub-4 is not enabled here" });
+  });
+});
