@@ -14,8 +14,8 @@ export async function register(): Promise<void> {
   // meet (it tries again and answers with the error).
   void import("@/lib/db").then(({ getDatabase }) => getDatabase()).catch(() => undefined);
   const warm = setTimeout(() => {
-    void import("@/lib/x402/discovery")
-      .then(({ warmDiscovery }) => warmDiscovery(serverEnv()))
+    void Promise.all([import("@/lib/x402/discovery"), import("@/lib/tools/discovery-env")])
+      .then(([{ warmDiscovery }, { discoveryEnvOf }]) => warmDiscovery(discoveryEnvOf(serverEnv())))
       .catch(() => undefined);
   }, WARM_AFTER_MS);
   warm.unref?.();

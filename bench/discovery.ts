@@ -8,6 +8,7 @@
 import { performance } from "node:perf_hooks";
 import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import { parseServerEnv } from "@/lib/env";
+import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, findServices } from "@/lib/x402/discovery";
 import { startRegistry } from "@/sandbox/registry";
 import { spread, type Spread } from "./stats";
@@ -50,7 +51,7 @@ export async function measureDiscovery(): Promise<DiscoveryResult> {
       withSearch.register(listing(index));
       withoutSearch.register(listing(index));
     }
-    const envOf = (url: string) => parseServerEnv({ X402_DISCOVERY_URLS: url, X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1", X402_NETWORKS: "eip155:31337", USDC_ADDRESS_31337: USDC });
+    const envOf = (url: string) => discoveryEnvOf(parseServerEnv({ X402_DISCOVERY_URLS: url, X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1", X402_NETWORKS: "eip155:31337", USDC_ADDRESS_31337: USDC }));
     const isZebra = (services: Array<{ name: string }>) => services.some((service) => service.name === "Service 15000");
 
     clearDiscoveryCache();

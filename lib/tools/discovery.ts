@@ -35,19 +35,19 @@ export async function discoverServices(
   preferences: RankingPreferences,
   { query, network, maxPriceUsd }: z.infer<typeof discoverServicesTool.input>,
 ) {
-  const { findServices, rankServices, paymentRails } = await discoveryCore();
+  const { findServices, rankServices, paymentRails, discoveryEnvOf } = await discoveryCore();
   const rails = paymentRails(env);
   const maxPrice = maxPriceUsd === undefined ? undefined : parseUsd(maxPriceUsd.toFixed(6));
-  const found = await findServices(env, { query, network, maxPrice });
+  const found = await findServices(discoveryEnvOf(env), { query, network, maxPrice });
   const ranked = rankServices(found.services, { priority: preferences.priority ?? "cost", defaultChain: preferences.defaultChain });
   return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map((listing) => view(listing, rails)), ...notesOf(found.notes) };
 }
 
 export async function comparePrices(env: ServerEnv, preferences: RankingPreferences, { query }: z.infer<typeof comparePricesTool.input>) {
-  const { findServices, rankServices, hasTrackRecord, paymentRails } = await discoveryCore();
+  const { findServices, rankServices, hasTrackRecord, paymentRails, discoveryEnvOf } = await discoveryCore();
   const rails = paymentRails(env);
   const priority = preferences.priority ?? "cost";
-  const found = await findServices(env, { query });
+  const found = await findServices(discoveryEnvOf(env), { query });
   const ranked = rankServices(found.services, { priority, defaultChain: preferences.defaultChain });
   const byPrice = [...found.services].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0));
   const cheapest = byPrice[0];
@@ -71,12 +71,13 @@ export async function comparePrices(env: ServerEnv, preferences: RankingPreferen
  * route: a first "hello" does not wait for it (cold start, bench/RESULTS.md).
  */
 async function discoveryCore() {
-  const [{ findServices }, { hasTrackRecord, rankServices }, { paymentRails }] = await Promise.all([
+  const [{ findServices }, { hasTrackRecord, rankServices }, { paymentRails }, { discoveryEnvOf }] = await Promise.all([
     import("@/lib/x402/discovery"),
     import("@/lib/x402/listings"),
     import("@/lib/payments/rails"),
+    import("./discovery-env"),
   ]);
-  return { findServices, hasTrackRecord, rankServices, paymentRails };
+  return { findServices, hasTrackRecord, rankServices, paymentRails, discoveryEnvOf };
 }
 
 function view(listing: ServiceListing, rails: PaymentRails) {

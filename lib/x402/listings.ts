@@ -1,12 +1,12 @@
 // What a registry lists, as this product uses it: one listing per network a service can be paid
-// on here (by the same rule as a quote: the rails' schemes, lib/payments/rails), its text bounded before it
+// on here (by the same rule as a quote: the `payable` check its caller hands it), its text bounded before it
 // reaches the model, the registry's quality signals where it reports them, and the rules that
 // find (whole words, singular or plural) and rank (price, speed, track record) listings.
+import type { PaymentRequirements } from "@x402/core/types";
 import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import type { ServerEnv } from "@/lib/env";
 import { formatUsd } from "@/lib/money";
 import { cleanText } from "@/lib/text";
-import { checkAnyRequirement, type RailEnv } from "@/lib/payments/rails";
 
 export type ServiceListing = {
   name: string;
@@ -40,7 +40,17 @@ export type ListingQuality = {
   lastCalledAt?: string;
 };
 
-export type DiscoveryEnv = RailEnv & Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_ALLOW_PRIVATE_ADDRESSES">;
+/**
+ * Whether this product can pay a requirement, and the requirement read (its network's CAIP-2 id,
+ * amount, asset and payee): the rule a quote follows too, which is the rails' (lib/payments/rails),
+ * handed to discovery by whoever asks it (lib/tools/discovery-env.ts). Never throws.
+ */
+export type PayableCheck = (
+  requirements: PaymentRequirements,
+) => { payable: true; networkId: string; amount: bigint; asset: string; payTo: string } | { payable: false; reason: string };
+
+/** What discovery reads: the registries, the enabled networks (its index's key), the addresses it may call, and what can be paid. */
+export type DiscoveryEnv = Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_NETWORKS" | "X402_ALLOW_PRIVATE_ADDRESSES"> & { payable: PayableCheck };
 
 /** One service on one network: the same resource listed twice (by two registries) is one listing. */
 export const listingKey = (listing: ServiceListing) => `${listing.method} ${listing.url} ${listing.network}`;
@@ -59,7 +69,7 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
   if (!url) return [];
   // Payable here by the same rule as a quote (the rails' schemes), v1 and v2 spellings alike.
   const payable = (Array.isArray(item.accepts) ? item.accepts : []).flatMap((requirements) => {
-    const check = checkAnyRequirement(requirements, env);
+    const check = env.payable(requirements);
     return check.payable ? [check] : [];
   });
   const quality = qualityOf((item as { quality?: unknown }).quality);

@@ -3,6 +3,7 @@
 // whose city list says "New York". And how a registry's quality signals are read and rank them.
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
+import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { filterServices, hasTrackRecord, listingsOf, rankServices, type ServiceListing } from "@/lib/x402/listings";
 
 const listing = (name: string, description: string, tags: string[], url: string): ServiceListing => ({
@@ -55,7 +56,7 @@ describe("a registry's quality signals", () => {
     accepts: [{ scheme: "exact", network: "eip155:84532", amount, asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: "0x0000000000000000000000000000000000000001", maxTimeoutSeconds: 60, extra: { name: "USDC", version: "2" } }],
     quality,
   });
-  const env = parseServerEnv({ X402_NETWORKS: "eip155:84532" });
+  const env = discoveryEnvOf(parseServerEnv({ X402_NETWORKS: "eip155:84532" }));
   const read = (entry: ReturnType<typeof item>) => listingsOf(entry as never, "https://registry.example", env)[0];
 
   test("are read as the registry reports them, and what is not a count or a date is left out", () => {

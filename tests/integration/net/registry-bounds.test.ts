@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
+import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, listServices } from "@/lib/x402/discovery";
 import { LISTING_LIMITS } from "@/lib/x402/listings";
 import { startLoopbackServer, streamsHugeBody, type LoopbackServer } from "./loopback-server";
@@ -19,7 +20,7 @@ afterEach(async () => {
 });
 
 function envFor(registries: LoopbackServer[]) {
-  return parseServerEnv({
+  return discoveryOf({
     X402_DISCOVERY_URLS: registries.map((registry) => registry.origin).join(","),
     // The registries of this test listen on loopback, which the server calls only when allowed.
     X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1",
@@ -27,6 +28,8 @@ function envFor(registries: LoopbackServer[]) {
     USDC_ADDRESS_31337: USDC,
   });
 }
+
+const discoveryOf = (source: Record<string, string>) => discoveryEnvOf(parseServerEnv(source));
 
 function listing(name: string, overrides: Record<string, unknown> = {}) {
   return {

@@ -5,6 +5,7 @@
 // (payment-identifier). A request its handler refuses is not settled.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/tools/chat";
+import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, findServices } from "@/lib/x402/discovery";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { newSolanaKey } from "@/sandbox/solana";
@@ -52,7 +53,7 @@ describe("services made with the x402 middlewares", () => {
     test(`${madeWith}: found by its words, quoted, paid on chain, and its data delivered`, async () => {
       const entry = sandboxService(sandbox, name);
       expect(entry.madeWith).toBe(madeWith);
-      const found = await findServices(chat.env, { query: words });
+      const found = await findServices(discoveryEnvOf(chat.env), { query: words });
       expect(found.services.map((listing) => listing.url)).toContain(entry.url);
 
       const payer = await newPayer(sandbox);

@@ -7,6 +7,7 @@ import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
+import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, listServices } from "@/lib/x402/discovery";
 import { filterServices } from "@/lib/x402/listings";
 import { createQuote } from "@/lib/payments/quote";
@@ -114,7 +115,7 @@ afterAll(async () => {
 });
 beforeEach(() => clearDiscoveryCache());
 
-const env = () => parseServerEnv({ X402_DISCOVERY_URLS: server.url, X402_NETWORKS: "eip155:84532,eip155:8453", X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1" });
+const env = () => discoveryEnvOf(parseServerEnv({ X402_DISCOVERY_URLS: server.url, X402_NETWORKS: "eip155:84532,eip155:8453", X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1" }));
 
 async function quoteOfService(resource: string) {
   const response = await fetch(resource);
@@ -167,7 +168,7 @@ describe("discovery and quotes follow one rule", () => {
   });
 
   test("a network not enabled here is neither listed nor quoted", async () => {
-    const onlyBase = parseServerEnv({ X402_DISCOVERY_URLS: server.url, X402_NETWORKS: "eip155:8453", X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1" });
+    const onlyBase = discoveryEnvOf(parseServerEnv({ X402_DISCOVERY_URLS: server.url, X402_NETWORKS: "eip155:8453", X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1" }));
     const names = (await listServices(onlyBase)).map((listing) => listing.name);
     expect(names).toEqual(["News Two"]);
   });

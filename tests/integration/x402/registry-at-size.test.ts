@@ -9,6 +9,7 @@ import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createChatTools } from "@/lib/tools/chat";
 import { parseServerEnv } from "@/lib/env";
+import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, findServices, warmDiscovery } from "@/lib/x402/discovery";
 import { INDEX_MAX_LISTINGS } from "@/lib/x402/registry-index";
 import { startSandbox, type Sandbox } from "@/sandbox";
@@ -73,7 +74,7 @@ describe("a registry of 20,000 listings with search", () => {
     expect(finishOf(paid)?.finishReason).toBe("payment-complete");
 
     // The registry's quality signals are the facilitator's settlements: this one payment, by one payer.
-    const found = await findServices(chat.env, { query: "headlines" });
+    const found = await findServices(discoveryEnvOf(chat.env), { query: "headlines" });
     const listed = found.services.find((listing) => listing.url.startsWith(news.url) && listing.network === sandbox.info.network);
     expect(listed?.quality).toMatchObject({ calls30d: 1, payers30d: 1 });
     expect(Date.parse(listed?.quality?.lastCalledAt ?? "")).toBeGreaterThan(Date.now() - 60_000);
@@ -89,12 +90,14 @@ describe("registries with no search", () => {
   });
 
   const envFor = (registries: LoopbackServer[]) =>
-    parseServerEnv({
-      X402_DISCOVERY_URLS: registries.map((registry) => registry.origin).join(","),
-      X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1",
-      X402_NETWORKS: "eip155:31337",
-      USDC_ADDRESS_31337: USDC,
-    });
+    discoveryEnvOf(
+      parseServerEnv({
+        X402_DISCOVERY_URLS: registries.map((registry) => registry.origin).join(","),
+        X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1",
+        X402_NETWORKS: "eip155:31337",
+        USDC_ADDRESS_31337: USDC,
+      }),
+    );
 
   /** A registry answering pages of `GET /discovery/resources` from `itemAt`, and 404 to anything else. */
   async function pagedRegistry(itemAt: (index: number) => DiscoveryResource | undefined, claimedTotal: number): Promise<LoopbackServer> {
