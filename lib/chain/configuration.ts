@@ -25,6 +25,9 @@ export type ChainSettings = {
   usdcAddresses: Record<string, Address>;
 };
 
+/** What lib/chain reads of the configuration (lib/env.ts's ServerEnv has it): the enabled networks and the per-chain variables. */
+export type ChainEnv = ChainSettings & { X402_NETWORKS: readonly string[] };
+
 /** A Solana network's CAIP-2 reference: its genesis hash's first 32 base58 characters. */
 const SOLANA_REFERENCE = /^[1-9A-HJ-NP-Za-km-z]{32}$/;
 

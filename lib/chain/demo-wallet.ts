@@ -7,7 +7,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { EVM_ADDRESS_PATTERN, isSolanaAddress } from "./addresses";
-import type { ServerEnv } from "@/lib/env";
 
 const address = z.string().regex(EVM_ADDRESS_PATTERN).transform((value) => value as `0x${string}`);
 
@@ -33,7 +32,7 @@ export type DemoWallet = {
   solana?: { address: string; network: string; rpcUrl: string };
 };
 
-export async function readDemoWallet(env: Pick<ServerEnv, "SANDBOX_INFO_FILE">): Promise<DemoWallet | undefined> {
+export async function readDemoWallet(env: { SANDBOX_INFO_FILE?: string | undefined }): Promise<DemoWallet | undefined> {
   if (!env.SANDBOX_INFO_FILE) return undefined;
   try {
     const info = sandboxInfoSchema.parse(JSON.parse(await readFile(env.SANDBOX_INFO_FILE, "utf8")));

@@ -1,7 +1,7 @@
 // Where each enabled network's chain is now, read from its configured RPC: an EVM chain's latest
 // block, a Solana network's slot. For the health check (lib/health.ts), which names an RPC by its
 // host only and reads every family alike.
-import type { ServerEnv } from "@/lib/env";
+import type { ChainEnv } from "./configuration";
 import { publicClientFor } from "./clients";
 import { findNetwork } from "./networks";
 import { findSolanaNetwork, getSolanaSlot } from "./solana";
@@ -16,7 +16,7 @@ export type ChainHead = {
 };
 
 /** An enabled network's RPC and how to read its head; undefined for a network this product does not know. */
-export function chainHeadOf(id: string, env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">): ChainHead | undefined {
+export function chainHeadOf(id: string, env: ChainEnv): ChainHead | undefined {
   if (!env.X402_NETWORKS.includes(id)) return undefined;
   const evm = findNetwork(id, env);
   if (evm) return { rpcUrl: evm.rpcUrl, variable: `RPC_URL_${evm.chainId}`, read: () => publicClientFor(evm).getBlockNumber({ cacheTime: 0 }) };

@@ -1,6 +1,6 @@
 // The one place chain ids live: the networks this product can pay on, each with its USDC
 // contract and EIP-712 domain, its RPC URL from configuration, and its explorer.
-import type { ServerEnv } from "@/lib/env";
+import type { ChainEnv } from "./configuration";
 
 export type NetworkId = `eip155:${number}`;
 
@@ -67,7 +67,7 @@ export function eip6492FactoriesOf(network: Pick<NetworkConfig, "chainId">): rea
   return eip6492Factories[network.chainId] ?? [];
 }
 
-type NetworkEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+type NetworkEnv = ChainEnv;
 
 /** The networks enabled by X402_NETWORKS that have a known USDC contract, in configured order. */
 export function enabledNetworks(env: NetworkEnv): NetworkConfig[] {

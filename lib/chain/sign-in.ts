@@ -6,7 +6,7 @@
 // route that reads a session.
 import type { SignatureBytes } from "@solana/kit";
 import { getAddress, type Hex } from "viem";
-import type { ServerEnv } from "@/lib/env";
+import type { ChainEnv } from "./configuration";
 import { AppError } from "@/lib/errors";
 import { isSolanaAddress } from "./addresses";
 
@@ -28,12 +28,12 @@ const SOLANA_HEADER = " wants you to sign in with your Solana account:";
 export const refuseSignIn = (why: string) => new AppError("unauthorized", `Sign-in refused: ${why}`);
 
 /** Reads a sign-in message of any family paid here; a message that is not one, or for a chain not paid on, is refused. */
-export function readSignIn(message: string, env: ServerEnv): Promise<SignInClaim> {
+export function readSignIn(message: string, env: ChainEnv): Promise<SignInClaim> {
   const solana = message.split("\n", 1)[0]?.endsWith(SOLANA_HEADER) ?? false;
   return solana ? readSolanaSignIn(message, env) : readEvmSignIn(message, env);
 }
 
-async function readEvmSignIn(message: string, env: ServerEnv): Promise<SignInClaim> {
+async function readEvmSignIn(message: string, env: ChainEnv): Promise<SignInClaim> {
   const [{ parseSiweMessage }, { findNetworkByChainId }] = await Promise.all([import("viem/siwe"), import("./networks")]);
   const fields = parseSiweMessage(message);
   if (!fields.address || !fields.chainId || fields.version !== "1") throw refuseSignIn("the message is not an EIP-4361 sign-in (address, chain, version 1).");
@@ -61,7 +61,7 @@ async function readEvmSignIn(message: string, env: ServerEnv): Promise<SignInCla
   };
 }
 
-async function readSolanaSignIn(message: string, env: ServerEnv): Promise<SignInClaim> {
+async function readSolanaSignIn(message: string, env: ChainEnv): Promise<SignInClaim> {
   if (!env.X402_NETWORKS.some((id) => id.startsWith("solana:"))) throw refuseSignIn("this agent pays on no Solana network.");
   const { parseSignInMessageText } = await import("@solana/wallet-standard-util");
   const fields = parseSignInMessageText(message);

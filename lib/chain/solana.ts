@@ -15,7 +15,7 @@ import {
   type SolanaRpcApi,
 } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import type { ServerEnv } from "@/lib/env";
+import type { ChainEnv } from "./configuration";
 
 export type SolanaNetworkId = `solana:${string}`;
 
@@ -50,7 +50,7 @@ const known: Record<string, Omit<SolanaNetworkConfig, "rpcUrl" | "transactionUrl
   },
 };
 
-type SolanaEnv = Pick<ServerEnv, "rpcUrls">;
+type SolanaEnv = Pick<ChainEnv, "rpcUrls">;
 
 /** A Solana network by CAIP-2 id, if this product knows its USDC; enabled or not. */
 export function findSolanaNetwork(id: string, env: SolanaEnv): SolanaNetworkConfig | undefined {

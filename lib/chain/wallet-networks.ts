@@ -4,7 +4,7 @@
 // the page reads those chains through the wallet or the chain's public endpoint.
 import type { Chain } from "viem";
 import { arbitrum, avalanche, base, baseSepolia, mainnet, polygon } from "viem/chains";
-import type { ServerEnv } from "@/lib/env";
+import type { ChainEnv } from "./configuration";
 import { enabledNetworks, type NetworkId } from "./networks";
 
 export type WalletNetwork = {
@@ -21,7 +21,7 @@ export type WalletNetwork = {
 
 export const SANDBOX_CHAIN_ID = 31337;
 
-export function walletNetworks(env: Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">): WalletNetwork[] {
+export function walletNetworks(env: ChainEnv): WalletNetwork[] {
   return enabledNetworks(env).map((network) => ({
     id: network.id,
     chainId: network.chainId,
