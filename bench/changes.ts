@@ -24,7 +24,7 @@ export const BEFORE: Record<string, string> = {
 export const CHANGES: Change[] = [
   {
     change: "The chat tools' input schemas are wrapped with `zodSchema()` once per process, so the JSON schema the model is sent is converted once, not for each of the five tools on every request.",
-    files: "lib/chat/tools/*.ts",
+    files: "lib/tools/chat/*.ts",
     bought:
       "zod's `toJSONSchema` (called from the SDK's `prepareTools`) was 4.3% of the chat route's samples under load, zod 2.6 ms/request of 29.5 profiled (8.8%); after: 0.04% and 0.1 ms/request.",
   },
@@ -84,7 +84,7 @@ export const CHANGES: Change[] = [
       "2. What a first \"hello\" does not need is loaded by the first request that needs it: the payment core's approval half (rails, chains, x402) when a request carries an approval, the quote on the first payForService, discovery and the spending report on their first call, the sweep's chain work only when an unfinished payment is there to ask about, the sign-in's SIWE check on the first sign-in, and the secret scanner (every BIP-39 word list, and secp256k1 to derive an address) only for a message with at least 64 hex digits or 12 words, the least a key or a phrase needs. " +
       "3. Addresses are read with `@solana/addresses` (the part of `@solana/kit` that reads one) instead of the whole kit; the proxy, which the server loads at start, loads the configuration's and the chains' code on the first page; and the configuration's check at start-up reads an address as text, without the chains' code. " +
       "4. The database starts opening in the start-up hook, beside the loading of the route, and the routes use that one (state that must be one per process is kept on the process: Next bundles the start-up hook and each route apart).",
-    files: "next.config.ts, lib/chat/handler.ts, lib/chat/tools/*.ts, lib/tools/*.ts, lib/payments/sweep.ts, lib/session.ts, lib/chat/secret-screen.ts, lib/address.ts, lib/address-text.ts, proxy.ts, instrumentation.ts, lib/process-state.ts, lib/db/index.ts",
+    files: "next.config.ts, lib/chat/handler.ts, lib/tools/chat/*.ts, lib/tools/*.ts, lib/payments/sweep.ts, lib/session.ts, lib/chat/secret-screen.ts, lib/address.ts, lib/address-text.ts, proxy.ts, instrumentation.ts, lib/process-state.ts, lib/db/index.ts",
     bought:
       "Before: 734 vs 367 ms (2.00×); 1156 ms (3.15×). After 1: 602 vs 376 ms (1.60×); 946 ms (2.52×). After 2: 544 vs 403 ms (1.35×); 862 ms (2.14×). After 3: 478 vs 395 ms (1.21×) and, with the configuration's check reading text, 482 vs 411 ms (1.17×). 4 was within the noise with PostgreSQL (518 and 517 ms with and without it, same run) and bought about 3% with PGlite (900 against 928 ms), whose WebAssembly start then overlaps the server's own. " +
       "The profile of a start (V8's, spawn to the first 200) shows where the rest goes: the framework's own start, the same as the bare app's; the chat route's modules that a \"hello\" does use (zod and the request's schemas, the AI SDK and its Gemini provider, which a deployed server needs for every answer, and the address checks); and with PGlite, its start (0.4-0.5 s of WebAssembly).",
