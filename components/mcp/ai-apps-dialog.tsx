@@ -33,11 +33,17 @@ export type AiAppsDialogProps = {
   signIn: (() => Promise<void>) | undefined;
 };
 
-/** Whether this browser's session is the wallet's own. */
-async function isSignedInAs(address: string): Promise<boolean> {
+/**
+ * This browser's session (the wallet it is signed in as) and the server's own address (its
+ * APP_URL), which a grant names and an app connects to, whatever name this page was opened under.
+ */
+async function readSession(): Promise<{ wallet?: string; server?: string }> {
   const response = await fetch("/api/session", { cache: "no-store" }).catch(() => undefined);
-  const body = (await response?.json().catch(() => undefined)) as { wallet?: unknown } | undefined;
-  return typeof body?.wallet === "string" && sameAddress(body.wallet, address);
+  const body = (await response?.json().catch(() => undefined)) as { wallet?: unknown; uri?: unknown } | undefined;
+  return {
+    ...(typeof body?.wallet === "string" ? { wallet: body.wallet } : {}),
+    ...(typeof body?.uri === "string" && URL.canParse(body.uri) ? { server: new URL(body.uri).origin } : {}),
+  };
 }
 
 function randomId(): string {
@@ -55,6 +61,7 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
   const [issued, setIssued] = useState<{ token: string; label: string } | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [server, setServer] = useState<string | undefined>();
 
   useEffect(() => {
     const element = dialog.current;
@@ -73,6 +80,7 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
     setProblem(undefined);
     setGiven(readGiven());
     dialog.current?.showModal();
+    void readSession().then((session) => setServer(session.server));
   };
 
   const errors = Object.fromEntries(limitKeys.flatMap((key) => {
@@ -88,22 +96,25 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
     if (Object.keys(errors).length > 0 || label.trim() === "") return setProblem("Give the app a name and each limit as an amount in USD.");
     const network = networks.find((candidate) => candidate.chainId === wallet.chainId) ?? networks[0];
     if (!network) return setProblem("This agent pays on no EVM network.");
-    const grant: AccessGrant = {
-      id: randomId(),
-      wallet: wallet.address,
-      label: label.trim(),
-      limits: {
-        daily: String(parseUsd(draft.daily) ?? 0n),
-        weekly: String(parseUsd(draft.weekly) ?? 0n),
-        monthly: String(parseUsd(draft.monthly) ?? 0n),
-        perPayment: String(parseUsd(draft.perPayment) ?? 0n),
-      },
-      validUntil: Math.floor(Date.now() / 1000) + days * 86_400,
-      server: window.location.origin,
-    };
     setBusy(true);
     try {
-      if (signIn && !(await isSignedInAs(wallet.address))) {
+      const session = await readSession();
+      if (session.server) setServer(session.server);
+      const grant: AccessGrant = {
+        id: randomId(),
+        wallet: wallet.address,
+        label: label.trim(),
+        limits: {
+          daily: String(parseUsd(draft.daily) ?? 0n),
+          weekly: String(parseUsd(draft.weekly) ?? 0n),
+          monthly: String(parseUsd(draft.monthly) ?? 0n),
+          perPayment: String(parseUsd(draft.perPayment) ?? 0n),
+        },
+        validUntil: Math.floor(Date.now() / 1000) + days * 86_400,
+        // The server's own address: a grant is for this deployment, whatever name the page was opened under.
+        server: session.server ?? window.location.origin,
+      };
+      if (signIn && !(session.wallet && sameAddress(session.wallet, wallet.address))) {
         try {
           await signIn();
         } catch (error) {
@@ -168,7 +179,7 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
 
   const address = wallet.address;
   const mine = address ? given.filter((grant) => sameAddress(grant.wallet, address)) : [];
-  const endpoint = typeof window === "undefined" ? "/api/mcp" : `${window.location.origin}/api/mcp`;
+  const endpoint = server ? `${server}/api/mcp` : typeof window === "undefined" ? "/api/mcp" : `${window.location.origin}/api/mcp`;
 
   return (
     <>

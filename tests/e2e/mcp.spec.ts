@@ -143,3 +143,22 @@ test("with the page open and an agent budget, an app's small payment is paid fro
   await expect(shown).toHaveAttribute("data-outcome", "paid");
   await expect(shown).toContainText(`Cursor: paid $${express.price} to QuickWeather Pro from the budget`);
 });
+
+test("opened under another name of the same server (localhost for 127.0.0.1), the page gives access for the server's own address, and the token works", async ({ page, wallet, baseURL }) => {
+  test.setTimeout(90_000);
+  if (!baseURL) throw new Error("no base URL");
+  const server = new URL(baseURL);
+  // APP_URL is the base URL; the person typed the other name the server answers to.
+  const otherName = new URL(baseURL);
+  otherName.hostname = server.hostname === "localhost" ? "127.0.0.1" : "localhost";
+  await page.goto(otherName.href);
+  await chatPage(page).connect("Test Wallet");
+
+  const { token, dialog } = await giveAccess(page, "Claude Code");
+  expect(wallet.signRequests).toBe(2);
+  await expect(dialog.getByTestId("ai-apps-config-claude-code")).toContainText(`${server.origin}/api/mcp`);
+  const app = await connectApp(baseURL, token);
+  const { tools } = await app.listTools();
+  expect(tools.map((tool) => tool.name)).toContain("payForService");
+  await app.close();
+});
