@@ -12,6 +12,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { cleanText } from "@/lib/text";
+import { hasPaymentChallenge, MPP_EVM_CHARGE, readMppChallenges } from "@/lib/mpp/charge";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { serviceInputProblem } from "@/lib/x402/service-input";
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
@@ -109,8 +110,10 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     return { kind: "free", data };
   }
 
-  const paymentRequired = readPaymentRequired(response, await readServiceBody(response));
-  if (!paymentRequired) return { kind: "unreadable" };
+  const asked = readPaymentRequest(response, await readServiceBody(response), call);
+  if (asked.kind === "unreadable") return { kind: "unreadable" };
+  if (asked.kind === "unpayable") return { kind: "not-payable", message: asked.message };
+  const { paymentRequired, protocol } = asked;
   const serviceName = cleanText(paymentRequired.resource?.serviceName || new URL(call.url).host, 80);
   // A request the service says it would refuse is not quoted: the person would sign for nothing.
   const inputProblem = serviceInputProblem(paymentRequired, call, serviceName);
@@ -130,7 +133,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   if ("code" in quote) return { kind: "not-payable", message: quote.message };
 
   const paymentId = newPaymentId();
-  const facts: PaymentFacts = { paymentId, service: { name: serviceName, url: call.url }, network: quote.network, amount: quote.amount, payTo: quote.payTo };
+  const facts: PaymentFacts = { paymentId, service: { name: serviceName, url: call.url }, network: quote.network, amount: quote.amount, payTo: quote.payTo, protocol };
   emit({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
   // prompt; anything else asks the wallet, saying why when a budget was there but did not apply.
@@ -217,6 +220,28 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   };
   emit(quoted);
   return { kind: "quoted", paymentId, quote: quoted };
+}
+
+/**
+ * What a 402 asks for, in the protocol it speaks: MPP's `WWW-Authenticate: Payment` challenges
+ * (read with mppx, lib/mpp/charge.ts) or x402's PAYMENT-REQUIRED. A service that offers both (as
+ * mppx's `evm` method does) is paid through MPP when one of its challenges is one this agent can
+ * answer, else through x402; one whose challenges are all for methods this agent does not pay
+ * (Tempo, Stripe), and no x402, is answered plainly with why.
+ */
+function readPaymentRequest(
+  response: Response,
+  body: unknown,
+  call: ServiceCall,
+): { kind: "asked"; paymentRequired: PaymentRequired; protocol: "x402" | "mpp" } | { kind: "unpayable"; message: string } | { kind: "unreadable" } {
+  const mpp = hasPaymentChallenge(response) ? readMppChallenges(response, { url: call.url, body: call.method === "POST" ? (call.body ?? {}) : undefined }) : undefined;
+  if (mpp && mpp.paymentRequired.accepts.length > 0) return { kind: "asked", paymentRequired: mpp.paymentRequired, protocol: "mpp" };
+  const x402 = readPaymentRequired(response, body);
+  // An option in MPP's scheme comes from an MPP challenge only, never from x402's header.
+  const accepts = x402?.accepts.filter((requirements) => requirements.scheme !== MPP_EVM_CHARGE) ?? [];
+  if (x402 && accepts.length > 0) return { kind: "asked", paymentRequired: { ...x402, accepts }, protocol: "x402" };
+  if (mpp) return { kind: "unpayable", message: `The service asks for a payment this agent cannot make: ${[...new Set(mpp.refused)].join("; ")}. Nothing was quoted or paid.` };
+  return { kind: "unreadable" };
 }
 
 export type PaymentQuote = PayableRequirement &
