@@ -1,0 +1,180 @@
+// What an MPP payment refuses, and how its end is told: challenges this agent will not answer
+// (another chain or currency, splits past the amount, an expired one), a changed approval, and a
+// service whose Payment-Receipt names a transaction the chain does not show (paid means paid).
+// mppx's own server and Challenge code on the sandbox chain; nothing of the chain is mocked.
+import { Challenge } from "mppx";
+import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { findPayment } from "@/lib/payments/ledger";
+import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
+import { createChatTools } from "@/lib/tools/chat";
+import type { StreamLine } from "@/lib/protocol/lines";
+import { startSandbox, type Sandbox } from "@/sandbox";
+import { listen, type RunningServer } from "@/sandbox/http";
+import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
+import {
+  collectOnChain,
+  finishOf as finish,
+  modelCallingPayForService,
+  newPayer as fundedPayer,
+  paymentsOf as payments,
+  requestQuote as quote,
+  sandboxEnv,
+  sandboxService,
+  sendApproval,
+  signQuote as sign,
+  steps,
+  typedDataOf,
+  usdcBalance,
+} from "@/tests/helpers/paid-chat";
+
+let sandbox: Sandbox;
+let balanceOf: ReturnType<typeof usdcBalance>;
+/** A service answering 402 with whatever challenge a test sets. */
+let challenger: RunningServer;
+let challenge: Challenge.Challenge | undefined;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
+  balanceOf = usdcBalance(sandbox);
+  challenger = await listen(0, async (_request, response) => {
+    response.writeHead(402, { "WWW-Authenticate": challenge ? Challenge.serialize(challenge) : "", "Content-Type": "application/json" });
+    response.end("{}");
+  });
+});
+afterAll(async () => {
+  await challenger?.close();
+  await sandbox?.stop();
+});
+
+const limits = { daily: "1", weekly: "5", monthly: "20", perPayment: "0.5" };
+const service = (name: string) => sandboxService(sandbox, name);
+
+async function chatPaying(url: string, query: Record<string, string> = {}) {
+  const results: string[] = [];
+  const chat = await createTestChat({
+    tools: createChatTools,
+    env: sandboxEnv(sandbox),
+    model: modelCallingPayForService({ url, query }, { onToolResult: (content) => results.push(JSON.stringify(content)) }),
+  });
+  return { chat, results };
+}
+
+/** An `evm` charge challenge as the sandbox's would be, with `change` applied to its request. */
+function evmChallenge(change: Record<string, unknown> = {}, expires = new Date(Date.now() + 300_000)): Challenge.Challenge {
+  return Challenge.from({
+    id: `test-${Math.random().toString(36).slice(2)}`,
+    realm: "Test Shop",
+    method: "evm",
+    intent: "charge",
+    request: {
+      amount: "1000",
+      currency: sandbox.info.usdc.address,
+      recipient: "0x00000000000000000000000000000000000000A1",
+      methodDetails: { chainId: sandbox.info.chainId, decimals: 6, credentialTypes: ["authorization"] },
+      ...change,
+    },
+    expires: expires.toISOString(),
+  });
+}
+
+const errorsOf = (lines: StreamLine[]) => lines.flatMap((line) => (line.type === "error" ? [line.error.code] : []));
+
+describe("MPP challenges this agent does not answer", () => {
+  const cases: [string, () => Challenge.Challenge, RegExp][] = [
+    ["another chain", () => evmChallenge({ methodDetails: { chainId: 1, decimals: 6, credentialTypes: ["authorization"] } }), /chain eip155:1 is not one this agent pays on/],
+    ["another currency", () => evmChallenge({ currency: "0x0000000000000000000000000000000000000bad" }), /currency .* is not USDC/],
+    [
+      "splits that sum past the amount",
+      () => evmChallenge({ methodDetails: { chainId: sandbox.info.chainId, decimals: 6, credentialTypes: ["authorization"], splits: [{ amount: "2000", recipient: "0x00000000000000000000000000000000000000A2" }] } }),
+      /splits do not add up within its amount/,
+    ],
+    [
+      "splits within the amount (one authorization pays one recipient)",
+      () => evmChallenge({ methodDetails: { chainId: sandbox.info.chainId, decimals: 6, credentialTypes: ["authorization"], splits: [{ amount: "100", recipient: "0x00000000000000000000000000000000000000A2" }] } }),
+      /splits its amount among several recipients/,
+    ],
+    ["an expired challenge", () => evmChallenge({}, new Date(Date.now() - 1_000)), /expired/],
+  ];
+  for (const [what, make, reason] of cases) {
+    test(`${what}: refused with why, nothing quoted, reserved or paid`, async () => {
+      challenge = make();
+      const { chat, results } = await chatPaying(`${challenger.url}/thing`);
+      try {
+        const payer = await fundedPayer(sandbox);
+        const lines = await collectLines(await chat.post({ messages: [{ role: "user", content: "Buy the thing" }], walletAddress: payer.address, spendingLimits: limits }));
+        expect(payments(lines)).toEqual([]);
+        expect(errorsOf(lines)).toEqual(["payment-failed"]);
+        expect(results.join("\n")).toMatch(reason);
+        expect(await chat.db.query("SELECT payment_id FROM payments")).toEqual([]);
+      } finally {
+        await chat.close();
+      }
+    });
+  }
+});
+
+describe("an MPP approval that was changed", () => {
+  let target: { chat: TestChat; results: string[] };
+  beforeAll(async () => {
+    target = await chatPaying(service("quotations-mpp").url, { topic: "money" });
+  });
+  afterAll(async () => {
+    await target?.chat.close();
+  });
+
+  test("another signer, or a signature of other terms, is refused before anything is reserved; nothing moves", async () => {
+    const payer = await fundedPayer(sandbox);
+    const quoted = await quote(target.chat, payer, "A maxim on money", limits);
+    expect(quoted.status.protocol).toBe("mpp");
+    const before = await balanceOf(payer.address);
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const wrongSigner = await sendApproval(target.chat, quoted, await sign(stranger, quoted.status));
+    expect(wrongSigner.status).toBe(400);
+    // The wallet signed the authorization for a larger amount than quoted.
+    const typedData = typedDataOf(quoted.status);
+    const more = { ...quoted.status, approval: { ...quoted.status.approval, expiresAt: quoted.status.approval?.expiresAt ?? "", typedData: { ...typedData, message: { ...typedData.message, value: "999999" } } } };
+    const otherTerms = await sendApproval(target.chat, quoted, await sign(payer, more));
+    expect(otherTerms.status).toBe(400);
+    expect(await findPayment(target.chat.db, quoted.status.paymentId)).toBeUndefined();
+    expect(await balanceOf(payer.address)).toBe(before);
+  });
+});
+
+describe("paid means paid, over MPP", () => {
+  test("a Payment-Receipt naming a transaction the chain does not show: pending, never confirmed; once collected, the chain's transaction is recorded", async () => {
+    const entry = service("quotations-mpp");
+    const { chat, results } = await chatPaying(entry.url, { topic: "time" });
+    try {
+      const payer = await fundedPayer(sandbox);
+      const quoted = await quote(chat, payer, "A maxim on time", limits);
+      const signature = await sign(payer, quoted.status);
+      const before = await balanceOf(payer.address);
+      const madeUp = `0x${"cd".repeat(32)}`;
+      sandbox.setServiceClaimedSettlement(entry.name, { transaction: madeUp });
+      let lines: StreamLine[];
+      try {
+        lines = await collectLines(await sendApproval(chat, quoted, signature));
+      } finally {
+        sandbox.setServiceClaimedSettlement(entry.name, undefined);
+      }
+      expect(steps(lines)).toEqual([
+        ["submitted", undefined],
+        ["failed", "payment-pending"],
+      ]);
+      expect(JSON.stringify(lines)).not.toContain(madeUp);
+      expect(finish(lines)?.finishReason).toBe("payment-failed");
+      expect(results.join("\n")).toContain("payment-pending");
+      expect(await balanceOf(payer.address)).toBe(before);
+      expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "pending", txHash: null, scheme: "mpp-evm-charge" });
+
+      // The authorization the service kept is collected: the sweep records what the chain shows.
+      const collected = await collectOnChain(sandbox, typedDataOf(quoted.status), signature);
+      expect(await sweepUnfinishedPayments({ db: chat.db, env: chat.env })).toMatchObject({ settled: 1 });
+      expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", txHash: collected });
+      expect(await balanceOf(payer.address)).toBe(before - BigInt(entry.priceAtomic));
+    } finally {
+      await chat.close();
+    }
+  });
+});
