@@ -195,6 +195,10 @@ function topicOf(raw: string): Topic | undefined {
     const target = /\b(?:to|into)\s+([a-z]+)\s*[?.!]?\s*$/.exec(text)?.[1];
     return { query: "translate", params: { ...(quoted ? { text: quoted } : {}), ...(target ? { to: target } : {}) } };
   }
+  if (/\b(quotation|maxim)s?\b/.test(text)) {
+    const topic = /\b(?:about|on)\s+([a-z]+)/.exec(text)?.[1];
+    return { query: "quotation", params: topic ? { topic } : {} };
+  }
   if (/\bsummari[sz]e\b/.test(text)) {
     const quoted = /["“](.+?)["”]/.exec(raw)?.[1];
     return { query: "summarize", params: quoted ? { text: quoted } : {} };

@@ -40,7 +40,7 @@ export const quotations: ServiceDefinition = {
 
 /**
  * Quotations from the same collection over the Machine Payments Protocol (mppx's server): a
- * second MPP service, dearer than the x402 one.
+ * second MPP service, cheaper than the x402 one, so a comparison across protocols can go MPP's way.
  */
 export const quotationsMpp: ServiceDefinition = {
   name: "quotations-mpp",
@@ -48,7 +48,7 @@ export const quotationsMpp: ServiceDefinition = {
   description: `A famous quotation on a topic (${QUOTE_TOPICS.join(", ")}), paid over MPP.`,
   method: "GET",
   path: "/maxim",
-  price: 1_500n, // 0.0015 USDC
+  price: 800n, // 0.0008 USDC
   latencyMs: 100,
   tags: ["quotation", "quotes", latencyTag(100)],
   protocol: "mpp",
