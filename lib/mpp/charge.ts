@@ -48,11 +48,11 @@ const METHOD_NAMES: Record<string, string> = { tempo: "Tempo", stripe: "Stripe" 
 
 /**
  * The Payment challenges of a 402 as payment options, read with mppx's parser; undefined when the
- * header holds none that parse. `body`: the JSON body the request sends (a POST's), which a
+ * header holds none that parse. `body`: the request's body as sent (a POST's JSON text), which a
  * challenge's `digest` must match. An option whose challenge expired, whose digest does not match,
  * or whose method is not `evm` is not offered; why is said in `refused`.
  */
-export function readMppChallenges(response: Response, { url, body, now = Date.now() }: { url: string; body: unknown; now?: number }): MppPaymentRequired | undefined {
+export function readMppChallenges(response: Response, { url, body, now = Date.now() }: { url: string; body: string | undefined; now?: number }): MppPaymentRequired | undefined {
   let challenges: Challenge.Challenge[];
   try {
     challenges = Challenge.fromResponseList(response);
@@ -87,7 +87,7 @@ export function readMppChallenges(response: Response, { url, body, now = Date.no
 }
 
 /** Why a challenge cannot be answered whatever its method says, if it cannot. */
-function refusalOf(challenge: Challenge.Challenge, body: unknown, now: number): string | undefined {
+function refusalOf(challenge: Challenge.Challenge, body: string | undefined, now: number): string | undefined {
   if (challenge.intent !== "charge" || challenge.method !== "evm") {
     const method = METHOD_NAMES[challenge.method] ?? `"${challenge.method.slice(0, 40)}"`;
     return `the MPP ${method} ${challenge.intent.slice(0, 40)} method is not one this agent pays (it pays MPP charges in USDC on EVM chains, the "evm" method)`;
@@ -100,10 +100,9 @@ function refusalOf(challenge: Challenge.Challenge, body: unknown, now: number): 
   }
   if (Date.parse(challenge.expires ?? "") <= now) return "the MPP challenge has expired";
   if (challenge.digest !== undefined) {
-    const sent = body === undefined ? "" : (body as Record<string, unknown> | string);
     let matches = false;
     try {
-      matches = BodyDigest.verify(challenge.digest as BodyDigest.BodyDigest, sent);
+      matches = BodyDigest.verify(challenge.digest as BodyDigest.BodyDigest, body ?? "");
     } catch {
       matches = false;
     }

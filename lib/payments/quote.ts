@@ -234,7 +234,7 @@ function readPaymentRequest(
   body: unknown,
   call: ServiceCall,
 ): { kind: "asked"; paymentRequired: PaymentRequired; protocol: "x402" | "mpp" } | { kind: "unpayable"; message: string } | { kind: "unreadable" } {
-  const mpp = hasPaymentChallenge(response) ? readMppChallenges(response, { url: call.url, body: call.method === "POST" ? (call.body ?? {}) : undefined }) : undefined;
+  const mpp = hasPaymentChallenge(response) ? readMppChallenges(response, { url: call.url, body: call.method === "POST" ? JSON.stringify(call.body ?? {}) : undefined }) : undefined;
   if (mpp && mpp.paymentRequired.accepts.length > 0) return { kind: "asked", paymentRequired: mpp.paymentRequired, protocol: "mpp" };
   const x402 = readPaymentRequired(response, body);
   // An option in MPP's scheme comes from an MPP challenge only, never from x402's header.

@@ -2,7 +2,7 @@
 // (another chain or currency, splits past the amount, an expired one), a changed approval, and a
 // service whose Payment-Receipt names a transaction the chain does not show (paid means paid).
 // mppx's own server and Challenge code on the sandbox chain; nothing of the chain is mocked.
-import { Challenge } from "mppx";
+import { BodyDigest, Challenge } from "mppx";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findPayment } from "@/lib/payments/ledger";
@@ -61,8 +61,9 @@ async function chatPaying(url: string, query: Record<string, string> = {}) {
 }
 
 /** An `evm` charge challenge as the sandbox's would be, with `change` applied to its request. */
-function evmChallenge(change: Record<string, unknown> = {}, expires = new Date(Date.now() + 300_000)): Challenge.Challenge {
+function evmChallenge(change: Record<string, unknown> = {}, expires = new Date(Date.now() + 300_000), digest?: string): Challenge.Challenge {
   return Challenge.from({
+    ...(digest ? { digest } : {}),
     id: `test-${Math.random().toString(36).slice(2)}`,
     realm: "Test Shop",
     method: "evm",
@@ -95,6 +96,7 @@ describe("MPP challenges this agent does not answer", () => {
       /splits its amount among several recipients/,
     ],
     ["an expired challenge", () => evmChallenge({}, new Date(Date.now() - 1_000)), /expired/],
+    ["a challenge bound to another request body", () => evmChallenge({}, undefined, BodyDigest.compute({ amount: "1000000" })), /another request body/],
   ];
   for (const [what, make, reason] of cases) {
     test(`${what}: refused with why, nothing quoted, reserved or paid`, async () => {
