@@ -116,6 +116,34 @@ describe("MPP challenges this agent does not answer", () => {
   }
 });
 
+describe("a replayed challenge", () => {
+  test("the same challenge again, after its authorization was sent, is not quoted: one challenge, one payment", async () => {
+    // A service that hands out the same challenge every time and never takes the credential.
+    challenge = evmChallenge();
+    const { chat, results } = await chatPaying(`${challenger.url}/thing`);
+    try {
+      const payer = await fundedPayer(sandbox);
+      const first = await quote(chat, payer, "Buy the thing", limits);
+      expect(first.status.protocol).toBe("mpp");
+      const sent = await collectLines(await sendApproval(chat, first, await sign(payer, first.status)));
+      // The service did not take it and nothing moved: pending until the authorization expires.
+      expect(steps(sent).at(-1)).toEqual(["failed", "payment-pending"]);
+      const before = await chat.db.query("SELECT payment_id FROM payments");
+      expect(before).toHaveLength(1);
+
+      const lines = await collectLines(await chat.post({ messages: [{ role: "user", content: "Buy the thing again" }], walletAddress: payer.address, spendingLimits: limits }));
+      expect(steps(lines)).toEqual([
+        ["checking", undefined],
+        ["failed", "payment-failed"],
+      ]);
+      expect(results.join("\n")).toMatch(/identical, byte for byte, to one already sent/);
+      expect(await chat.db.query("SELECT payment_id FROM payments")).toEqual(before);
+    } finally {
+      await chat.close();
+    }
+  });
+});
+
 describe("an MPP approval that was changed", () => {
   let target: { chat: TestChat; results: string[] };
   beforeAll(async () => {
