@@ -3,13 +3,14 @@
 // service whose Payment-Receipt names a transaction the chain does not show (paid means paid).
 // mppx's own server and Challenge code on the sandbox chain; nothing of the chain is mocked.
 import { BodyDigest, Challenge } from "mppx";
+import { toHex } from "viem";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findPayment } from "@/lib/payments/ledger";
 import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import { createChatTools } from "@/lib/tools/chat";
 import type { StreamLine } from "@/lib/protocol/lines";
-import { startSandbox, type Sandbox } from "@/sandbox";
+import { smartAccount, smartAccountSigner, startSandbox, type Sandbox } from "@/sandbox";
 import { listen, type RunningServer } from "@/sandbox/http";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import {
@@ -168,6 +169,20 @@ describe("an MPP approval that was changed", () => {
     expect(otherTerms.status).toBe(400);
     expect(await findPayment(target.chat.db, quoted.status.paymentId)).toBeUndefined();
     expect(await balanceOf(payer.address)).toBe(before);
+  });
+
+  test("a smart account's signature, which mppx's server cannot check, is refused before anything is reserved", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const account = smartAccount({ owner: owner.address, salt: toHex(crypto.getRandomValues(new Uint8Array(32))) });
+    await sandbox.deploySmartAccount(account);
+    await sandbox.fund({ to: account.address, usdc: 100_000n });
+    const payer = smartAccountSigner(account, owner, { deployed: true });
+    const quoted = await quote(target.chat, payer, "A maxim on money", limits);
+    const response = await sendApproval(target.chat, quoted, await sign(payer, quoted.status));
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/MPP services check a wallet key's own signature only/);
+    expect(await findPayment(target.chat.db, quoted.status.paymentId)).toBeUndefined();
+    expect(await balanceOf(account.address)).toBe(100_000n);
   });
 });
 

@@ -7,9 +7,9 @@
 // does it (the chain's `authorizationState` and `AuthorizationUsed` event know no protocol).
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { challengeHash } from "mppx/evm";
-import { getAddress, isAddress } from "viem";
+import { getAddress, isAddress, isAddressEqual, recoverTypedDataAddress, type Hex } from "viem";
 import { findNetwork, isEnabled } from "@/lib/chain/networks";
-import { transferWithAuthorizationTypes, type TypedDataForWallet } from "@/lib/chain/typed-data";
+import { transferWithAuthorizationTypes, typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { challengeOf, MPP_EVM_CHARGE, type MppChargeExtra } from "@/lib/mpp/charge";
 import { MAX_AUTHORIZATION_SECONDS, type PaymentScheme, type RailEnv, type RequirementVerdict } from "../../rail";
 import { evmPayer, paymentNetworkOf } from "..";
@@ -72,7 +72,28 @@ export function createMppChargeEvmScheme(env: RailEnv): PaymentScheme {
       const unsignedPayload: PaymentPayload = { x402Version: 2, accepted: requirement.requirements, payload: { authorization, signature: UNSIGNED } };
       return { nonce, validBefore, toSign, signs: "typed-data", unsignedPayload };
     },
-    verify: (payment) => exact.verify(payment),
+    async verify(payment) {
+      const verdict = await exact.verify(payment);
+      if (!verdict.valid) return verdict;
+      // mppx's server takes a key's signature only (it recovers the signer, and never asks a
+      // contract, ERC-1271, or deploys one, ERC-6492): a smart account's approval, good on chain,
+      // would be refused by the service after the amount was reserved. Said now instead.
+      let signer: string | undefined;
+      try {
+        const typedData = payment.prepared.toSign as TypedDataForWallet;
+        signer = await recoverTypedDataAddress({ ...typedData, message: typedDataMessage(typedData), signature: payment.signed as Hex });
+      } catch {
+        signer = undefined;
+      }
+      if (signer && isAddressEqual(signer as Hex, evmPayer(payment.payer))) return verdict;
+      return {
+        valid: false,
+        why: {
+          message: `MPP services check a wallet key's own signature only, and ${payment.payer} signed as a smart account (ERC-1271 or ERC-6492): pay this service from a key wallet, or choose an x402 service. Nothing was reserved or paid.`,
+          field: "a smart account's signature, which MPP services do not accept",
+        },
+      };
+    },
     complete: (prepared, signed) => exact.complete(prepared, signed),
     paymentState: (parameters) => exact.paymentState(parameters),
   };
