@@ -5,6 +5,9 @@
 import { Challenge } from "mppx";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findPayment } from "@/lib/payments/ledger";
+import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
+import { createSpendingRateLimit } from "@/lib/payments/spending-request";
+import { sessionCookie } from "@/lib/session";
 import { createChatTools } from "@/lib/tools/chat";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
@@ -87,6 +90,12 @@ describe("paying an MPP service through the chat", () => {
       expect(await balanceOf(payer.address)).toBe(before - BigInt(entry.priceAtomic));
       const record = await findPayment(chat.db, quoted.status.paymentId);
       expect(record).toMatchObject({ status: "settled", txHash: done?.txHash, scheme: "mpp-evm-charge", nonce: typedData.message.nonce?.toLowerCase() });
+
+      // The history lists it like any payment, saying it went over MPP.
+      const url = `http://localhost/api/spending/history?wallet=${payer.address}`;
+      const cookie = sessionCookie(new Request(url), payer.address, chat.env).split(";")[0] ?? "";
+      const history = await handleHistoryRequest(new Request(url, { headers: { cookie } }), { env: () => chat.env, database: async () => chat.db, rateLimit: createSpendingRateLimit() });
+      expect(((await history.json()) as HistoryPage).payments).toMatchObject([{ paymentId: quoted.status.paymentId, protocol: "mpp", txHash: done?.txHash, amountUsd: entry.price }]);
 
       // The same approval again pays nothing more: it is told the first outcome.
       const again = await collectLines(await sendApproval(chat, quoted, await sign(payer, quoted.status)));
