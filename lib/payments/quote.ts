@@ -72,7 +72,7 @@ export type QuoteResult =
   | { kind: "too-large"; problem: string }
   /** The service could not be reached (`problem`, in the person's words). */
   | { kind: "unreachable"; problem: string }
-  /** The service asked for payment in a form that is not x402. */
+  /** The service asked for payment in a form that is neither x402 nor an MPP challenge. */
   | { kind: "unreadable" }
   /** The service says it would refuse this request (`problem`: which input, in the person's words). */
   | { kind: "bad-input"; problem: string }
