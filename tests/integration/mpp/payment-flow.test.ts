@@ -2,7 +2,10 @@
 // on the sandbox chain's USDC, settled through the facilitator), a real PGlite ledger, anvil, and
 // a test key signing as the person's wallet would. The same quote, limits, reservation, ledger
 // and paid-means-paid rule as x402; the card says the protocol.
+import { createServer } from "node:http";
 import { Challenge } from "mppx";
+import { Mppx, evm } from "mppx/server";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findPayment } from "@/lib/payments/ledger";
 import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
@@ -134,6 +137,52 @@ describe("paying an MPP service through the chat", () => {
       expect(finish(lines)?.finishReason).toBe("limit-exceeded");
     } finally {
       await chat.close();
+    }
+  });
+
+  test("a service of one's own, made as mppx's docs show (Node listener, realm from the host, the facilitator by URL), is paid from what sandbox.json says", async () => {
+    const { info } = sandbox;
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const mppx = Mppx.create({
+      methods: [
+        evm.charge({
+          currency: info.usdc.address,
+          chainId: info.chainId,
+          decimals: info.usdc.decimals,
+          authorization: { name: info.usdc.name, version: info.usdc.version },
+          recipient,
+          x402: { facilitator: info.facilitatorUrl },
+        }),
+      ],
+      secretKey: "a-secret-of-at-least-thirty-two-bytes-for-hmac",
+    });
+    const server = createServer(async (request, response) => {
+      const result = await Mppx.toNodeListener(mppx.charge({ amount: "0.0123" }))(request, response);
+      if (result.status === 402) return;
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify({ fortune: "A paid week ahead." }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/fortune`;
+    const chat = await chatPaying({ url });
+    try {
+      const payer = await newPayer();
+      const quoted = await quote(chat, payer, "My fortune over MPP", limits);
+      expect(quoted.status).toMatchObject({ protocol: "mpp", payTo: recipient, service: { name: "127.0.0.1", url }, amount: { total: "0.0123" } });
+      const before = await balanceOf(payer.address);
+      const lines = await collectLines(await sendApproval(chat, quoted, await sign(payer, quoted.status)));
+      expect(steps(lines)).toEqual([
+        ["submitted", undefined],
+        ["confirmed", undefined],
+        ["delivered", undefined],
+      ]);
+      expect(toolResults.join("\n")).toContain("A paid week ahead.");
+      expect(await balanceOf(payer.address)).toBe(before - 12_300n);
+      expect(await balanceOf(recipient)).toBe(12_300n);
+    } finally {
+      await chat.close();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 
