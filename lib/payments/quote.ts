@@ -110,7 +110,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     return { kind: "free", data };
   }
 
-  const asked = readPaymentRequest(response, await readServiceBody(response), call);
+  const asked = readPaymentRequest(response, await readServiceBody(response), call, env);
   if (asked.kind === "unreadable") return { kind: "unreadable" };
   if (asked.kind === "unpayable") return { kind: "not-payable", message: asked.message };
   const { paymentRequired, protocol } = asked;
@@ -225,21 +225,26 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
 /**
  * What a 402 asks for, in the protocol it speaks: MPP's `WWW-Authenticate: Payment` challenges
  * (read with mppx, lib/mpp/charge.ts) or x402's PAYMENT-REQUIRED. A service that offers both (as
- * mppx's `evm` method does) is paid through MPP when one of its challenges is one this agent can
- * answer, else through x402; one whose challenges are all for methods this agent does not pay
- * (Tempo, Stripe), and no x402, is answered plainly with why.
+ * mppx's `evm` method does) is paid through MPP when one of its challenges can be paid here (the
+ * rails' rule), else through x402 when it offers that; otherwise its MPP options are quoted, and
+ * refused with the rails' reasons. One whose challenges are all for methods this agent does not
+ * pay (Tempo, Stripe), and no x402, is answered plainly with why.
  */
 function readPaymentRequest(
   response: Response,
   body: unknown,
   call: ServiceCall,
+  env: RailEnv,
 ): { kind: "asked"; paymentRequired: PaymentRequired; protocol: "x402" | "mpp" } | { kind: "unpayable"; message: string } | { kind: "unreadable" } {
   const mpp = hasPaymentChallenge(response) ? readMppChallenges(response, { url: call.url, body: call.method === "POST" ? JSON.stringify(call.body ?? {}) : undefined }) : undefined;
-  if (mpp && mpp.paymentRequired.accepts.length > 0) return { kind: "asked", paymentRequired: mpp.paymentRequired, protocol: "mpp" };
+  const mppOptions = mpp?.paymentRequired.accepts ?? [];
+  const rails = paymentRails(env);
+  if (mpp && mppOptions.some((requirements) => rails.check(requirements, 2).payable)) return { kind: "asked", paymentRequired: mpp.paymentRequired, protocol: "mpp" };
   const x402 = readPaymentRequired(response, body);
   // An option in MPP's scheme comes from an MPP challenge only, never from x402's header.
   const accepts = x402?.accepts.filter((requirements) => requirements.scheme !== MPP_EVM_CHARGE) ?? [];
   if (x402 && accepts.length > 0) return { kind: "asked", paymentRequired: { ...x402, accepts }, protocol: "x402" };
+  if (mpp && mppOptions.length > 0) return { kind: "asked", paymentRequired: mpp.paymentRequired, protocol: "mpp" };
   if (mpp) return { kind: "unpayable", message: `The service asks for a payment this agent cannot make: ${[...new Set(mpp.refused)].join("; ")}. Nothing was quoted or paid.` };
   return { kind: "unreadable" };
 }

@@ -34,12 +34,14 @@ let balanceOf: ReturnType<typeof usdcBalance>;
 /** A service answering 402 with whatever challenge a test sets. */
 let challenger: RunningServer;
 let challenge: Challenge.Challenge | undefined;
+/** An x402 PAYMENT-REQUIRED the same 402 also carries, when a test sets one. */
+let alsoX402: string | undefined;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
   balanceOf = usdcBalance(sandbox);
   challenger = await listen(0, async (_request, response) => {
-    response.writeHead(402, { "WWW-Authenticate": challenge ? Challenge.serialize(challenge) : "", "Content-Type": "application/json" });
+    response.writeHead(402, { "WWW-Authenticate": challenge ? Challenge.serialize(challenge) : "", "Content-Type": "application/json", ...(alsoX402 ? { "PAYMENT-REQUIRED": alsoX402 } : {}) });
     response.end("{}");
   });
 });
@@ -115,6 +117,23 @@ describe("MPP challenges this agent does not answer", () => {
       }
     });
   }
+});
+
+describe("a 402 offering both protocols", () => {
+  test("whose MPP challenge cannot be paid here and whose x402 option can: quoted over x402", async () => {
+    challenge = evmChallenge({ methodDetails: { chainId: 1, decimals: 6, credentialTypes: ["authorization"] } });
+    const accepts = [{ scheme: "exact", network: sandbox.info.network, amount: "1000", asset: sandbox.info.usdc.address, payTo: "0x00000000000000000000000000000000000000A1", maxTimeoutSeconds: 300, extra: { name: sandbox.info.usdc.name, version: sandbox.info.usdc.version } }];
+    alsoX402 = Buffer.from(JSON.stringify({ x402Version: 2, resource: { url: `${challenger.url}/thing` }, accepts })).toString("base64");
+    const { chat } = await chatPaying(`${challenger.url}/thing`);
+    try {
+      const payer = await fundedPayer(sandbox);
+      const quoted = await quote(chat, payer, "Buy the thing", limits);
+      expect(quoted.status).toMatchObject({ protocol: "x402", network: sandbox.info.network, amount: { total: "0.001" } });
+    } finally {
+      alsoX402 = undefined;
+      await chat.close();
+    }
+  });
 });
 
 describe("a replayed challenge", () => {
