@@ -71,7 +71,7 @@ export function readMppChallenges(response: Response, { url, body, now = Date.no
       refused.push(refusal);
       continue;
     }
-    const option = optionOf(challenge);
+    const option = optionOf(challenge, now);
     if (typeof option === "string") refused.push(option);
     else accepts.push(option);
   }
@@ -112,7 +112,7 @@ function refusalOf(challenge: Challenge.Challenge, body: string | undefined, now
 }
 
 /** The payment option an `evm` charge challenge asks for, or why its request does not read. */
-function optionOf(challenge: Challenge.Challenge): PaymentRequirements | string {
+function optionOf(challenge: Challenge.Challenge, now: number): PaymentRequirements | string {
   const parsed = ChargeRequestSchema.safeParse(challenge.request);
   if (!parsed.success) return "the MPP evm charge's request does not read as one";
   const request = parsed.data;
@@ -128,7 +128,7 @@ function optionOf(challenge: Challenge.Challenge): PaymentRequirements | string 
     amount: request.amount,
     asset: request.currency,
     payTo: request.recipient,
-    maxTimeoutSeconds: Math.max(0, expires - Math.floor(Date.now() / 1000)),
+    maxTimeoutSeconds: Math.max(0, expires - Math.floor(now / 1000)),
     extra: extra as Record<string, unknown>,
   };
 }
