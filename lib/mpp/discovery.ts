@@ -20,7 +20,8 @@ const HTTP_METHODS = ["get", "post"] as const;
 /** What MPP discovery reads: the documents, and what discovery reads of the configuration. */
 export type MppDiscoveryEnv = DiscoveryEnv & { MPP_SERVICES: readonly string[] };
 
-const { documents } = processState("mpp-discovery", () => ({ documents: new Map<string, { at: number; listings: ServiceListing[] }>() }));
+// The documents as read (what can be paid of them depends on the configuration that asks).
+const { documents } = processState("mpp-discovery", () => ({ documents: new Map<string, { at: number; document: unknown }>() }));
 
 /**
  * Every payable MPP service the configured documents describe that matches `filter`. A document
@@ -37,7 +38,7 @@ export async function findMppServices(
 
 async function listingsOfDocument(url: string, env: MppDiscoveryEnv, { signal, maxBytes, now }: { signal: AbortSignal; maxBytes: number; now: number }): Promise<ServiceListing[]> {
   const hit = documents.get(url);
-  if (hit && now - hit.at < DOCUMENT_CACHE_MS) return hit.listings;
+  if (hit && now - hit.at < DOCUMENT_CACHE_MS) return listingsOf(hit.document, url, env);
   const response = await guardedFetchFollowing(url, { headers: { accept: "application/json" }, signal, allowPrivate: env.X402_ALLOW_PRIVATE_ADDRESSES });
   if (!response.ok) {
     await response.body?.cancel();
@@ -45,9 +46,9 @@ async function listingsOfDocument(url: string, env: MppDiscoveryEnv, { signal, m
   }
   const body = await readBoundedBody(response, { maxBytes });
   if (body.cut) throw new Error(`OpenAPI document larger than ${maxBytes} bytes`);
-  const listings = listingsOf(JSON.parse(body.text), url, env);
-  documents.set(url, { at: now, listings });
-  return listings;
+  const document: unknown = JSON.parse(body.text);
+  documents.set(url, { at: now, document });
+  return listingsOf(document, url, env);
 }
 
 /**
