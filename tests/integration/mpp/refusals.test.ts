@@ -2,7 +2,7 @@
 // (another chain or currency, splits past the amount, an expired one), a changed approval, and a
 // service whose Payment-Receipt names a transaction the chain does not show (paid means paid).
 // mppx's own server and Challenge code on the sandbox chain; nothing of the chain is mocked.
-import { BodyDigest, Challenge } from "mppx";
+import { BodyDigest, Challenge, Credential } from "mppx";
 import { toHex } from "viem";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -36,11 +36,22 @@ let challenger: RunningServer;
 let challenge: Challenge.Challenge | undefined;
 /** An x402 PAYMENT-REQUIRED the same 402 also carries, when a test sets one. */
 let alsoX402: string | undefined;
+/** What the service answers a request that brings a credential, when a test sets it (it never settles). */
+let paidAnswer: { headers: Record<string, string>; body: unknown } | undefined;
+/** The credentials the service was sent. */
+const credentials: string[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
   balanceOf = usdcBalance(sandbox);
-  challenger = await listen(0, async (_request, response) => {
+  challenger = await listen(0, async (request, response) => {
+    const credential = request.headers.authorization;
+    if (credential) credentials.push(credential);
+    if (credential && paidAnswer) {
+      response.writeHead(200, { "Content-Type": "application/json", ...paidAnswer.headers });
+      response.end(JSON.stringify(paidAnswer.body));
+      return;
+    }
     response.writeHead(402, { "WWW-Authenticate": challenge ? Challenge.serialize(challenge) : "", "Content-Type": "application/json", ...(alsoX402 ? { "PAYMENT-REQUIRED": alsoX402 } : {}) });
     response.end("{}");
   });
@@ -131,6 +142,34 @@ describe("a 402 offering both protocols", () => {
       expect(quoted.status).toMatchObject({ protocol: "x402", network: sandbox.info.network, amount: { total: "0.001" } });
     } finally {
       alsoX402 = undefined;
+      await chat.close();
+    }
+  });
+});
+
+describe("a receipt that does not parse", () => {
+  test("is no claim at all: the credential went out as mppx serializes it, the chain shows nothing, so the payment is pending, never confirmed", async () => {
+    challenge = evmChallenge();
+    paidAnswer = { headers: { "Payment-Receipt": "not-a-receipt" }, body: { thing: "here" } };
+    const { chat } = await chatPaying(`${challenger.url}/thing`);
+    try {
+      const payer = await fundedPayer(sandbox);
+      const quoted = await quote(chat, payer, "Buy the thing", limits);
+      credentials.length = 0;
+      const lines = await collectLines(await sendApproval(chat, quoted, await sign(payer, quoted.status)));
+      expect(steps(lines)).toEqual([
+        ["submitted", undefined],
+        ["failed", "payment-pending"],
+      ]);
+      expect(payments(lines).at(-1)?.txHash).toBeUndefined();
+      // What was sent answers the challenge, as mppx reads a credential.
+      expect(credentials).toHaveLength(1);
+      const sent = Credential.deserialize<{ nonce: string; from: string; type: string }>(credentials[0] ?? "");
+      expect(sent.challenge.id).toBe(challenge.id);
+      expect(sent.payload).toMatchObject({ type: "authorization", from: payer.address, nonce: typedDataOf(quoted.status).message.nonce });
+      expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "pending", txHash: null });
+    } finally {
+      paidAnswer = undefined;
       await chat.close();
     }
   });
