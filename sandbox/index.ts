@@ -1,7 +1,8 @@
 /**
  * The whole local x402 world in one call: anvil with Circle's USDC, a local Solana with USDC
  * (sandbox/solana.ts), a facilitator for both, x402 v2 services (some of which take payment on
- * either chain), a Bazaar-style registry, a funded demo wallet on each chain, a funded smart
+ * either chain), Machine Payments Protocol services made with mppx's server (services/mpp-service.ts,
+ * listed by their OpenAPI documents), a Bazaar-style registry, a funded demo wallet on each chain, a funded smart
  * account owned by the demo wallet's key, and a funder. Everything listens on
  * 127.0.0.1; `stop()` leaves no process or socket behind. The product never imports this.
  */
