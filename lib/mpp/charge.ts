@@ -9,18 +9,9 @@
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { BodyDigest, Challenge, Expires } from "mppx";
 import { ChargeRequestSchema } from "mppx/evm";
+import { MPP_EVM_CHARGE } from "./scheme";
 
-/** The scheme name an MPP `evm` charge is quoted, approved and recorded under. */
-export const MPP_EVM_CHARGE = "mpp-evm-charge";
-
-/** The protocols a paid service speaks here. */
-export const protocols = ["x402", "mpp"] as const;
-export type PaidProtocol = (typeof protocols)[number];
-
-/** The protocol of a scheme name: MPP's `evm` charge, or an x402 scheme. */
-export function protocolOfScheme(scheme: string | undefined): PaidProtocol {
-  return scheme === MPP_EVM_CHARGE ? "mpp" : "x402";
-}
+export { MPP_EVM_CHARGE } from "./scheme";
 
 /** What an MPP `evm` charge option carries besides the fields x402 options have. */
 export type MppChargeExtra = {

@@ -10,7 +10,7 @@ import { guardedFetchFollowing } from "@/lib/net/guarded-fetch";
 import { processState } from "@/lib/process-state";
 import { formatUsd } from "@/lib/money";
 import { asRecord, boundListing, filterServices, type DiscoveryEnv, type ServiceFilter, type ServiceListing } from "@/lib/x402/listings";
-import { MPP_EVM_CHARGE } from "./charge";
+import { MPP_EVM_CHARGE } from "./scheme";
 
 /** The most of one OpenAPI document that is read; a longer one is skipped. */
 export const OPENAPI_MAX_BYTES = 1024 * 1024;

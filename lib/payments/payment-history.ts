@@ -4,7 +4,7 @@
 // and the service's signed receipt where it gave one: verified, with the key that signed it, or
 // unverified, with why (lib/payments/receipt.ts). Text that came from services (their names and
 // URLs, what a receipt says) is written so that a spreadsheet never runs it as a formula.
-import { protocolOfScheme } from "@/lib/mpp/charge";
+import { protocolOfScheme } from "@/lib/mpp/scheme";
 import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";

@@ -6,7 +6,7 @@ import type { PaymentRequirements } from "@x402/core/types";
 import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import type { ServerEnv } from "@/lib/env";
 import { formatUsd } from "@/lib/money";
-import { MPP_EVM_CHARGE } from "@/lib/mpp/charge";
+import { MPP_EVM_CHARGE } from "@/lib/mpp/scheme";
 import { cleanText } from "@/lib/text";
 
 export type ServiceListing = {
