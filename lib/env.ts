@@ -125,6 +125,8 @@ const serverEnvSchema = z.object({
   GEMINI_MODEL_PRO: z.string().min(1).default("gemini-3.1-pro-preview"),
   GEMINI_MODEL_BALANCED: z.string().min(1).default("gemini-3.5-flash-lite"),
   X402_DISCOVERY_URLS: commaList(z.url()).default([]),
+  /** OpenAPI documents of Machine Payments Protocol services (`x-payment-info`), listed beside the registries' x402 services. */
+  MPP_SERVICES: commaList(z.url()).default([]),
   X402_NETWORKS: commaList(caip2).default([...DEFAULT_NETWORKS]),
   /** Addresses the server may call although they are not public (the sandbox's 127.0.0.1). */
   X402_ALLOW_PRIVATE_ADDRESSES: commaList(addressOrRange).default([]),

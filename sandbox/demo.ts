@@ -7,7 +7,7 @@
 import type { ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { startSandbox, type Sandbox } from "./index";
-import { chainEnvOf, infoFilePath } from "./info";
+import { chainEnvOf, infoFilePath, mppServicesOf } from "./info";
 import { onShutdown } from "./lifecycle";
 import { ensureBuild, productBuild, SANDBOX_PUBLIC_ENV, startNext, stopGroup, waitForApp } from "./next-app";
 import { assertPortFree, portsFromEnv, portVariable, SANDBOX_HOST } from "./ports";
@@ -46,6 +46,8 @@ async function main(): Promise<void> {
       NODE_ENV: "production",
       PORT: String(appPort),
       X402_DISCOVERY_URLS: [info.registryUrl, ...extraRegistries].join(","),
+      // The sandbox's MPP services, by their OpenAPI documents, beside any named already.
+      MPP_SERVICES: [...new Set([...mppServicesOf(info), ...(process.env.MPP_SERVICES ?? "").split(",").map((url) => url.trim()).filter(Boolean)])].join(","),
       ...chainEnvOf(info),
       // The sandbox's services and registry listen on 127.0.0.1, which the app calls only when
       // allowed (docs/contract.md, section 6): on their own ports, and no other (anvil's unlocked accounts
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
 
     console.log("");
     console.log(`Registry     ${info.registryUrl}  (X402_DISCOVERY_URLS)`);
+    console.log(`MPP services ${mppServicesOf(info).join(", ")}  (MPP_SERVICES)`);
     console.log(`Chain        ${info.rpcUrl}  (RPC_URL_${info.chainId})`);
     console.log(`Sandbox info ${resolve(infoFilePath())}`);
     console.log(`Ready: ${info.appUrl}`);

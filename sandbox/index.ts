@@ -1,7 +1,8 @@
 /**
  * The whole local x402 world in one call: anvil with Circle's USDC, a local Solana with USDC
  * (sandbox/solana.ts), a facilitator for both, x402 v2 services (some of which take payment on
- * either chain), a Bazaar-style registry, a funded demo wallet on each chain, a funded smart
+ * either chain), Machine Payments Protocol services made with mppx's server (services/mpp-service.ts,
+ * listed by their OpenAPI documents), a Bazaar-style registry, a funded demo wallet on each chain, a funded smart
  * account owned by the demo wallet's key, and a funder. Everything listens on
  * 127.0.0.1; `stop()` leaves no process or socket behind. The product never imports this.
  */
@@ -22,6 +23,7 @@ import { startRegistry, type Registry } from "./registry";
 import { SOLANA_SANDBOX_NETWORK, SOLANA_USDC_DECIMALS, startLocalSolana, type LocalSolana } from "./solana";
 import { sandboxServices } from "./services/catalog";
 import { startDeployedService } from "./services/deployed";
+import { OPENAPI_PATH, startMppService } from "./services/mpp-service";
 import type { ServiceDefinition } from "./services/definition";
 import { startService, type AfterSettlement, type ClaimedSettlement, type Meanwhile, type ReceiptForgery, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
@@ -29,7 +31,7 @@ import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
 import { assertFactoryDeployed, CREATE2_FACTORY, deploySmartAccount, SMART_ACCOUNT_CONTRACT, smartAccount, type SmartAccount } from "./smart-account";
 
 export type { SandboxInfo, SandboxServiceInfo } from "./info";
-export { chainEnvOf } from "./info";
+export { chainEnvOf, mppServicesOf } from "./info";
 export type { ServiceDefinition } from "./services/definition";
 export { FAIL_QUERY_FLAG, FORGED_RECEIPT_PAYER, type AfterSettlement, type ClaimedSettlement, type Meanwhile, type ReceiptForgery } from "./services/x402-service";
 export { usdcAbi } from "./usdc";
@@ -91,7 +93,7 @@ export type Sandbox = {
   solana: Pick<LocalSolana, "fund" | "usdcBalance" | "signAs" | "holdKey" | "expireBlockhashes" | "holdBlockhash" | "transferUsdc" | "prepareTokenAccount">;
   /** Deploys a smart account (sandbox/smart-account.ts) through its factory, from the funder. */
   deploySmartAccount(account: SmartAccount): Promise<void>;
-  /** Starts another x402 service on a free port; lists it in the registry unless `listed: false`. */
+  /** Starts another service (x402, or MPP by its `protocol`) on a free port; lists an x402 one in the registry unless `listed: false`. */
   addService(definition: ServiceDefinition, options?: { listed?: boolean }): Promise<SandboxServiceInfo>;
   registry: Pick<Registry, "register" | "registerFromUrl" | "unregister" | "list">;
 };
@@ -122,7 +124,10 @@ async function resolvePorts(options: SandboxOptions, serviceCount: number): Prom
 
 function serviceInfo(service: RunningService, listed: boolean): SandboxServiceInfo {
   const { definition } = service;
+  const protocol = definition.protocol ?? "x402";
   return {
+    protocol,
+    ...(protocol === "mpp" ? { openapiUrl: `${service.url}${OPENAPI_PATH}` } : {}),
     networks: [...((definition.rails ?? ["evm"]).includes("evm") ? [SANDBOX_NETWORK] : []), ...(service.solanaPayTo ? [SOLANA_SANDBOX_NETWORK] : [])],
     ...(service.solanaPayTo ? { solanaPayTo: service.solanaPayTo } : {}),
     name: definition.name,
@@ -196,7 +201,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const solanaPayee = definition.rails?.includes("solana") ? accounts.solana.merchant(index).address : undefined;
       // A payee's token account exists before anyone pays it: the exact scheme does not create one.
       if (solanaPayee) await solana.prepareTokenAccount(solanaPayee);
-      const service = await (definition.madeWith ? startDeployedService : startService)({
+      const start = definition.protocol === "mpp" ? startMppService : definition.madeWith ? startDeployedService : startService;
+      const service = await start({
         definition,
         port,
         facilitatorUrl: facilitator.url,
@@ -215,7 +221,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const infos: SandboxServiceInfo[] = [];
     for (const service of started) {
       const listed = !service.definition.testOnly || (options.includeTestOnly ?? false);
-      if (listed) await registry.registerFromUrl(service.resourceUrl, service.definition.method);
+      // An MPP service is listed by its own OpenAPI document (`openapiUrl`), not in the x402 registry.
+      if (listed && service.definition.protocol !== "mpp") await registry.registerFromUrl(service.resourceUrl, service.definition.method);
       infos.push(serviceInfo(service, listed));
     }
 
@@ -291,7 +298,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       addService: async (definition, { listed = true } = {}) => {
         if (services.has(definition.name)) throw new Error(`a service named "${definition.name}" already runs`);
         const service = await launch(definition, 0, services.size);
-        if (listed) await registry.registerFromUrl(service.resourceUrl, definition.method);
+        if (listed && definition.protocol !== "mpp") await registry.registerFromUrl(service.resourceUrl, definition.method);
         const added = serviceInfo(service, listed);
         info.services.push(added);
         return added;

@@ -8,6 +8,13 @@ import type { Hex } from "viem";
 
 export type SandboxServiceInfo = {
   name: string;
+  /**
+   * The paid-HTTP protocol it speaks: `x402` (listed in the registry) or `mpp` (the Machine
+   * Payments Protocol, served by mppx's server and listed by its OpenAPI document, `openapiUrl`).
+   */
+  protocol: "x402" | "mpp";
+  /** An MPP service's discovery document (OpenAPI with `x-service-info` / `x-payment-info`). */
+  openapiUrl?: string;
   /** The networks it takes payment on (CAIP-2). */
   networks: string[];
   /** Its payee on the local Solana, if it takes payment there. */
@@ -89,8 +96,17 @@ export async function writeInfoFile(info: SandboxInfo, dataDir: string = DEFAULT
   return path;
 }
 
+/**
+ * The OpenAPI documents of the sandbox's listed MPP services: what the app is given as
+ * `MPP_SERVICES` beside the registry (docs/contract.md, section 6).
+ */
+export function mppServicesOf(info: SandboxInfo): string[] {
+  return info.services.filter((service) => service.listed && service.openapiUrl).map((service) => service.openapiUrl as string);
+}
+
 /** Where a service takes payment, when not EVM only. */
 function railsOf(service: SandboxServiceInfo): string {
+  if (service.protocol === "mpp") return "  (MPP)";
   if (!service.solanaPayTo) return "";
   return service.networks.length > 1 ? "  (EVM or Solana)" : "  (Solana only)";
 }

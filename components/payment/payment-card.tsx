@@ -113,6 +113,10 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         <dd>
           {amount.gasFee} {amount.currency}
         </dd>
+        <dt>Protocol</dt>
+        <dd data-testid="payment-protocol" data-protocol={payment.protocol ?? "x402"}>
+          {payment.protocol === "mpp" ? "MPP (Machine Payments Protocol)" : "x402"}
+        </dd>
         <dt>Network</dt>
         <dd>
           {payment.chain} <span className={styles.muted}>({payment.network})</span>

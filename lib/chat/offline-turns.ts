@@ -195,6 +195,10 @@ function topicOf(raw: string): Topic | undefined {
     const target = /\b(?:to|into)\s+([a-z]+)\s*[?.!]?\s*$/.exec(text)?.[1];
     return { query: "translate", params: { ...(quoted ? { text: quoted } : {}), ...(target ? { to: target } : {}) } };
   }
+  if (/\b(quotation|maxim)s?\b/.test(text)) {
+    const topic = /\b(?:about|on)\s+([a-z]+)/.exec(text)?.[1];
+    return { query: "quotation", params: topic ? { topic } : {} };
+  }
   if (/\bsummari[sz]e\b/.test(text)) {
     const quoted = /["“](.+?)["”]/.exec(raw)?.[1];
     return { query: "summarize", params: quoted ? { text: quoted } : {} };
@@ -212,6 +216,8 @@ type ServiceView = {
   name?: string;
   url: string;
   method?: string;
+  /** The paid-HTTP protocol it speaks, when the listing says (x402 or MPP). */
+  protocol?: string;
   priceUsd?: string;
   network?: string;
   /** The network's name, e.g. "Base". */
@@ -236,6 +242,7 @@ function servicesOf(output: unknown): ServiceView[] {
         url: item.url,
         ...(typeof item.name === "string" ? { name: item.name } : {}),
         ...(typeof item.method === "string" ? { method: item.method } : {}),
+        ...(typeof item.protocol === "string" ? { protocol: item.protocol } : {}),
         ...(typeof item.priceUsd === "string" ? { priceUsd: item.priceUsd } : {}),
         ...(typeof item.network === "string" ? { network: item.network } : {}),
         ...(typeof item.chain === "string" ? { chain: item.chain } : {}),
@@ -274,8 +281,8 @@ function summarise(result: OfflineToolResult): string {
         ...(isRecord(output) && typeof output.trackRecordNote === "string" ? [output.trackRecordNote] : []),
         ...(isRecord(output) && Array.isArray(output.searchNotes) ? output.searchNotes.filter((note): note is string => typeof note === "string") : []),
       ];
-      if (services.length === 0) return ["I found no matching x402 services in the registries.", ...notes].join("\n");
-      const heading = result.toolName === "comparePrices" ? "Here is how they compare, best first:" : "These x402 services are available:";
+      if (services.length === 0) return ["I found no matching paid services (x402 registries, MPP services).", ...notes].join("\n");
+      const heading = result.toolName === "comparePrices" ? "Here is how they compare, best first:" : "These paid services are available:";
       // A service listed once per network it takes, at one price, is one line naming its networks.
       const grouped = new Map<string, { service: ServiceView; chains: string[] }>();
       for (const service of services) {
@@ -289,7 +296,8 @@ function summarise(result: OfflineToolResult): string {
         const price = service.priceUsd ? `$${service.priceUsd} per call` : "price unknown";
         const speed = service.latencyMs !== undefined ? `, about ${service.latencyMs} ms` : "";
         const about = service.description ? `: ${service.description}` : "";
-        return `${index + 1}. ${service.name ?? service.url} (${price}${speed}, ${chains.join(" or ")}${usageOf(service)})${about}`;
+        const over = service.protocol === "mpp" ? ", paid over MPP" : "";
+        return `${index + 1}. ${service.name ?? service.url} (${price}${speed}, ${chains.join(" or ")}${over}${usageOf(service)})${about}`;
       });
       return [heading, ...lines, ...notes].join("\n");
     }

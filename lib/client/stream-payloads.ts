@@ -28,6 +28,7 @@ const schemas = onFirstUse(() => {
     asset: z.object({ symbol: upTo(20), address: id, decimals: z.int().check(z.minimum(0), z.maximum(36)) }),
     amount: z.object({ serviceFee: decimal, gasFee: decimal, total: decimal, currency: z.literal("USDC"), usd: decimal }),
     payTo: id,
+    protocol: z.optional(z.enum(["x402", "mpp"])),
     paidFrom: z.optional(z.literal("agent-budget")),
     approval: z.optional(z.object({ typedData: z.optional(z.unknown()), transaction: z.optional(upTo(8_000)), token: z.optional(z.string()), expiresAt: time })),
     txHash: z.optional(hash),

@@ -274,6 +274,13 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX spent_sign_in_nonces_by_expiry ON spent_sign_in_nonces (expires_at)",
     ],
   },
+  {
+    id: 11,
+    name: "payment scheme",
+    // The scheme a payment was made in (x402 `exact`, MPP's `evm` charge): which protocol it was
+    // paid through, for its card, its history and its reconciliation. Null: `exact`, as every row before.
+    statements: ["ALTER TABLE payments ADD COLUMN scheme text"],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

@@ -185,6 +185,7 @@ function quoteView(update: PaymentUpdate) {
     gasFeeUsd: card.amount.gasFee,
     totalUsd: card.amount.usd,
     payTo: facts.payTo,
+    protocol: facts.protocol,
     ...(update.approval ? { expiresAt: update.approval.expiresAt.toISOString() } : {}),
     ...(card.networkChoice ? { networkChoice: card.networkChoice } : {}),
   };

@@ -3,6 +3,7 @@
 // copy of one sent before, expired, or fresh. A door decides from it whether the request counts
 // against its cooldown (`countsAsMessage`) and answers all but a fresh one without its agent;
 // a fresh one goes on to ./delivery.ts to be paid.
+import { protocolOfScheme } from "@/lib/mpp/scheme";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -95,6 +96,7 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
     network,
     amount: BigInt(claims.amount),
     payTo: claims.payTo,
+    protocol: protocolOfScheme(claims.scheme),
     ...(claims.agentBudget ? { paidFrom: "agent-budget" as const } : {}),
   };
   const payment: ApprovedPayment = { claims, facts, rail, scheme };

@@ -15,6 +15,7 @@ import { AppError } from "@/lib/errors";
 import { afterPendingWrites } from "@/lib/pending-writes";
 import { formatUsd } from "@/lib/money";
 import { readSignedReceipt } from "@/lib/x402/offer-receipt";
+import { callServiceWithCredential, readMppReceipt } from "@/lib/mpp/service-call";
 import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError, type Settlement } from "@/lib/x402/service-call";
 import { budgetOf } from "./agent-budget";
 import type { ApprovedPayment, CheckedApproval, FreshApproval } from "./approval";
@@ -97,6 +98,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
       serviceUrl: claims.service.url,
       validBefore: new Date(claims.expiresAt * 1000),
       fromBlock: checkpoint > CHECKPOINT_MARGIN ? checkpoint - CHECKPOINT_MARGIN : 0n,
+      ...(claims.scheme ? { scheme: claims.scheme } : {}),
     },
     limits: parameters.limits,
     ...(budget ? { budget } : {}),
@@ -148,7 +150,10 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     ...(claims.offer ? { offer: claims.offer } : {}),
   };
   const context = { db, record: reservation.record, facts, scheme, receiptFor, log: parameters.log };
-  const called = callServiceWithPayment(claims.service, payload, {
+  // Where the flow meets the service, each protocol sends its own proof: x402's payment header,
+  // or MPP's credential answering the challenge.
+  const paidCall = facts.protocol === "mpp" ? callServiceWithCredential : callServiceWithPayment;
+  const called = paidCall(claims.service, payload, {
     allowPrivate: parameters.env.X402_ALLOW_PRIVATE_ADDRESSES,
     ...(parameters.paidCallTimeoutMs === undefined ? {} : { timeoutMs: parameters.paidCallTimeoutMs }),
   }).then(
@@ -212,7 +217,8 @@ async function concludeDelivery({
   problem?: DeliveryProblem;
   log?: SendApprovedPaymentParameters["log"];
 }): Promise<PaymentOutcome> {
-  const settlement = response ? readSettlement(response) : undefined;
+  // x402's PAYMENT-RESPONSE or MPP's Payment-Receipt: either way a claim, checked on chain below.
+  const settlement = response ? (facts.protocol === "mpp" ? readMppReceipt(response) : readSettlement(response)) : undefined;
   // A service's word that it was paid is a claim: the chain must show that transaction moving
   // exactly this authorization before the person is told "confirmed" or the ledger counts it
   // settled. The chain is asked while the body is read (the claim is in the answer's headers),

@@ -53,6 +53,8 @@ export type PaymentRecord = {
   payer: string | null;
   /** The service's signed receipt (x402 `offer-receipt`) and what it came to; null when it gave none. */
   receipt: StoredReceipt | null;
+  /** The scheme it was paid in (x402 `exact`, or MPP's `evm` charge); null for rows from before it was recorded: `exact`. */
+  scheme: string | null;
 };
 
 type PaymentRow = {
@@ -75,18 +77,19 @@ type PaymentRow = {
   from_block: string | null;
   payer: string | null;
   receipt: unknown;
+  scheme: string | null;
 };
 
 const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, nonce, service_name,
-  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block, payer, receipt`;
+  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block, payer, receipt, scheme`;
 
 /** A payment as a list shows it (and the part of a whole record read from the same columns): no status or receipt JSON, no authorization's details. */
 export type ListedPayment = Pick<
   PaymentRecord,
-  "paymentId" | "wallet" | "network" | "amount" | "serviceName" | "serviceUrl" | "status" | "txHash" | "createdAt" | "settledAt" | "payer"
+  "paymentId" | "wallet" | "network" | "amount" | "serviceName" | "serviceUrl" | "status" | "txHash" | "createdAt" | "settledAt" | "payer" | "scheme"
 >;
 
-const listedColumns = "payment_id, wallet, network, amount::text AS amount, service_name, service_url, status, tx_hash, created_at, settled_at, payer";
+const listedColumns = "payment_id, wallet, network, amount::text AS amount, service_name, service_url, status, tx_hash, created_at, settled_at, payer, scheme";
 
 function toListed(row: PaymentRow): ListedPayment {
   return {
@@ -101,6 +104,7 @@ function toListed(row: PaymentRow): ListedPayment {
     createdAt: new Date(row.created_at),
     settledAt: row.settled_at === null ? null : new Date(row.settled_at),
     payer: row.payer,
+    scheme: row.scheme ?? null,
   };
 }
 
@@ -223,8 +227,8 @@ export async function findLimitBreach(
 
 export type NewPayment = Omit<
   PaymentRecord,
-  "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt" | "validBefore" | "fromBlock" | "payer" | "receipt"
-> & { validBefore?: Date | null; fromBlock?: bigint | null };
+  "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt" | "validBefore" | "fromBlock" | "payer" | "receipt" | "scheme"
+> & { validBefore?: Date | null; fromBlock?: bigint | null; scheme?: string | null };
 
 export type ReserveResult =
   | { kind: "reserved"; record: PaymentRecord }
@@ -265,8 +269,8 @@ export async function reservePayment(
     if (breach) return { kind: "limit-exceeded", breach };
     const [row] = await tx.query<PaymentRow>(
       `INSERT INTO payments (payment_id, wallet, network, asset, pay_to, amount, nonce, service_name, service_url, status,
-         created_at, updated_at, valid_before, from_block, payer)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $10, $11, $12, $13)
+         created_at, updated_at, valid_before, from_block, payer, scheme)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $10, $11, $12, $13, $14)
        RETURNING ${columns}`,
       [
         payment.paymentId,
@@ -282,6 +286,7 @@ export async function reservePayment(
         payment.validBefore ? payment.validBefore.toISOString() : null,
         payment.fromBlock === undefined || payment.fromBlock === null ? null : payment.fromBlock.toString(),
         budget ? walletKey(budget.payer) : null,
+        payment.scheme ?? null,
       ],
     );
     if (!row) throw new Error("the reservation was not written");

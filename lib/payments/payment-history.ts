@@ -4,6 +4,7 @@
 // and the service's signed receipt where it gave one: verified, with the key that signed it, or
 // unverified, with why (lib/payments/receipt.ts). Text that came from services (their names and
 // URLs, what a receipt says) is written so that a spreadsheet never runs it as a formula.
+import { protocolOfScheme } from "@/lib/mpp/scheme";
 import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
@@ -62,6 +63,8 @@ export type HistoryEntry = {
   explorerUrl: string;
   settledAt: string;
   paidFrom?: "agent-budget";
+  /** `mpp` for a payment made through the Machine Payments Protocol; absent for x402. */
+  protocol?: "mpp";
   /** The service's signed receipt (x402 `offer-receipt`), where it gave one. */
   receipt?: HistoryReceipt;
 };
@@ -152,6 +155,7 @@ function entryOf(record: PaymentRecord, env: ServerEnv): HistoryEntry {
     explorerUrl: transactionLink(record.network, record.txHash ?? "", env),
     settledAt: settledAtOf(record).toISOString(),
     ...(record.payer ? { paidFrom: "agent-budget" as const } : {}),
+    ...(protocolOfScheme(record.scheme ?? undefined) === "mpp" ? { protocol: "mpp" as const } : {}),
     ...(record.receipt ? { receipt: historyReceipt(record.receipt) } : {}),
   };
 }

@@ -52,6 +52,8 @@ export type PaymentFacts = {
   /** The price, in the asset's atomic units. */
   amount: bigint;
   payTo: string;
+  /** The protocol the service is paid through: x402, or the Machine Payments Protocol (docs/contract.md, section 12). */
+  protocol: "x402" | "mpp";
   /** Paid by the wallet's agent budget (its session key) rather than the wallet's own prompt. */
   paidFrom?: "agent-budget";
 };

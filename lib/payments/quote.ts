@@ -12,6 +12,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { cleanText } from "@/lib/text";
+import { hasPaymentChallenge, MPP_EVM_CHARGE, readMppChallenges } from "@/lib/mpp/charge";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { serviceInputProblem } from "@/lib/x402/service-input";
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
@@ -71,7 +72,7 @@ export type QuoteResult =
   | { kind: "too-large"; problem: string }
   /** The service could not be reached (`problem`, in the person's words). */
   | { kind: "unreachable"; problem: string }
-  /** The service asked for payment in a form that is not x402. */
+  /** The service asked for payment in a form that is neither x402 nor an MPP challenge. */
   | { kind: "unreadable" }
   /** The service says it would refuse this request (`problem`: which input, in the person's words). */
   | { kind: "bad-input"; problem: string }
@@ -109,8 +110,10 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     return { kind: "free", data };
   }
 
-  const paymentRequired = readPaymentRequired(response, await readServiceBody(response));
-  if (!paymentRequired) return { kind: "unreadable" };
+  const asked = readPaymentRequest(response, await readServiceBody(response), call, env);
+  if (asked.kind === "unreadable") return { kind: "unreadable" };
+  if (asked.kind === "unpayable") return { kind: "not-payable", message: asked.message };
+  const { paymentRequired, protocol } = asked;
   const serviceName = cleanText(paymentRequired.resource?.serviceName || new URL(call.url).host, 80);
   // A request the service says it would refuse is not quoted: the person would sign for nothing.
   const inputProblem = serviceInputProblem(paymentRequired, call, serviceName);
@@ -130,7 +133,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   if ("code" in quote) return { kind: "not-payable", message: quote.message };
 
   const paymentId = newPaymentId();
-  const facts: PaymentFacts = { paymentId, service: { name: serviceName, url: call.url }, network: quote.network, amount: quote.amount, payTo: quote.payTo };
+  const facts: PaymentFacts = { paymentId, service: { name: serviceName, url: call.url }, network: quote.network, amount: quote.amount, payTo: quote.payTo, protocol };
   emit({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
   // prompt; anything else asks the wallet, saying why when a budget was there but did not apply.
@@ -217,6 +220,33 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   };
   emit(quoted);
   return { kind: "quoted", paymentId, quote: quoted };
+}
+
+/**
+ * What a 402 asks for, in the protocol it speaks: MPP's `WWW-Authenticate: Payment` challenges
+ * (read with mppx, lib/mpp/charge.ts) or x402's PAYMENT-REQUIRED. A service that offers both (as
+ * mppx's `evm` method does) is paid through MPP when one of its challenges can be paid here (the
+ * rails' rule), else through x402 when it offers that; otherwise its MPP options are quoted, and
+ * refused with the rails' reasons. One whose challenges are all for methods this agent does not
+ * pay (Tempo, Stripe), and no x402, is answered plainly with why.
+ */
+function readPaymentRequest(
+  response: Response,
+  body: unknown,
+  call: ServiceCall,
+  env: RailEnv,
+): { kind: "asked"; paymentRequired: PaymentRequired; protocol: "x402" | "mpp" } | { kind: "unpayable"; message: string } | { kind: "unreadable" } {
+  const mpp = hasPaymentChallenge(response) ? readMppChallenges(response, { url: call.url, body: call.method === "POST" ? JSON.stringify(call.body ?? {}) : undefined }) : undefined;
+  const mppOptions = mpp?.paymentRequired.accepts ?? [];
+  const rails = paymentRails(env);
+  if (mpp && mppOptions.some((requirements) => rails.check(requirements, 2).payable)) return { kind: "asked", paymentRequired: mpp.paymentRequired, protocol: "mpp" };
+  const x402 = readPaymentRequired(response, body);
+  // An option in MPP's scheme comes from an MPP challenge only, never from x402's header.
+  const accepts = x402?.accepts.filter((requirements) => requirements.scheme !== MPP_EVM_CHARGE) ?? [];
+  if (x402 && accepts.length > 0) return { kind: "asked", paymentRequired: { ...x402, accepts }, protocol: "x402" };
+  if (mpp && mppOptions.length > 0) return { kind: "asked", paymentRequired: mpp.paymentRequired, protocol: "mpp" };
+  if (mpp) return { kind: "unpayable", message: `The service asks for a payment this agent cannot make: ${[...new Set(mpp.refused)].join("; ")}. Nothing was quoted or paid.` };
+  return { kind: "unreadable" };
 }
 
 export type PaymentQuote = PayableRequirement &

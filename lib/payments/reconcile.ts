@@ -9,6 +9,7 @@
 // longer land (past validBefore, or its blockhash expired) means nothing can move any more
 // (released); unused before that means the service could still collect it (pending, still
 // counted against the limits); a chain that cannot tell leaves it pending too.
+import { protocolOfScheme } from "@/lib/mpp/scheme";
 import type { Database } from "@/lib/db";
 import { formatUsd } from "@/lib/money";
 import {
@@ -223,6 +224,7 @@ export function factsOf(record: PaymentRecord, { rail, network }: { rail: Paymen
     network,
     amount: record.amount,
     payTo: rail.formatAddress(record.payTo) ?? record.payTo,
+    protocol: protocolOfScheme(record.scheme ?? undefined),
   };
 }
 

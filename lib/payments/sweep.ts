@@ -39,8 +39,8 @@ export async function sweepUnfinishedPayments({
   const [{ FIRST_SCHEME, paymentRails }, { factsOf, reconcilePayment }] = await Promise.all([import("./rails"), import("./reconcile")]);
   const rails = paymentRails(env);
   for (const record of records) {
-    // The ledger's payments are all `exact` ones so far: the only scheme paid before schemes were named.
-    const found = rails.findScheme(record.network, FIRST_SCHEME);
+    // Each payment in the scheme it was made in; rows from before schemes were recorded are `exact` ones.
+    const found = rails.findScheme(record.network, record.scheme ?? FIRST_SCHEME);
     if (!found?.network.readable) {
       // No RPC for its chain here: it stays counted until one is configured.
       await markChecked(db, { paymentId: record.paymentId, now });

@@ -24,6 +24,7 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
       usd: formatUsd(total),
     },
     payTo: facts.payTo,
+    protocol: facts.protocol,
     ...(facts.paidFrom ? { paidFrom: facts.paidFrom } : {}),
     ...(warnings && warnings.length > 0 ? { warnings } : {}),
     ...(networkChoice ? { networkChoice } : {}),

@@ -14,7 +14,7 @@ export type RankingPreferences = { priority?: "cost" | "speed" | undefined; defa
 
 export const discoverServicesTool = {
   description:
-    "List paid x402 services from the registries: name, url, method, description, price per call in USD, network, the input each takes, and how much each was used in the last 30 days where the registry says. Use it when the person asks what is available.",
+    "List paid services, x402 ones from the registries and Machine Payments Protocol (MPP) ones from their OpenAPI documents: name, protocol, url, method, description, price per call in USD, network, the input each takes, and how much each was used in the last 30 days where the registry says. Use it when the person asks what is available.",
   input: z.object({
     query: z.string().max(200).optional().describe("Words to match, e.g. 'weather' or 'crypto price'"),
     network: z.string().max(40).optional().describe("CAIP-2 network id, e.g. eip155:8453"),
@@ -24,7 +24,7 @@ export const discoverServicesTool = {
 
 export const comparePricesTool = {
   description:
-    "Compare the services that offer the same thing, ranked best first by the person's priority (cost or speed), with prices and their use in the last 30 days. Use it before paying when several services could answer.",
+    "Compare the services that offer the same thing, whatever protocol they speak (x402 or MPP), ranked best first by the person's priority (cost or speed), with prices and their use in the last 30 days. Use it before paying when several services could answer.",
   input: z.object({
     query: z.string().min(1).max(200).describe("What the person wants, e.g. 'weather'"),
   }),
@@ -67,22 +67,30 @@ export async function comparePrices(env: ServerEnv, preferences: RankingPreferen
 }
 
 /**
- * The registries' and the rails' code, loaded by the first discovery rather than with the chat
- * route: a first "hello" does not wait for it (cold start, bench/RESULTS.md).
+ * The registries', the MPP documents' and the rails' code, loaded by the first discovery rather
+ * than with the chat route: a first "hello" does not wait for it (cold start, bench/RESULTS.md).
  */
 async function discoveryCore() {
-  const [{ findServices }, { hasTrackRecord, rankServices }, { paymentRails }, { discoveryEnvOf }] = await Promise.all([
+  const [x402, { findMppServices }, { hasTrackRecord, rankServices }, { paymentRails }, { discoveryEnvOf }] = await Promise.all([
     import("@/lib/x402/discovery"),
+    import("@/lib/mpp/discovery"),
     import("@/lib/x402/listings"),
     import("@/lib/payments/rails"),
     import("./discovery-env"),
   ]);
+  /** x402 services from the registries and MPP ones from their documents, in one list, under one deadline. */
+  const findServices: typeof x402.findServices = async (discoveryEnv, filter) => {
+    const signal = AbortSignal.timeout(x402.DISCOVERY_DEADLINE_MS);
+    const [registries, documents] = await Promise.all([x402.findServices(discoveryEnv, filter), findMppServices(discoveryEnv, filter, { signal }).catch(() => [])]);
+    return { services: [...registries.services, ...documents], notes: registries.notes };
+  };
   return { findServices, hasTrackRecord, rankServices, paymentRails, discoveryEnvOf };
 }
 
 function view(listing: ServiceListing, rails: PaymentRails) {
   return {
     name: listing.name,
+    protocol: listing.protocol,
     url: listing.url,
     method: listing.method,
     description: listing.description,

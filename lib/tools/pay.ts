@@ -43,7 +43,7 @@ export function payForServiceAnswer(result: Exclude<QuoteResult, { kind: "quoted
     case "unreachable":
       return { status: "service-unavailable", summary: `${result.problem} Nothing was paid.` };
     case "unreadable":
-      return { status: "failed", summary: "The service's payment request was not valid x402. Nothing was paid." };
+      return { status: "failed", summary: "The service's payment request was neither valid x402 nor a Machine Payments Protocol challenge. Nothing was paid." };
     case "bad-input":
       return { status: "failed", reason: "bad-input", summary: `${result.problem} Nothing was quoted or paid. Ask the person for a value the service takes.` };
     case "wallet-needed":

@@ -6,9 +6,12 @@ import type { PaymentRequirements } from "@x402/core/types";
 import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import type { ServerEnv } from "@/lib/env";
 import { formatUsd } from "@/lib/money";
+import { MPP_EVM_CHARGE } from "@/lib/mpp/scheme";
 import { cleanText } from "@/lib/text";
 
 export type ServiceListing = {
+  /** The paid-HTTP protocol it speaks: x402 (found in a registry) or MPP (found by its OpenAPI document, lib/mpp/discovery.ts). */
+  protocol: "x402" | "mpp";
   name: string;
   url: string;
   method: "GET" | "POST";
@@ -50,10 +53,10 @@ export type PayableCheck = (
 ) => { payable: true; networkId: string; amount: bigint; asset: string; payTo: string } | { payable: false; reason: string };
 
 /** What discovery reads: the registries, the enabled networks (its index's key), the addresses it may call, and what can be paid. */
-export type DiscoveryEnv = Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_NETWORKS" | "X402_ALLOW_PRIVATE_ADDRESSES"> & { payable: PayableCheck };
+export type DiscoveryEnv = Pick<ServerEnv, "X402_DISCOVERY_URLS" | "X402_NETWORKS" | "X402_ALLOW_PRIVATE_ADDRESSES" | "MPP_SERVICES"> & { payable: PayableCheck };
 
 /** One service on one network: the same resource listed twice (by two registries) is one listing. */
-export const listingKey = (listing: ServiceListing) => `${listing.method} ${listing.url} ${listing.network}`;
+export const listingKey = (listing: ServiceListing) => `${listing.protocol} ${listing.method} ${listing.url} ${listing.network}`;
 
 /** A listing's entries in the catalog, bounded; none when the listing cannot be read. */
 export function listingsOf(item: DiscoveryResource, registry: string, env: DiscoveryEnv): ServiceListing[] {
@@ -69,6 +72,8 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
   if (!url) return [];
   // Payable here by the same rule as a quote (the rails' schemes), v1 and v2 spellings alike.
   const payable = (Array.isArray(item.accepts) ? item.accepts : []).flatMap((requirements) => {
+    // An option in MPP's scheme comes from an MPP challenge only, never from an x402 listing.
+    if (requirements.scheme === MPP_EVM_CHARGE) return [];
     const check = env.payable(requirements);
     return check.payable ? [check] : [];
   });
@@ -77,6 +82,7 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
   return payable.map(({ networkId, amount, asset, payTo }): ServiceListing => {
     const info = bazaarInfo(item.extensions);
     return {
+      protocol: "x402",
       // Text is bounded once, by boundListing, after this.
       name: item.serviceName ?? hostName(url),
       url,

@@ -10,9 +10,9 @@ import { airQuality } from "./air-quality";
 import { holidays } from "./holidays";
 import { hostile } from "./hostile";
 import { newsHeadlines } from "./news";
-import { quotations } from "./quotes";
+import { quotations, quotationsMpp } from "./quotes";
 import { translate } from "./translate";
-import { weatherBudget, weatherExpress } from "./weather";
+import { weatherBudget, weatherExpress, weatherMpp } from "./weather";
 
 export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): ServiceDefinition[] {
   return [
@@ -27,5 +27,7 @@ export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): Ser
     holidays,
     airQuality,
     quotations,
+    weatherMpp,
+    quotationsMpp,
   ];
 }

@@ -15,6 +15,9 @@ export class ServiceInputError extends Error {}
 
 export type ServiceRail = "evm" | "solana";
 
+/** The paid-HTTP protocol a service speaks: x402, or the Machine Payments Protocol (mppx's server). */
+export type ServiceProtocol = "x402" | "mpp";
+
 export type ServiceDefinition = {
   /** Stable slug, used in SandboxInfo and by `setServiceOnline`. */
   name: string;
@@ -28,6 +31,12 @@ export type ServiceDefinition = {
   /** How long the handler takes on purpose, declared in the listing so speed can be compared. */
   latencyMs: number;
   tags: string[];
+  /**
+   * The protocol it is paid through; default x402. An MPP service is served by mppx's own server
+   * (mpp-service.ts) on the sandbox chain only, is listed by its OpenAPI document rather than in
+   * the x402 registry, and takes GET requests.
+   */
+  protocol?: ServiceProtocol;
   /** Listed only when the sandbox is asked to include test-only services. */
   testOnly?: boolean;
   /** Where it takes payment: the sandbox's EVM chain, its Solana, or both (the 402 lists one option each). Default: EVM. */

@@ -37,3 +37,21 @@ export const quotations: ServiceDefinition = {
     return { topic, ...quote };
   },
 };
+
+/**
+ * Quotations from the same collection over the Machine Payments Protocol (mppx's server): a
+ * second MPP service, cheaper than the x402 one, so a comparison across protocols can go MPP's way.
+ */
+export const quotationsMpp: ServiceDefinition = {
+  name: "quotations-mpp",
+  serviceName: "Maxim Machine",
+  description: `A famous quotation on a topic (${QUOTE_TOPICS.join(", ")}), paid over MPP.`,
+  method: "GET",
+  path: "/maxim",
+  price: 800n, // 0.0008 USDC
+  latencyMs: 100,
+  tags: ["quotation", "quotes", latencyTag(100)],
+  protocol: "mpp",
+  discovery: quotations.discovery,
+  handle: quotations.handle,
+};

@@ -77,9 +77,11 @@ function weatherService(options: {
   latencyMs: number;
   speed: string;
   signsReceipts?: boolean;
+  protocol?: ServiceDefinition["protocol"];
 }): ServiceDefinition {
   return {
     ...(options.signsReceipts ? { signsReceipts: true } : {}),
+    ...(options.protocol ? { protocol: options.protocol } : {}),
     name: options.name,
     serviceName: options.serviceName,
     description:
@@ -137,4 +139,14 @@ export const weatherBudget = weatherService({
   price: 2_000n, // 0.002 USDC
   latencyMs: 3_000,
   speed: "Cheap but slow",
+});
+
+/** The same readings sold over the Machine Payments Protocol (mppx's server), between the two x402 ones in price. */
+export const weatherMpp = weatherService({
+  name: "weather-mpp",
+  serviceName: "Meteo Machine",
+  price: 5_000n, // 0.005 USDC
+  latencyMs: 400,
+  speed: "Paid over MPP",
+  protocol: "mpp",
 });

@@ -10,12 +10,13 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { expect } from "vitest";
 import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protocol/lines";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
-import { chainEnvOf, type Sandbox, type ServiceDefinition } from "@/sandbox";
+import { chainEnvOf, mppServicesOf, type Sandbox, type ServiceDefinition } from "@/sandbox";
 import { collectLines, type TestChat } from "./chat";
 
 export function sandboxEnv(sandbox: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
   return {
     X402_DISCOVERY_URLS: sandbox.info.registryUrl,
+    MPP_SERVICES: mppServicesOf(sandbox.info).join(","),
     ...chainEnvOf(sandbox.info),
     PAYMENT_TOKEN_SECRET: "test-secret-that-is-at-least-32-characters",
     // The sandbox's services listen on 127.0.0.1, which the server calls only when allowed.

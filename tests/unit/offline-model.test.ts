@@ -19,6 +19,7 @@ describe("offline model", () => {
     ["Make base sepolia my default chain", "updatePreferences", { defaultChain: "eip155:84532" }],
     ["Set the confirmation threshold to $0.10", "updatePreferences", { confirmationThreshold: "0.10" }],
     ["What's the weather in Lisbon?", "comparePrices", { query: "weather" }],
+    ["A quotation on money, please", "comparePrices", { query: "quotation" }],
   ])("%s → %s", (text, toolName, input) => {
     expect(decide(text)).toEqual({ kind: "tool", toolName, input });
   });
@@ -35,6 +36,22 @@ describe("offline model", () => {
       toolName: "payForService",
       input: { url: "http://127.0.0.1:4101/weather", method: "GET", query: { city: "Lisbon" } },
     });
+  });
+
+  test("a quotation request pays the best match with its topic, and a listing paid over MPP says so", () => {
+    const compared: OfflineToolResult = {
+      toolName: "comparePrices",
+      input: { query: "quotation" },
+      output: { services: [{ name: "Maxim Machine", protocol: "mpp", url: "http://127.0.0.1:4112/maxim", method: "GET", priceUsd: "0.0008", chain: "Sandbox" }] },
+      isError: false,
+    };
+    expect(decide("A quotation on money, please", [compared])).toEqual({
+      kind: "tool",
+      toolName: "payForService",
+      input: { url: "http://127.0.0.1:4112/maxim", method: "GET", query: { topic: "money" } },
+    });
+    const listed = decide("Compare prices for quotations", [compared]);
+    expect(listed.kind === "text" && listed.text).toContain("Maxim Machine ($0.0008 per call, Sandbox, paid over MPP)");
   });
 
   test("a POST service gets the request's parameters as its JSON body, not as a query", () => {

@@ -36,4 +36,25 @@ describe("rails keyed by namespace and scheme", () => {
     expect(rails.check({ ...requirement, scheme: "upto" }, 2)).toEqual({ payable: false, reason: "scheme upto is not supported" });
     expect(rails.check({ ...requirement, network: "cosmos:cosmoshub-4" }, 2)).toEqual({ payable: false, reason: "network cosmos:cosmoshub-4 is not enabled here" });
   });
+
+  test("MPP's evm charge is a scheme of the EVM rail only: USDC of an enabled chain, one recipient", () => {
+    const rails = paymentRails(env);
+    expect(rails.findScheme("eip155:84532", "mpp-evm-charge")?.scheme.scheme).toBe("mpp-evm-charge");
+    expect(rails.findScheme("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "mpp-evm-charge")).toBeUndefined();
+    const option = {
+      scheme: "mpp-evm-charge",
+      network: "eip155:84532",
+      amount: "10000",
+      asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+      payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+      maxTimeoutSeconds: 60,
+      extra: {},
+    } satisfies PaymentRequirements;
+    const payable = rails.check(option, 2);
+    expect(payable.payable && [payable.rail.namespace, payable.scheme.scheme, payable.amount]).toEqual(["eip155", "mpp-evm-charge", 10_000n]);
+    expect(rails.check({ ...option, network: "eip155:8453" }, 2)).toMatchObject({ payable: false, reason: expect.stringMatching(/not one this agent pays on/) });
+    expect(rails.check({ ...option, amount: "0" }, 2)).toMatchObject({ payable: false });
+    const split = { ...option, extra: { splits: [{ amount: "20000", recipient: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" }] } };
+    expect(rails.check(split, 2)).toMatchObject({ payable: false, reason: expect.stringMatching(/do not add up within its amount/) });
+  });
 });

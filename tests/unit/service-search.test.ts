@@ -7,6 +7,7 @@ import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { filterServices, hasTrackRecord, listingsOf, rankServices, type ServiceListing } from "@/lib/x402/listings";
 
 const listing = (name: string, description: string, tags: string[], url: string): ServiceListing => ({
+  protocol: "x402",
   name,
   url,
   method: "GET",

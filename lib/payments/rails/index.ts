@@ -8,6 +8,7 @@ import type { PaymentRequirements } from "@x402/core/types";
 import type { PaymentNetwork } from "../payment";
 import { createEvmRail } from "./evm";
 import { createExactEvmScheme } from "./evm/exact";
+import { createMppChargeEvmScheme } from "./evm/mpp-charge";
 import type { NetworkPattern, PaymentRail, PaymentScheme, RailEnv, RequirementVerdict } from "./rail";
 import { createSolanaRail } from "./solana";
 import { createExactSolanaScheme } from "./solana/exact";
@@ -37,7 +38,12 @@ export type PaymentRails = {
 function registryFor(env: RailEnv): PaymentRails {
   const evm = createEvmRail(env);
   const solana = createSolanaRail(env);
-  return new RailRegistry().register("eip155:*", evm, createExactEvmScheme(env)).register("solana:*", solana, createExactSolanaScheme(env)).rails();
+  return new RailRegistry()
+    .register("eip155:*", evm, createExactEvmScheme(env))
+    // The Machine Payments Protocol's `evm` charge: the same EIP-3009 authorization, answering an MPP challenge.
+    .register("eip155:*", evm, createMppChargeEvmScheme(env))
+    .register("solana:*", solana, createExactSolanaScheme(env))
+    .rails();
 }
 
 const byEnv = new WeakMap<RailEnv, PaymentRails>();

@@ -32,7 +32,8 @@ function bazaarOf(item: DiscoveryResource): BazaarInfo {
 describe("the sandbox registry", () => {
   it("lists every listed service with its price, network, asset and input/output schema", async () => {
     const listing = await listResources();
-    const listed = sandbox.info.services.filter((entry) => entry.listed);
+    // The registry lists the x402 services; MPP ones are listed by their own OpenAPI documents.
+    const listed = sandbox.info.services.filter((entry) => entry.listed && entry.protocol === "x402");
     expect(listing.x402Version).toBe(2);
     expect(listing.pagination).toEqual({ limit: 20, offset: 0, total: listed.length });
     expect(listing.items.map((item) => item.resource).sort()).toEqual(listed.map((entry) => entry.url).sort());
@@ -107,7 +108,7 @@ describe("the sandbox registry", () => {
   it("is readable through the real Bazaar client of @x402/extensions, including search", async () => {
     const client = withBazaar(new HTTPFacilitatorClient({ url: sandbox.info.registryUrl }));
     const listing = await client.extensions.bazaar.listResources({ network: "eip155:31337" });
-    expect(listing.items.length).toBe(sandbox.info.services.filter((entry) => entry.listed && entry.networks.includes("eip155:31337")).length);
+    expect(listing.items.length).toBe(sandbox.info.services.filter((entry) => entry.listed && entry.protocol === "x402" && entry.networks.includes("eip155:31337")).length);
     const onSolana = await client.extensions.bazaar.listResources({ network: sandbox.info.solana.network as `${string}:${string}` });
     expect(onSolana.items.map((item) => item.resource).sort()).toEqual(
       sandbox.info.services.filter((entry) => entry.listed && entry.solanaPayTo).map((entry) => entry.url).sort(),

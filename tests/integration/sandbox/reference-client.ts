@@ -101,6 +101,8 @@ export function sampleRequest(entry: SandboxServiceInfo): { url: string; init?: 
     holidays: "country=PT",
     "air-quality": "city=Lisbon",
     quotations: "topic=money",
+    "weather-mpp": "city=Lisbon",
+    "quotations-mpp": "topic=money",
   };
   if (entry.method === "POST") {
     return {
