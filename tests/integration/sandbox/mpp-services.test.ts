@@ -118,4 +118,18 @@ describe("the sandbox's MPP services", () => {
     expect(again.headers.get("www-authenticate")).toMatch(/^Payment /);
     expect(await chain.balanceOf(payer.account.address)).toBe(100_000n - BigInt(entry.priceAtomic));
   });
+
+  it("check what they are asked before they charge: a request they cannot answer is a 400 with no challenge, and a paid client is charged nothing", async () => {
+    const payer = await mppPayer(100_000n);
+    for (const entry of mppServices()) {
+      // The sample request without its inputs: no city, no topic.
+      const bare = new URL(entry.url);
+      const unpaid = await fetch(bare);
+      expect(unpaid.status, entry.name).toBe(400);
+      expect(unpaid.headers.get("www-authenticate")).toBeNull();
+      const paid = await payer.client.fetch(bare.href);
+      expect(paid.status, entry.name).toBe(400);
+    }
+    expect(await chain.balanceOf(payer.account.address)).toBe(100_000n);
+  });
 });
