@@ -8,6 +8,7 @@
 import { sandboxAccounts } from "./accounts";
 import { SANDBOX_CHAIN_ID, SANDBOX_NETWORK, startChain } from "./chain";
 import { startFacilitator } from "./facilitator";
+import { installPermit2AndUptoProxy } from "./permit2";
 import { createFunder, DEMO_WALLET_USDC, type Funder } from "./funder";
 import { DEFAULT_DATA_DIR, describeInfo, writeInfoFile, type SandboxInfo, type SandboxServiceInfo } from "./info";
 import {
@@ -159,6 +160,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const chain = await startChain({ port: ports.rpc, quiet: true });
     stoppers.push(chain.stop);
     const usdcAddress = await deployUsdc({ rpcUrl: chain.rpcUrl, owner: accounts.funder, proxyAdmin: accounts.proxyAdmin });
+    await installPermit2AndUptoProxy(chain.rpcUrl);
     const fund: Funder = createFunder({ rpcUrl: chain.rpcUrl, funder: accounts.funder, usdcAddress });
     await fund({ to: accounts.demoWallet.address, usdc: options.demoWalletUsdc ?? DEMO_WALLET_USDC });
     // The demo's smart account: owned by the demo wallet's key, funded like it.
