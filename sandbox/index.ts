@@ -23,7 +23,7 @@ import { startRegistry, type Registry } from "./registry";
 import { SOLANA_SANDBOX_NETWORK, SOLANA_USDC_DECIMALS, startLocalSolana, type LocalSolana } from "./solana";
 import { sandboxServices } from "./services/catalog";
 import { startDeployedService } from "./services/deployed";
-import type { ServiceDefinition } from "./services/definition";
+import { schemeOf, type ServiceDefinition } from "./services/definition";
 import { startService, type AfterSettlement, type ClaimedSettlement, type Meanwhile, type ReceiptForgery, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
@@ -128,7 +128,9 @@ function serviceInfo(service: RunningService, listed: boolean): SandboxServiceIn
     ...(service.solanaPayTo ? { solanaPayTo: service.solanaPayTo } : {}),
     name: definition.name,
     url: service.resourceUrl,
+    schemes: [schemeOf(definition)],
     price: formatUnits(definition.price, USDC_DECIMALS),
+    ...(definition.upto ? { typicalPrice: formatUnits(definition.upto.typical, USDC_DECIMALS) } : {}),
     priceAtomic: definition.price.toString(),
     serviceName: definition.serviceName,
     description: definition.description,

@@ -3,11 +3,13 @@
 // the sandbox facilitator settling with @x402/evm's own upto facilitator. Real anvil, Circle's
 // USDC, the real @x402 client and facilitator; a payer with no Permit2 allowance, given one by
 // its EIP-2612 permit (the `eip2612GasSponsoring` extension) in the same settlement.
+import { x402Client } from "@x402/core/client";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from "@x402/evm";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { declareEip2612GasSponsoringExtension } from "@x402/extensions";
+import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
 import { createPublicClient, getAddress, hashDomain, http, parseEventLogs, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
@@ -197,5 +199,68 @@ describe("settling upto through the sandbox facilitator", () => {
       publicClient().simulateContract({ account: facilitatorAddress, address: x402UptoPermit2ProxyAddress, abi: x402UptoPermit2ProxyABI, functionName: "settle", args: args(200_001n) }),
     ).rejects.toThrow(/AmountExceedsPermitted/);
     expect(await balanceOf(payer.account.address)).toBe(1_000_000n);
+  });
+});
+
+describe("the sandbox's upto services", () => {
+  /** The reference x402 fetch, paying `upto` with a fresh funded key and no Permit2 allowance. */
+  async function uptoFetch(usdc: bigint) {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await sandbox.fund({ to: account.address, usdc });
+    const reader = publicClient();
+    const client = new x402Client().register(
+      "eip155:*",
+      new UptoEvmScheme({
+        address: account.address,
+        signTypedData: (data) => account.signTypedData(data as Parameters<typeof account.signTypedData>[0]),
+        readContract: (args) => reader.readContract(args as Parameters<typeof reader.readContract>[0]),
+      }),
+    );
+    client.setSpendControls({ allowedAssets: [{ network: sandbox.info.network, asset: sandbox.info.usdc.address }] });
+    return { account, pay: wrapFetchWithPayment(fetch, client) };
+  }
+
+  const entry = (name: string) => {
+    const found = sandbox.info.services.find((service) => service.name === name);
+    if (!found) throw new Error(`no sandbox service ${name}`);
+    return found;
+  };
+
+  it("lists at least two, with their schemes, maxima and typical charges", () => {
+    const upto = sandbox.info.services.filter((service) => service.listed && service.schemes.includes("upto"));
+    expect(upto.map((service) => service.name).sort()).toEqual(["doc-search", "summarize"]);
+    expect(entry("summarize")).toMatchObject({ schemes: ["upto"], price: "0.02", priceAtomic: "20000", typicalPrice: "0.0025" });
+    expect(entry("weather-express").schemes).toEqual(["exact"]);
+  });
+
+  it("summarize charges by the size of the text, less than the maximum the payer signed for", async () => {
+    const payer = await uptoFetch(1_000_000n);
+    const text = "The ledger was balanced. Every payment matched its invoice. Nobody was surprised.";
+    const payeeBefore = await balanceOf(entry("summarize").payTo);
+    const response = await payer.pay(entry("summarize").url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text, sentences: 1 }) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ summary: "The ledger was balanced.", words: 12, characters: text.length });
+    const settled = decodePaymentResponseHeader(response.headers.get("payment-response") ?? "");
+    const charged = BigInt(text.length) * 5n;
+    expect(settled).toMatchObject({ success: true, amount: charged.toString() });
+    expect(charged).toBeLessThan(20_000n);
+    expect(await balanceOf(payer.account.address)).toBe(1_000_000n - charged);
+    expect(await balanceOf(entry("summarize").payTo)).toBe(payeeBefore + charged);
+  });
+
+  it("doc-search charges per note found, and nothing, with no transaction, when it finds none", async () => {
+    const payer = await uptoFetch(1_000_000n);
+    const found = await payer.pay(`${entry("doc-search").url}?q=permit2`);
+    expect(found.status).toBe(200);
+    const answer = (await found.json()) as { results: unknown[] };
+    expect(answer.results).toHaveLength(3);
+    expect(decodePaymentResponseHeader(found.headers.get("payment-response") ?? "")).toMatchObject({ success: true, amount: "9000" });
+    expect(await balanceOf(payer.account.address)).toBe(1_000_000n - 9_000n);
+
+    const none = await payer.pay(`${entry("doc-search").url}?q=unicorns`);
+    expect(none.status).toBe(200);
+    expect(await none.json()).toEqual({ query: "unicorns", results: [] });
+    expect(decodePaymentResponseHeader(none.headers.get("payment-response") ?? "")).toMatchObject({ success: true, transaction: "", amount: "0" });
+    expect(await balanceOf(payer.account.address)).toBe(1_000_000n - 9_000n);
   });
 });
