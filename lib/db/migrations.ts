@@ -274,6 +274,17 @@ export const migrations: readonly Migration[] = [
       "CREATE INDEX spent_sign_in_nonces_by_expiry ON spent_sign_in_nonces (expires_at)",
     ],
   },
+  {
+    id: 11,
+    name: "usage-priced payments",
+    // x402 `upto`: a payment records its scheme, and a usage-priced one its maximum. `amount`
+    // stays what counts against the limits (the maximum while reserved or pending, what the chain
+    // shows settled once settled), so the totals' triggers need no change.
+    statements: [
+      "ALTER TABLE payments ADD COLUMN scheme text NOT NULL DEFAULT 'exact'",
+      "ALTER TABLE payments ADD COLUMN max_amount numeric(78, 0) CHECK (max_amount IS NULL OR max_amount >= amount)",
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

@@ -27,8 +27,8 @@ import { STALE_RESERVATION_MS } from "./sweep";
 const CHAIN_TIMEOUT_MS = 12_000;
 
 export type ChainVerdict =
-  /** The authorization was used: the money moved. */
-  | { kind: "used"; txHash: string | undefined }
+  /** The authorization was used: the money moved (`amount` of it, for a usage-priced scheme; else the whole amount). */
+  | { kind: "used"; txHash: string | undefined; amount?: bigint }
   /** Unused and past its validBefore, or cancelled by the payer: nothing moved, nothing can. */
   | { kind: "released"; why: "expired" | "canceled" }
   /** Not used yet: the service could still collect it until `until`. */
@@ -66,6 +66,7 @@ export async function askChain(
         network,
         // The chain knows the authorization by its signer: the agent budget's session key, if it paid.
         payer: record.payer ?? record.wallet,
+        payTo: record.payTo,
         nonce: record.nonce,
         validBefore: until,
         from: record.fromBlock ?? undefined,
@@ -74,7 +75,7 @@ export async function askChain(
       timeout,
     ]);
     if (state === "timeout") return { kind: "unknown", until };
-    if (state.state === "used") return { kind: "used", txHash: state.txHash };
+    if (state.state === "used") return { kind: "used", txHash: state.txHash, ...(state.amount === undefined ? {} : { amount: state.amount }) };
     if (state.state === "canceled") return { kind: "released", why: "canceled" };
     return state.expired ? { kind: "released", why: "expired" } : { kind: "collectable", until };
   } catch {
@@ -120,7 +121,9 @@ export async function recordVerdict(parameters: {
   const requestIsOver = caller !== "replay" || !isInFlight(record, now);
   switch (verdict.kind) {
     case "used":
-      if (requestIsOver) await markSettled(db, { paymentId: record.paymentId, txHash: verdict.txHash ?? null, outcome: final, now });
+      if (requestIsOver) {
+        await markSettled(db, { paymentId: record.paymentId, txHash: verdict.txHash ?? null, outcome: final, now, ...(verdict.amount === undefined ? {} : { amount: verdict.amount }) });
+      }
       break;
     case "released":
       await markFailed(db, { paymentId: record.paymentId, failureCode: verdict.why, outcome: final });
@@ -150,6 +153,7 @@ export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, { pr
   switch (verdict.kind) {
     case "used": {
       const txHash = verdict.txHash;
+      const amount = `$${formatUsd(verdict.amount ?? facts.amount)}`;
       const explorerUrl = txHash ? facts.network.transactionUrl.replace("{txHash}", txHash) : undefined;
       const link = { ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
       const paid = txHash ? `${amount} USDC was paid on chain (transaction ${txHash})` : `The chain shows the ${amount} USDC payment was made`;
@@ -163,7 +167,7 @@ export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, { pr
         end: "payment-failed",
         txHash,
         explorerUrl,
-        report: { status: "not-delivered", service, paidUsd: formatUsd(facts.amount), ...link, summary: `${message} Tell the person plainly that they paid and got nothing for it; they may contact the service.` },
+        report: { status: "not-delivered", service, paidUsd: formatUsd(verdict.amount ?? facts.amount), ...link, summary: `${message} Tell the person plainly that they paid and got nothing for it; they may contact the service.` },
       };
     }
     case "released": {

@@ -8,6 +8,7 @@ import type { PaymentRequirements } from "@x402/core/types";
 import type { PaymentNetwork } from "../payment";
 import { createEvmRail } from "./evm";
 import { createExactEvmScheme } from "./evm/exact";
+import { createUptoEvmScheme } from "./evm/upto";
 import type { NetworkPattern, PaymentRail, PaymentScheme, RailEnv, RequirementVerdict } from "./rail";
 import { createSolanaRail } from "./solana";
 import { createExactSolanaScheme } from "./solana/exact";
@@ -37,7 +38,11 @@ export type PaymentRails = {
 function registryFor(env: RailEnv): PaymentRails {
   const evm = createEvmRail(env);
   const solana = createSolanaRail(env);
-  return new RailRegistry().register("eip155:*", evm, createExactEvmScheme(env)).register("solana:*", solana, createExactSolanaScheme(env)).rails();
+  return new RailRegistry()
+    .register("eip155:*", evm, createExactEvmScheme(env))
+    .register("eip155:*", evm, createUptoEvmScheme(env))
+    .register("solana:*", solana, createExactSolanaScheme(env))
+    .rails();
 }
 
 const byEnv = new WeakMap<RailEnv, PaymentRails>();

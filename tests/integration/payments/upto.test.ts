@@ -1,0 +1,117 @@
+// Usage-priced payments (x402 `upto`) through the chat on the sandbox: the wallet signs a Permit2
+// witness transfer of at most the service's maximum, the limits reserve that maximum, and once the
+// chain shows the settlement exactly the Transfer's amount is counted and the rest released; a
+// service that used nothing settles nothing and nothing is charged. Real anvil, Circle's USDC,
+// Permit2 and the sandbox's upto proxy, the real @x402 packages.
+import { createWalletClient, erc20Abi, http, maxUint256, parseEther, type Hex } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PERMIT2_ADDRESS } from "@/lib/chain/permit2";
+import { nestedTypedDataMessage, type NestedTypedDataForWallet } from "@/lib/chain/typed-data";
+import { findPayment } from "@/lib/payments/ledger";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+import { createChatTools } from "@/lib/tools/chat";
+import { startSandbox, type Sandbox } from "@/sandbox";
+import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
+import {
+  finishOf,
+  generousLimits,
+  modelCallingPayForService,
+  newPayer,
+  requestQuote,
+  sandboxEnv,
+  sandboxService,
+  sendApproval,
+  steps,
+  usdcBalance,
+  type PayForServiceInput,
+} from "@/tests/helpers/paid-chat";
+
+let sandbox: Sandbox;
+let balanceOf: (owner: Hex) => Promise<bigint>;
+const TEXT = "The ledger was balanced. Every payment matched its invoice. Nobody was surprised.";
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
+  balanceOf = usdcBalance(sandbox);
+}, 60_000);
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+/** A funded payer that has approved Permit2 once, with its own gas. */
+async function payerWithPermit2(usdc = 1_000_000n): Promise<PrivateKeyAccount> {
+  const payer = await newPayer(sandbox, usdc);
+  await sandbox.fund({ to: payer.address, eth: parseEther("0.1") });
+  const wallet = createWalletClient({ account: payer, chain: foundry, transport: http(sandbox.info.rpcUrl) });
+  await wallet.writeContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] });
+  return payer;
+}
+
+function chatPaying(input: PayForServiceInput): Promise<TestChat> {
+  return createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: modelCallingPayForService(input) });
+}
+
+function signPermit(payer: PrivateKeyAccount, status: PaymentStatus): Promise<Hex> {
+  const typedData = status.approval?.typedData as NestedTypedDataForWallet;
+  return payer.signTypedData({
+    domain: typedData.domain,
+    types: typedData.types,
+    primaryType: typedData.primaryType,
+    message: nestedTypedDataMessage(typedData),
+  } as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
+}
+
+describe("paying an upto service through the chat", () => {
+  test("less than the maximum: the wallet signs for the maximum, the chain's Transfer is what is counted", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT, sentences: 1 } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    const typedData = quoted.status.approval?.typedData as NestedTypedDataForWallet;
+    expect(typedData.primaryType).toBe("PermitWitnessTransferFrom");
+    expect(typedData.message).toMatchObject({ permitted: { amount: "20000" }, witness: { to: summarize.payTo } });
+
+    const lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["confirmed", undefined],
+      ["delivered", undefined],
+    ]);
+    expect(finishOf(lines)?.finishReason).toBe("payment-complete");
+    const charged = BigInt(TEXT.length) * 5n;
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - charged);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", scheme: "upto", amount: charged, maxAmount: 20_000n });
+    await chat.close();
+  });
+
+  test("zero: a service that used nothing settles nothing, and nothing is charged", async () => {
+    const search = sandboxService(sandbox, "doc-search");
+    const chat = await chatPaying({ url: search.url, query: { q: "unicorns" } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Search for unicorns");
+    const lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["delivered", undefined],
+    ]);
+    expect(await balanceOf(payer.address)).toBe(1_000_000n);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: 0n, maxAmount: 15_000n, txHash: null });
+    await chat.close();
+  });
+
+  test("a maximum above the per-payment limit gets no quote, and nothing is reserved", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const lines = await collectLines(
+      await chat.post({ messages: [{ role: "user", content: "Summarize" }], walletAddress: payer.address, spendingLimits: { ...generousLimits, perPayment: "0.01" } }),
+    );
+    expect(steps(lines)).toEqual([
+      ["checking", undefined],
+      ["failed", "limit-exceeded"],
+    ]);
+    await chat.close();
+  });
+});
