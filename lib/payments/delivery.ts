@@ -440,6 +440,14 @@ function describeProblem(
   if (bodyBroken) {
     return { code: "service-unavailable", end: "service-unavailable", message: `${name}'s answer broke off before its data arrived.` };
   }
+  // x402 answers 412 when a Permit2 payment (`upto`) finds no Permit2 allowance of the payer's.
+  if (response.status === 412 || /permit2_allowance/i.test(settlement?.errorReason ?? "")) {
+    return {
+      end: "payment-failed",
+      code: "payment-failed",
+      message: `${name} refused the payment: this wallet has not approved Permit2 to move its USDC, which usage-priced payments need. Approve Permit2 once (a transaction with its own gas), then try again.`,
+    };
+  }
   if (response.status === 402) {
     const why = settlement?.errorReason ?? "";
     if (/insufficient_funds|balance/i.test(why)) {

@@ -3,13 +3,14 @@
 // chain shows the settlement exactly the Transfer's amount is counted and the rest released; a
 // service that used nothing settles nothing and nothing is charged. Real anvil, Circle's USDC,
 // Permit2 and the sandbox's upto proxy, the real @x402 packages.
-import { createWalletClient, erc20Abi, http, maxUint256, parseEther, type Hex } from "viem";
-import type { PrivateKeyAccount } from "viem/accounts";
+import { createWalletClient, erc20Abi, getAddress, http, maxUint256, parseEther, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PERMIT2_ADDRESS } from "@/lib/chain/permit2";
 import { nestedTypedDataMessage, type NestedTypedDataForWallet } from "@/lib/chain/typed-data";
-import { findPayment } from "@/lib/payments/ledger";
+import { formatUsd } from "@/lib/money";
+import { findPayment, recentPayments } from "@/lib/payments/ledger";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { createChatTools } from "@/lib/tools/chat";
 import { startSandbox, type Sandbox } from "@/sandbox";
@@ -25,6 +26,7 @@ import {
   sendApproval,
   steps,
   usdcBalance,
+  type Quoted,
   type PayForServiceInput,
 } from "@/tests/helpers/paid-chat";
 
@@ -53,8 +55,8 @@ function chatPaying(input: PayForServiceInput): Promise<TestChat> {
   return createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: modelCallingPayForService(input) });
 }
 
-function signPermit(payer: PrivateKeyAccount, status: PaymentStatus): Promise<Hex> {
-  const typedData = status.approval?.typedData as NestedTypedDataForWallet;
+function signPermit(payer: PrivateKeyAccount, status: PaymentStatus, change: (typedData: NestedTypedDataForWallet) => NestedTypedDataForWallet = (same) => same): Promise<Hex> {
+  const typedData = change(status.approval?.typedData as NestedTypedDataForWallet);
   return payer.signTypedData({
     domain: typedData.domain,
     types: typedData.types,
@@ -112,6 +114,103 @@ describe("paying an upto service through the chat", () => {
       ["checking", undefined],
       ["failed", "limit-exceeded"],
     ]);
+    await chat.close();
+  });
+
+  test("ten approvals at once against a limit for three maxima pay at most three; the released remainders are spendable again at once", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const maximum = BigInt(summarize.priceAtomic);
+    const charged = BigInt(TEXT.length) * 5n;
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const limits = { ...generousLimits, daily: formatUsd(maximum * 3n) };
+    const quotes: Quoted[] = [];
+    for (let i = 0; i < 10; i += 1) quotes.push(await requestQuote(chat, payer, "Summarize this", limits));
+    const responses = await Promise.all(quotes.map(async (quoted) => sendApproval(chat, quoted, await signPermit(payer, quoted.status))));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 403)).toHaveLength(7);
+    const completed = await Promise.all(responses.filter((response) => response.status === 200).map((response) => collectLines(response)));
+    expect(completed.map((lines) => finishOf(lines)?.finishReason)).toEqual(["payment-complete", "payment-complete", "payment-complete"]);
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - 3n * charged);
+
+    // Each settled for less than its maximum: the rest was released, and pays the next one now.
+    const next = await requestQuote(chat, payer, "Summarize this", limits);
+    const lines = await collectLines(await sendApproval(chat, next, await signPermit(payer, next.status)));
+    expect(finishOf(lines)?.finishReason).toBe("payment-complete");
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - 4n * charged);
+    const counted = (await recentPayments(chat.db, payer.address, 20)).filter((payment) => payment.status === "settled");
+    expect(counted.map((payment) => payment.amount)).toEqual([charged, charged, charged, charged]);
+    await chat.close();
+  });
+
+  test("a permit whose payee, facilitator, maximum or signer was changed is refused, and nothing is reserved or paid", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    const stranger = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+    const changed = (change: (message: Record<string, unknown>) => Record<string, unknown>) => (typedData: NestedTypedDataForWallet) =>
+      ({ ...typedData, message: change(typedData.message) }) as NestedTypedDataForWallet;
+    const witness = (message: Record<string, unknown>) => message.witness as Record<string, string>;
+    const tampered = [
+      await signPermit(payer, quoted.status, changed((message) => ({ ...message, witness: { ...witness(message), to: stranger } }))),
+      await signPermit(payer, quoted.status, changed((message) => ({ ...message, witness: { ...witness(message), facilitator: stranger } }))),
+      await signPermit(payer, quoted.status, changed((message) => ({ ...message, permitted: { ...(message.permitted as object), amount: "20001" } }))),
+      await signPermit(privateKeyToAccount(generatePrivateKey()), quoted.status),
+    ];
+    for (const signature of tampered) {
+      const response = await sendApproval(chat, quoted, signature);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("bad-request");
+    }
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toBeUndefined();
+    expect(await balanceOf(payer.address)).toBe(1_000_000n);
+    await chat.close();
+  });
+
+  test("paid means paid: an answer lost after settlement is reconciled from Permit2's nonce bitmap and the Transfer, for what was charged", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    sandbox.setServiceAfterSettlement("summarize", "fail");
+    let lines: Awaited<ReturnType<typeof collectLines>>;
+    try {
+      lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    } finally {
+      sandbox.setServiceAfterSettlement("summarize", undefined);
+    }
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["confirmed", undefined],
+      ["failed", "not-delivered"],
+    ]);
+    const charged = BigInt(TEXT.length) * 5n;
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - charged);
+    const record = await findPayment(chat.db, quoted.status.paymentId);
+    expect(record).toMatchObject({ status: "settled", amount: charged, maxAmount: 20_000n, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    // The same approval again pays nothing more, and says the same.
+    const again = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    expect(steps(again)).toEqual([
+      ["confirmed", undefined],
+      ["failed", "not-delivered"],
+    ]);
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - charged);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: charged });
+    await chat.close();
+  });
+
+  test("a wallet without a Permit2 allowance is refused by the facilitator and charged nothing", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await newPayer(sandbox);
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    const lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    expect(finishOf(lines)?.finishReason).not.toBe("payment-complete");
+    const failed = lines.flatMap((line) => (line.type === "payment" ? [line.payment] : [])).at(-1);
+    expect(failed?.reason?.message).toMatch(/Permit2/);
+    expect(await balanceOf(payer.address)).toBe(1_000_000n);
     await chat.close();
   });
 });
