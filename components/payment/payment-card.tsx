@@ -101,10 +101,19 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         </div>
       ) : null}
       <dl className={styles.details}>
-        <dt>Total</dt>
+        <dt>{amount.upTo ? "Up to" : "Total"}</dt>
         <dd data-testid="payment-total">
           {amount.total} {amount.currency} <span className={styles.muted}>(${amount.usd})</span>
+          {amount.upTo && amount.charged === undefined ? <span className={styles.muted}> the service charges what it uses, at most this</span> : null}
         </dd>
+        {amount.charged !== undefined ? (
+          <>
+            <dt>Charged</dt>
+            <dd data-testid="payment-charged">
+              {amount.charged} {amount.currency} <span className={styles.muted}>(up to ${amount.usd}, charged ${amount.charged})</span>
+            </dd>
+          </>
+        ) : null}
         <dt>Service fee</dt>
         <dd>
           {amount.serviceFee} {amount.currency}
@@ -245,7 +254,7 @@ function LongValue({ value, tail, "data-testid": testId }: { value: string; tail
 }
 
 function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
-  const price = `$${payment.amount.usd}`;
+  const price = `${payment.amount.upTo ? "up to " : ""}$${payment.amount.usd}`;
   if (payment.paidFrom === "agent-budget") return `Pay ${price} from the agent budget`;
   if (actions.wrongChain) return `Switch to ${actions.wrongChain.name} and pay${actions.confirmRequired ? ` ${price}` : ""}`;
   if (actions.confirmRequired) return `Confirm and pay ${price}`;

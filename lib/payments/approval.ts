@@ -94,6 +94,7 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
     service: { name: claims.service.name, url: claims.service.url },
     network,
     amount: BigInt(claims.amount),
+    ...(scheme.usagePriced ? { upTo: true as const } : {}),
     payTo: claims.payTo,
     ...(claims.agentBudget ? { paidFrom: "agent-budget" as const } : {}),
   };

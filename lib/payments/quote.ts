@@ -130,7 +130,14 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   if ("code" in quote) return { kind: "not-payable", message: quote.message };
 
   const paymentId = newPaymentId();
-  const facts: PaymentFacts = { paymentId, service: { name: serviceName, url: call.url }, network: quote.network, amount: quote.amount, payTo: quote.payTo };
+  const facts: PaymentFacts = {
+    paymentId,
+    service: { name: serviceName, url: call.url },
+    network: quote.network,
+    amount: quote.amount,
+    ...(quote.scheme.usagePriced ? { upTo: true as const } : {}),
+    payTo: quote.payTo,
+  };
   emit({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
   // prompt; anything else asks the wallet, saying why when a budget was there but did not apply.
@@ -139,7 +146,9 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   // The person's other wallets, whose payments count against the same limits.
   const countedWith = wallets.filter((other) => other !== wallet);
   const notes: string[] = [];
-  const offered = policy.budget && "threshold" in policy.budget ? policy.budget : undefined;
+  // The agent budget pays fixed prices only: its session key holds no Permit2 allowance, which a
+  // usage-priced payment needs, so the wallet signs those.
+  const offered = policy.budget && "threshold" in policy.budget && !scheme.usagePriced ? policy.budget : undefined;
   const choice = await chooseAgentBudget({ db, grant: offered?.grant, wallet, rail, network, amount, threshold: offered?.threshold ?? 0n });
   if (policy.budget && "withheld" in policy.budget) notes.push(policy.budget.withheld);
   let budget: AgentBudgetUse | undefined;

@@ -146,7 +146,9 @@ export function isInFlight(record: PaymentRecord, now: Date): boolean {
   return record.status === "reserved" && now.getTime() - record.createdAt.getTime() < STALE_RESERVATION_MS;
 }
 
-export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, { problem }: { problem?: DeliveryProblem }): ReconciledOutcome {
+export function describeVerdict(verdict: ChainVerdict, told: PaymentFacts, { problem }: { problem?: DeliveryProblem }): ReconciledOutcome {
+  // What a usage-priced payment settled, as the chain shows it, goes with every update.
+  const facts = verdict.kind === "used" && verdict.amount !== undefined ? { ...told, settledAmount: verdict.amount } : told;
   const because = problem ? `${problem.message} ` : "";
   const amount = `$${formatUsd(facts.amount)}`;
   const service = facts.service.name;
@@ -221,11 +223,14 @@ function readableTime(date: Date): string {
 
 /** A payment's facts, from its ledger record. */
 export function factsOf(record: PaymentRecord, { rail, network }: { rail: PaymentRail; network: PaymentFacts["network"] }): PaymentFacts {
+  // A usage-priced payment is told by its maximum, and, once settled, by what it was charged.
+  const usage = record.maxAmount === null ? {} : { upTo: true as const, ...(record.status === "settled" ? { settledAmount: record.amount } : {}) };
   return {
     paymentId: record.paymentId,
     service: { name: record.serviceName, url: record.serviceUrl },
     network,
-    amount: record.amount,
+    amount: record.maxAmount ?? record.amount,
+    ...usage,
     payTo: rail.formatAddress(record.payTo) ?? record.payTo,
   };
 }

@@ -11,6 +11,10 @@ import { PERMIT2_ADDRESS } from "@/lib/chain/permit2";
 import { nestedTypedDataMessage, type NestedTypedDataForWallet } from "@/lib/chain/typed-data";
 import { formatUsd } from "@/lib/money";
 import { findPayment, recentPayments } from "@/lib/payments/ledger";
+import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
+import { createRateLimiter } from "@/lib/rate-limit";
+import { sessionCookie } from "@/lib/session";
+import { spendingAnswer } from "@/lib/tools/spending";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { createChatTools } from "@/lib/tools/chat";
 import { startSandbox, type Sandbox } from "@/sandbox";
@@ -85,6 +89,33 @@ describe("paying an upto service through the chat", () => {
     const charged = BigInt(TEXT.length) * 5n;
     expect(await balanceOf(payer.address)).toBe(1_000_000n - charged);
     expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", scheme: "upto", amount: charged, maxAmount: 20_000n });
+    // The card: "up to $0.02" when quoted, then what was charged.
+    expect(quoted.status.amount).toMatchObject({ total: "0.02", usd: "0.02", upTo: true });
+    expect(quoted.status.amount.charged).toBeUndefined();
+    const delivered = lines.flatMap((line) => (line.type === "payment" ? [line.payment] : [])).at(-1);
+    expect(delivered?.amount).toMatchObject({ usd: "0.02", upTo: true, charged: formatUsd(charged) });
+    const words = `up to $0.02, charged $${formatUsd(charged)}`;
+
+    // getSpending, for the wallet that proved itself.
+    const spending = await spendingAnswer({ db: chat.db, env: chat.env, wallets: [payer.address], proven: [payer.address], limits: { daily: 1_000_000n, weekly: 5_000_000n, monthly: 20_000_000n, perPayment: 500_000n } });
+    expect((spending as { recentPayments: unknown[] }).recentPayments).toEqual([expect.objectContaining({ amountUsd: formatUsd(charged), upTo: words, status: "settled" })]);
+
+    // The history, as JSON and as CSV.
+    const history = async (format: "json" | "csv") => {
+      const url = `http://localhost/api/spending/history?wallet=${payer.address}&format=${format}`;
+      const cookie = sessionCookie(new Request(url), payer.address, chat.env).split(";")[0] ?? "";
+      return handleHistoryRequest(new Request(url, { headers: { cookie } }), {
+        env: () => chat.env,
+        database: async () => chat.db,
+        rateLimit: createRateLimiter({ limit: 100, windowMs: 60_000 }),
+      });
+    };
+    const page = (await (await history("json")).json()) as HistoryPage;
+    expect(page.payments).toEqual([expect.objectContaining({ amountUsd: formatUsd(charged), upToUsd: "0.02", upTo: words })]);
+    const csv = (await (await history("csv")).text()).trimEnd().split("\r\n");
+    expect(csv[0]?.endsWith(",up_to_usdc")).toBe(true);
+    expect(csv[1]?.endsWith(",0.02")).toBe(true);
+    expect(csv[1]).toContain(`,${formatUsd(charged)},0,${formatUsd(charged)},`);
     await chat.close();
   });
 
