@@ -213,6 +213,8 @@ type ServiceView = {
   url: string;
   method?: string;
   priceUsd?: string;
+  /** Usage-priced: `priceUsd` is the most a call can cost. */
+  upTo?: boolean;
   network?: string;
   /** The network's name, e.g. "Base". */
   chain?: string;
@@ -237,6 +239,7 @@ function servicesOf(output: unknown): ServiceView[] {
         ...(typeof item.name === "string" ? { name: item.name } : {}),
         ...(typeof item.method === "string" ? { method: item.method } : {}),
         ...(typeof item.priceUsd === "string" ? { priceUsd: item.priceUsd } : {}),
+        ...(item.upTo === true ? { upTo: true } : {}),
         ...(typeof item.network === "string" ? { network: item.network } : {}),
         ...(typeof item.chain === "string" ? { chain: item.chain } : {}),
         ...(typeof item.description === "string" ? { description: item.description } : {}),
@@ -286,7 +289,7 @@ function summarise(result: OfflineToolResult): string {
         else grouped.set(key, { service, chains: [chain] });
       }
       const lines = [...grouped.values()].map(({ service, chains }, index) => {
-        const price = service.priceUsd ? `$${service.priceUsd} per call` : "price unknown";
+        const price = service.priceUsd ? `${service.upTo ? "up to " : ""}$${service.priceUsd} per call` : "price unknown";
         const speed = service.latencyMs !== undefined ? `, about ${service.latencyMs} ms` : "";
         const about = service.description ? `: ${service.description}` : "";
         return `${index + 1}. ${service.name ?? service.url} (${price}${speed}, ${chains.join(" or ")}${usageOf(service)})${about}`;

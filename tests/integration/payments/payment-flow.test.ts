@@ -320,8 +320,9 @@ describe("paying through the chat", () => {
     clearDiscoveryCache();
     const lines = await collectLines(await chat.post({ messages: [{ role: "user", content: "List the available services" }] }));
     const text = textOf(lines);
-    for (const entry of sandbox.info.services.filter((listed) => listed.listed && listed.schemes.includes("exact"))) {
-      expect(text).toContain(`${entry.serviceName} ($${entry.price} per call`);
+    for (const entry of sandbox.info.services.filter((listed) => listed.listed)) {
+      // A usage-priced (`upto`) one says its price is a maximum.
+      expect(text).toContain(`${entry.serviceName} (${entry.schemes.includes("upto") ? "up to " : ""}$${entry.price} per call`);
     }
     // Networks by name, not by CAIP-2 id.
     expect(text).toContain("Sandbox");
