@@ -8,7 +8,7 @@
 import { sandboxAccounts } from "./accounts";
 import { SANDBOX_CHAIN_ID, SANDBOX_NETWORK, startChain } from "./chain";
 import { startFacilitator } from "./facilitator";
-import { installPermit2AndUptoProxy } from "./permit2";
+import { approvePermit2, installPermit2AndUptoProxy } from "./permit2";
 import { createFunder, DEMO_WALLET_USDC, type Funder } from "./funder";
 import { DEFAULT_DATA_DIR, describeInfo, writeInfoFile, type SandboxInfo, type SandboxServiceInfo } from "./info";
 import {
@@ -165,6 +165,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await installPermit2AndUptoProxy(chain.rpcUrl);
     const fund: Funder = createFunder({ rpcUrl: chain.rpcUrl, funder: accounts.funder, usdcAddress });
     await fund({ to: accounts.demoWallet.address, usdc: options.demoWalletUsdc ?? DEMO_WALLET_USDC });
+    // The demo wallet has approved Permit2 once, so it pays usage-priced (`upto`) services.
+    await approvePermit2({ rpcUrl: chain.rpcUrl, owner: accounts.demoWallet, usdc: usdcAddress });
     // The demo's smart account: owned by the demo wallet's key, funded like it.
     await assertFactoryDeployed(chain.rpcUrl, CREATE2_FACTORY);
     const deploy = (account: SmartAccount) => deploySmartAccount({ rpcUrl: chain.rpcUrl, account, transact: fund.transact });

@@ -17,8 +17,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from "@x402/evm";
-import { createPublicClient, createTestClient, encodeAbiParameters, http, keccak256, parseAbi, toHex, type Hex } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, encodeAbiParameters, erc20Abi, http, keccak256, maxUint256, parseAbi, toHex, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
+import type { DevAccount } from "./accounts";
 import { readUptoProxyArtifact } from "./contracts/compile";
 
 export { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress as UPTO_PROXY_ADDRESS };
@@ -77,4 +79,16 @@ export async function installPermit2AndUptoProxy(rpcUrl: string): Promise<void> 
   }
 
   await testClient.setCode({ address: x402UptoPermit2ProxyAddress, bytecode: readUptoProxyArtifact().deployedBytecode as Hex });
+}
+
+/**
+ * The owner's one-time USDC approval of Permit2, sent with its own gas, as a person does once
+ * before paying `upto` services: the sandbox's demo wallet starts with it.
+ */
+export async function approvePermit2({ rpcUrl, owner, usdc }: { rpcUrl: string; owner: DevAccount; usdc: Hex }): Promise<void> {
+  const transport = http(rpcUrl);
+  const wallet = createWalletClient({ account: privateKeyToAccount(owner.privateKey), chain: foundry, transport });
+  const hash = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] });
+  const receipt = await createPublicClient({ chain: foundry, transport }).waitForTransactionReceipt({ hash });
+  if (receipt.status !== "success") throw new Error(`approving Permit2 for ${owner.address} reverted`);
 }

@@ -10,7 +10,7 @@ import { PERMIT2_ADDRESS, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress }
 import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { declareEip2612GasSponsoringExtension } from "@x402/extensions";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
-import { createPublicClient, getAddress, hashDomain, http, parseEventLogs, type Hex } from "viem";
+import { createPublicClient, erc20Abi, getAddress, hashDomain, http, maxUint256, parseEventLogs, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -111,6 +111,16 @@ describe("Permit2 and the upto proxy on the sandbox chain", () => {
     expect(code?.length).toBe(shipped.length);
     expect(code?.includes(onChain.slice(2))).toBe(true);
     expect(shipped.includes(onChain.slice(2))).toBe(false);
+  });
+
+  it("starts the demo wallet with Permit2 approved, as a person who approved it once", async () => {
+    const allowance = await publicClient().readContract({
+      address: sandbox.info.usdc.address,
+      abi: erc20Abi,
+      functionName: "allowance",
+      args: [sandbox.info.demoWallet.address, PERMIT2_ADDRESS],
+    });
+    expect(allowance).toBe(maxUint256);
   });
 
   it("places the proxy compiled from its committed source, at the canonical address", async () => {
