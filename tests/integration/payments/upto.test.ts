@@ -10,7 +10,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PERMIT2_ADDRESS } from "@/lib/chain/permit2";
 import { nestedTypedDataMessage, type NestedTypedDataForWallet } from "@/lib/chain/typed-data";
 import { formatUsd } from "@/lib/money";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import type { PaymentRequirements } from "@x402/core/types";
 import { findPayment, recentPayments } from "@/lib/payments/ledger";
+import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
 import { createRateLimiter } from "@/lib/rate-limit";
 import { sessionCookie } from "@/lib/session";
@@ -242,6 +245,53 @@ describe("paying an upto service through the chat", () => {
     const failed = lines.flatMap((line) => (line.type === "payment" ? [line.payment] : [])).at(-1);
     expect(failed?.reason?.message).toMatch(/Permit2/);
     expect(await balanceOf(payer.address)).toBe(1_000_000n);
+    await chat.close();
+  });
+
+  test("a service that claims a settlement the chain does not show: the maximum stays reserved; once collected, the sweep counts what moved", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    const signature = await signPermit(payer, quoted.status);
+    const madeUp = `0x${"ab".repeat(32)}`;
+    sandbox.setServiceClaimedSettlement("summarize", { transaction: madeUp });
+    let lines: Awaited<ReturnType<typeof collectLines>>;
+    try {
+      lines = await collectLines(await sendApproval(chat, quoted, signature));
+    } finally {
+      sandbox.setServiceClaimedSettlement("summarize", undefined);
+    }
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["failed", "payment-pending"],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(madeUp);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "pending", amount: 20_000n, txHash: null });
+
+    // The facilitator the permit names collects part of it later; the sweep finds the settlement
+    // from Permit2's nonce bitmap and the Transfer, and counts exactly that.
+    const typedData = quoted.status.approval?.typedData as NestedTypedDataForWallet;
+    const message = typedData.message as { witness: { facilitator: string } };
+    const requirements: PaymentRequirements = {
+      scheme: "upto",
+      network: sandbox.info.network,
+      amount: "20000",
+      asset: sandbox.info.usdc.address,
+      payTo: summarize.payTo,
+      maxTimeoutSeconds: 300,
+      extra: { name: sandbox.info.usdc.name, version: sandbox.info.usdc.version, facilitatorAddress: message.witness.facilitator },
+    };
+    const facilitator = new HTTPFacilitatorClient({ url: sandbox.info.facilitatorUrl });
+    const collected = await facilitator.settle(
+      { x402Version: 2, accepted: requirements, payload: { signature, permit2Authorization: { from: payer.address, ...typedData.message } } },
+      { ...requirements, amount: "1234" },
+    );
+    expect(collected).toMatchObject({ success: true, amount: "1234" });
+    const report = await sweepUnfinishedPayments({ db: chat.db, env: chat.env });
+    expect(report).toMatchObject({ settled: 1 });
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: 1_234n, maxAmount: 20_000n, txHash: collected.transaction });
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - 1_234n);
     await chat.close();
   });
 });
