@@ -5,7 +5,7 @@
 // call naming this owner and nonce, and what it moved is the token's own Transfer event in it:
 // the amount the service settled, at most the maximum signed (docs/contract.md, section 12).
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from "@x402/evm";
-import { decodeEventLog, decodeFunctionData, getAddress, isHash, parseAbi, TransactionReceiptNotFoundError, type Hex } from "viem";
+import { decodeEventLog, decodeFunctionData, erc20Abi, getAddress, isHash, parseAbi, TransactionReceiptNotFoundError, type Hex } from "viem";
 import { publicClientFor } from "./clients";
 import type { NetworkConfig } from "./networks";
 
@@ -125,4 +125,9 @@ function settlesPermit(input: Hex, owner: Hex, nonce: string, payTo: Hex): boole
   } catch {
     return false;
   }
+}
+
+/** The owner's USDC allowance to Permit2, which every Permit2 transfer needs. */
+export async function getPermit2Allowance({ network, owner }: { network: Network; owner: Hex }): Promise<bigint> {
+  return publicClientFor(network).readContract({ address: network.usdc.address, abi: erc20Abi, functionName: "allowance", args: [owner, PERMIT2_ADDRESS] });
 }

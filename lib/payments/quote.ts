@@ -179,6 +179,9 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     const { code, message } = preflight;
     return code === "blockchain-error" ? fail("network-congestion", "payment-failed", message, "preflight") : fail(code, code, message, "preflight");
   }
+  // What the scheme needs of the payer first (for `upto`, Permit2's allowance): said before signing.
+  const notReady = await scheme.readiness?.({ network, payer: quote.payer, amount });
+  if (notReady) return fail("payment-failed", "payment-failed", notReady, "preflight");
 
   // A quote alike in every byte to a payment already sent (a service that fixes everything that
   // tells its payments apart, within one blockhash on Solana) could only be that payment again:

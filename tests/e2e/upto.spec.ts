@@ -43,7 +43,7 @@ test("pays an upto service with the injected wallet: up to the maximum, charged 
   await expect(ui.errors).toHaveCount(0);
 });
 
-test("a wallet without a Permit2 allowance is told so on the card, approves Permit2 from it, and then pays", async ({ page, gasWallet }) => {
+test("a wallet without a Permit2 allowance is told so on the card before signing, approves Permit2 from it, and then pays", async ({ page, gasWallet }) => {
   test.setTimeout(150_000);
   const ui = chatPage(page);
   await page.goto("/");
@@ -51,10 +51,11 @@ test("a wallet without a Permit2 allowance is told so on the card, approves Perm
   await ui.ask(`Summarize "${TEXT}"`);
   const first = await ui.reply(0);
   const card = first.getByTestId("payment-card");
-  await card.getByTestId("approve-payment").click();
-  await ui.reply(1);
+  // Told before anything is signed or reserved.
   await expect(card).toHaveAttribute("data-status", "failed");
-  await expect(card.getByTestId("payment-reason")).toContainText("Permit2");
+  await expect(card.getByTestId("payment-reason")).toContainText("Approve Permit2 once");
+  await expect(card.getByTestId("approve-payment")).toHaveCount(0);
+  expect(gasWallet.signRequests).toBe(0);
   expect(gasWallet.transactions).toBe(0);
 
   await card.getByTestId("approve-permit2").click();
@@ -62,10 +63,10 @@ test("a wallet without a Permit2 allowance is told so on the card, approves Perm
   expect(gasWallet.transactions).toBe(1);
 
   await ui.ask(`Summarize "${TEXT}"`);
-  const again = await ui.reply(2);
+  const again = await ui.reply(1);
   const second = again.getByTestId("payment-card");
   await second.getByTestId("approve-payment").click();
-  await ui.reply(3);
+  await ui.reply(2);
   await expect(second).toHaveAttribute("data-status", "delivered");
   await expect(second.getByTestId("payment-charged")).toContainText(`charged $0.000${TEXT.length * 5}`);
 });

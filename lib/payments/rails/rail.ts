@@ -136,6 +136,12 @@ export interface PaymentScheme {
   check(requirements: PaymentRequirements, x402Version: number | undefined, payer?: string): RequirementVerdict;
   /** Builds what the payer's wallet signs, through the x402 packages' own client for the scheme. */
   prepare(parameters: { paymentRequired: PaymentRequired; requirement: PayableRequirement; payer: string }): Promise<PreparedPayment>;
+  /**
+   * What the payer must do first before this scheme can pay at all, in words the person can act
+   * on (a usage-priced payment's one-time Permit2 allowance); undefined when nothing, or when the
+   * chain cannot be asked (the facilitator then decides). Asked before the wallet signs anything.
+   */
+  readiness?(parameters: { network: PaymentNetwork; payer: string; amount: bigint }): Promise<string | undefined>;
   /** Whether the wallet's answer is the payer's approval of exactly this payment. Throws ChainUnavailableError when the chain must be asked and cannot be. */
   verify(payment: SignedPayment): Promise<ApprovalVerdict>;
   /** The x402 payload completed with the wallet's answer. */

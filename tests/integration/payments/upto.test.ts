@@ -235,15 +235,22 @@ describe("paying an upto service through the chat", () => {
     await chat.close();
   });
 
-  test("a wallet without a Permit2 allowance is refused by the facilitator and charged nothing", async () => {
+  test("a wallet without a Permit2 allowance is told to approve Permit2 before it signs anything; nothing is reserved or paid", async () => {
     const summarize = sandboxService(sandbox, "summarize");
     const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
     const payer = await newPayer(sandbox);
-    const quoted = await requestQuote(chat, payer, "Summarize this");
-    const lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
-    expect(finishOf(lines)?.finishReason).not.toBe("payment-complete");
+    const lines = await collectLines(
+      await chat.post({ messages: [{ role: "user", content: "Summarize this" }], walletAddress: payer.address, spendingLimits: generousLimits }),
+    );
+    expect(steps(lines)).toEqual([
+      ["checking", undefined],
+      ["failed", "payment-failed"],
+    ]);
     const failed = lines.flatMap((line) => (line.type === "payment" ? [line.payment] : [])).at(-1);
-    expect(failed?.reason?.message).toMatch(/Permit2/);
+    expect(failed?.reason?.message).toMatch(/has not approved yet\. Approve Permit2 once/);
+    expect(failed?.amount.upTo).toBe(true);
+    expect(failed?.approval).toBeUndefined();
+    expect(await recentPayments(chat.db, payer.address)).toEqual([]);
     expect(await balanceOf(payer.address)).toBe(1_000_000n);
     await chat.close();
   });

@@ -8,7 +8,7 @@
 // releases down to what the chain shows settled.
 import type { PaymentRequirements } from "@x402/core/types";
 import { getAddress, type Hex } from "viem";
-import { getUptoPaymentState, uptoSettlementIn } from "@/lib/chain/permit2";
+import { getPermit2Allowance, getUptoPaymentState, uptoSettlementIn } from "@/lib/chain/permit2";
 import type { NestedTypedDataForWallet } from "@/lib/chain/typed-data";
 import type { PaymentScheme, RailEnv, RequirementVerdict } from "../../rail";
 import { evmNetworkConfig, evmPayer, paymentNetworkOf } from "..";
@@ -25,6 +25,15 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
       const check = checkUptoRequirement(requirements, env, x402Version === undefined ? {} : { x402Version });
       if (!check.payable) return check;
       return { ...check, network: paymentNetworkOf(check.network) };
+    },
+    async readiness({ network, payer, amount }) {
+      try {
+        const allowance = await getPermit2Allowance({ network: configOf(network), owner: evmPayer(payer) });
+        if (allowance >= amount) return undefined;
+      } catch {
+        return undefined;
+      }
+      return "Usage-priced payments move USDC through Permit2, which this wallet has not approved yet. Approve Permit2 once (one transaction, with its own gas), then ask again. Nothing was reserved or paid.";
     },
     prepare({ paymentRequired, requirement, payer }) {
       return prepareUptoPayment({ paymentRequired, requirements: requirement.requirements, payer: evmPayer(payer) });
