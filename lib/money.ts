@@ -35,3 +35,11 @@ export function formatUnits(amount: bigint, decimals: number = USD_DECIMALS): st
 }
 
 export const formatUsd = (micros: bigint): string => formatUnits(micros, USD_DECIMALS);
+
+/**
+ * A usage-priced (x402 `upto`) payment's amount in words: "up to $0.02" while its charge is not
+ * known, "up to $0.02, charged $0.000405" once the chain shows it.
+ */
+export function describeUpTo(maximum: bigint, charged: bigint | undefined): string {
+  return charged === undefined ? `up to $${formatUsd(maximum)}` : `up to $${formatUsd(maximum)}, charged $${formatUsd(charged)}`;
+}

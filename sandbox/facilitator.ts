@@ -1,6 +1,6 @@
 /**
- * The local x402 facilitator: @x402/core's x402Facilitator with @x402/evm's exact scheme over
- * plain node:http (`GET /supported`, `POST /verify`, `POST /settle`). An anvil dev account
+ * The local x402 facilitator: @x402/core's x402Facilitator with @x402/evm's exact and upto
+ * schemes over plain node:http (`GET /supported`, `POST /verify`, `POST /settle`). An anvil dev account
  * submits the transfers and pays the gas. A nonce cache refuses a second use of one
  * authorization before the chain has to, and stops two concurrent settles of the same
  * signature from both being sent. Smart accounts pay too: deployed ones by ERC-1271, and
@@ -13,6 +13,8 @@ import { PaymentPayloadSchema, PaymentRequirementsSchema } from "@x402/core/sche
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
+import { EIP2612_GAS_SPONSORING } from "@x402/extensions";
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { createKeyPairSignerFromBytes, createSolanaRpc, devnet, getBase58Encoder } from "@solana/kit";
@@ -111,7 +113,12 @@ export async function startFacilitator({
     },
     { confirmationTimeoutMs: 30_000 },
   );
-  const facilitator = new x402Facilitator().register(SANDBOX_NETWORK, new ExactEvmScheme(signer, { eip6492AllowedFactories }));
+  // `upto` settles through Permit2 and the upto proxy (sandbox/permit2.ts), with the payer's
+  // EIP-2612 permit when the payload carries one (the `eip2612GasSponsoring` extension).
+  const facilitator = new x402Facilitator()
+    .register(SANDBOX_NETWORK, new ExactEvmScheme(signer, { eip6492AllowedFactories }))
+    .register(SANDBOX_NETWORK, new UptoEvmScheme(signer))
+    .registerExtension(EIP2612_GAS_SPONSORING);
   if (solana) {
     const feePayer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(solana.feePayer.secretKey)));
     // Per network: the signer's own default would be the public devnet.

@@ -9,6 +9,7 @@
 import { sandboxAccounts } from "./accounts";
 import { SANDBOX_CHAIN_ID, SANDBOX_NETWORK, startChain } from "./chain";
 import { startFacilitator } from "./facilitator";
+import { approvePermit2, installPermit2AndUptoProxy } from "./permit2";
 import { createFunder, DEMO_WALLET_USDC, type Funder } from "./funder";
 import { DEFAULT_DATA_DIR, describeInfo, writeInfoFile, type SandboxInfo, type SandboxServiceInfo } from "./info";
 import {
@@ -24,7 +25,7 @@ import { SOLANA_SANDBOX_NETWORK, SOLANA_USDC_DECIMALS, startLocalSolana, type Lo
 import { sandboxServices } from "./services/catalog";
 import { startDeployedService } from "./services/deployed";
 import { OPENAPI_PATH, startMppService } from "./services/mpp-service";
-import type { ServiceDefinition } from "./services/definition";
+import { schemeOf, type ServiceDefinition } from "./services/definition";
 import { startService, type AfterSettlement, type ClaimedSettlement, type Meanwhile, type ReceiptForgery, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
@@ -132,7 +133,9 @@ function serviceInfo(service: RunningService, listed: boolean): SandboxServiceIn
     ...(service.solanaPayTo ? { solanaPayTo: service.solanaPayTo } : {}),
     name: definition.name,
     url: service.resourceUrl,
+    schemes: [schemeOf(definition)],
     price: formatUnits(definition.price, USDC_DECIMALS),
+    ...(definition.upto ? { typicalPrice: formatUnits(definition.upto.typical, USDC_DECIMALS) } : {}),
     priceAtomic: definition.price.toString(),
     serviceName: definition.serviceName,
     description: definition.description,
@@ -164,8 +167,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const chain = await startChain({ port: ports.rpc, quiet: true });
     stoppers.push(chain.stop);
     const usdcAddress = await deployUsdc({ rpcUrl: chain.rpcUrl, owner: accounts.funder, proxyAdmin: accounts.proxyAdmin });
+    await installPermit2AndUptoProxy(chain.rpcUrl);
     const fund: Funder = createFunder({ rpcUrl: chain.rpcUrl, funder: accounts.funder, usdcAddress });
     await fund({ to: accounts.demoWallet.address, usdc: options.demoWalletUsdc ?? DEMO_WALLET_USDC });
+    // The demo wallet has approved Permit2 once, so it pays usage-priced (`upto`) services.
+    await approvePermit2({ rpcUrl: chain.rpcUrl, owner: accounts.demoWallet, usdc: usdcAddress });
     // The demo's smart account: owned by the demo wallet's key, funded like it.
     await assertFactoryDeployed(chain.rpcUrl, CREATE2_FACTORY);
     const deploy = (account: SmartAccount) => deploySmartAccount({ rpcUrl: chain.rpcUrl, account, transact: fund.transact });

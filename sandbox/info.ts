@@ -21,8 +21,12 @@ export type SandboxServiceInfo = {
   solanaPayTo?: string;
   /** The paid resource's URL. */
   url: string;
-  /** Decimal USDC, e.g. "0.01". */
+  /** The x402 schemes it takes payment in (each of its networks takes each): ["exact"] or ["upto"]. */
+  schemes: string[];
+  /** Decimal USDC, e.g. "0.01"; for an `upto` service, the most one request can cost. */
   price: string;
+  /** An `upto` service's usual charge, decimal USDC (what its listing says is typical). */
+  typicalPrice?: string;
   /** Atomic USDC units (6 decimals) as a decimal string, e.g. "10000". */
   priceAtomic: string;
   serviceName: string;
@@ -126,7 +130,7 @@ export function describeInfo(info: SandboxInfo): string {
     ...info.services.map(
       (service) =>
         `  ${service.name.padEnd(18)} ${service.method.padEnd(4)} ${service.url.padEnd(36)} ${service.price.padStart(6)} USDC` +
-        `  ~${service.latencyMs} ms${railsOf(service)}${service.listed ? "" : "  (unlisted, test-only)"}`,
+        `  ~${service.latencyMs} ms${service.schemes.includes("upto") ? "  (upto: at most this)" : ""}${railsOf(service)}${service.listed ? "" : "  (unlisted, test-only)"}`,
     ),
   ];
   return lines.join("\n");

@@ -9,7 +9,7 @@
 import { useCallback, useState, type RefObject } from "react";
 import { sameAddress } from "@/lib/address-text";
 import type { ChatRequestError } from "@/lib/client/chat-error";
-import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
+import { payerOfTypedData, readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import type { AssistantEntry, ChatEntry, ChatRequestBody, RequestMessage } from "./chat-entries";
 import type { ChatEntries } from "./use-chat-entries";
@@ -76,7 +76,7 @@ function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], sig
   }
   if (!approval || !typedData || !messages) return refused("invalid-quote", "This quote cannot be signed: it is incomplete.");
   // The approval token binds the wallet the quote was made for; another account cannot use it.
-  const payer = typedData.message.from;
+  const payer = payerOfTypedData(typedData);
   if (!fromBudget && payer && !sameAddress(payer, walletAddress)) {
     return refused(
       "wallet-changed",

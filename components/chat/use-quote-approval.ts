@@ -82,6 +82,16 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
     ...(payer.address ? { payingFrom: payer.address } : {}),
     ...(payer.balance !== undefined ? { balance: payer.balance } : {}),
     ...(wrongChain && !payer.fromBudget ? { wrongChain } : {}),
+    // A usage-priced payment refused for want of a Permit2 allowance: the wallet approves Permit2 once.
+    ...(wallet.actions
+      ? {
+          approvePermit2: async (payment: PaymentStatus) => {
+            const network = networks.find((candidate) => candidate.id === payment.network);
+            if (!network || !wallet.actions) throw new Error("This payment's network is not one the wallet can use here.");
+            await wallet.actions.approvePermit2(network);
+          },
+        }
+      : {}),
   };
 
   const prompted = useRef(new Set<string>());

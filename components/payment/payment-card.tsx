@@ -47,6 +47,11 @@ export type PaymentActions = {
   balance?: string;
   /** The wallet is on another chain than the quote's: approving switches to this one first. */
   wrongChain?: { name: string };
+  /**
+   * For a usage-priced payment refused for want of a Permit2 allowance: sends the wallet's
+   * one-time approval of Permit2 (the person pays the gas). Resolves once it is mined.
+   */
+  approvePermit2?: (payment: PaymentStatus) => Promise<void>;
 };
 
 // Under a minute left, the countdown is marked and announced once.
@@ -98,13 +103,25 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
               .filter((part) => part.length > 0)
               .join(" ")}
           </p>
+          {amount.upTo && actions?.approvePermit2 && /\bPermit2\b/.test(payment.reason?.message ?? "") ? (
+            <Permit2Offer payment={payment} approvePermit2={actions.approvePermit2} />
+          ) : null}
         </div>
       ) : null}
       <dl className={styles.details}>
-        <dt>Total</dt>
+        <dt>{amount.upTo ? "Up to" : "Total"}</dt>
         <dd data-testid="payment-total">
           {amount.total} {amount.currency} <span className={styles.muted}>(${amount.usd})</span>
+          {amount.upTo && amount.charged === undefined ? <span className={styles.muted}> the service charges what it uses, at most this</span> : null}
         </dd>
+        {amount.charged !== undefined ? (
+          <>
+            <dt>Charged</dt>
+            <dd data-testid="payment-charged">
+              {amount.charged} {amount.currency} <span className={styles.muted}>(up to ${amount.usd}, charged ${amount.charged})</span>
+            </dd>
+          </>
+        ) : null}
         <dt>Service fee</dt>
         <dd>
           {amount.serviceFee} {amount.currency}
@@ -248,8 +265,43 @@ function LongValue({ value, tail, "data-testid": testId }: { value: string; tail
   );
 }
 
+/**
+ * A usage-priced payment refused for want of a Permit2 allowance: the wallet's one-time approval,
+ * offered in place (one transaction, with its gas); then the person asks again.
+ */
+function Permit2Offer({ payment, approvePermit2 }: { payment: PaymentStatus; approvePermit2: (payment: PaymentStatus) => Promise<void> }) {
+  const [state, setState] = useState<"idle" | "sending" | "done" | "failed">("idle");
+  if (state === "done") {
+    return (
+      <p className={styles.reason} data-testid="permit2-approved">
+        Permit2 is approved for your USDC. Ask again to pay.
+      </p>
+    );
+  }
+  return (
+    <p className={styles.reason}>
+      <button
+        type="button"
+        className={styles.approve}
+        data-testid="approve-permit2"
+        disabled={state === "sending"}
+        onClick={() => {
+          setState("sending");
+          approvePermit2(payment).then(
+            () => setState("done"),
+            () => setState("failed"),
+          );
+        }}
+      >
+        {state === "sending" ? "Approving Permit2…" : "Approve Permit2 (one transaction, with its gas)"}
+      </button>
+      {state === "failed" ? " The approval was not made; nothing was paid. Try again." : null}
+    </p>
+  );
+}
+
 function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
-  const price = `$${payment.amount.usd}`;
+  const price = `${payment.amount.upTo ? "up to " : ""}$${payment.amount.usd}`;
   if (payment.paidFrom === "agent-budget") return `Pay ${price} from the agent budget`;
   if (actions.wrongChain) return `Switch to ${actions.wrongChain.name} and pay${actions.confirmRequired ? ` ${price}` : ""}`;
   if (actions.confirmRequired) return `Confirm and pay ${price}`;

@@ -4,9 +4,10 @@
 // chain than their active one, so the chain a quote needs is switched to, or added, first).
 // wagmi's hooks: used inside the wallet stack only, which reports to the page (wallet-context.ts).
 import { useCallback, useMemo } from "react";
-import { erc20Abi } from "viem";
+import { erc20Abi, maxUint256 } from "viem";
 import { useAccount, useConfig, useReadContract, useSignTypedData, useSwitchChain } from "wagmi";
 import { readContract, signMessage, waitForTransactionReceipt, writeContract } from "wagmi/actions";
+import { PERMIT2_ADDRESS } from "@/lib/chain/permit2-address";
 import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -68,6 +69,17 @@ export function usePaymentWallet(): PaymentWallet {
         sendOn(network, () => writeContract(config, { ...usdc(network), functionName: "transfer", args: [to, amount] })),
       submitUsdcAuthorization: (network, authorization) =>
         sendOn(network, () => writeContract(config, { ...usdc(network), functionName: "transferWithAuthorization", args: authorization })),
+      approvePermit2: (network) =>
+        sendOn(network, () =>
+          writeContract(config, {
+            account: address,
+            chainId: network.chainId,
+            address: network.usdc.address,
+            abi: erc20Abi,
+            functionName: "approve",
+            args: [PERMIT2_ADDRESS, maxUint256],
+          }),
+        ),
       usdcBalanceOf: (network, owner) =>
         readContract(config, { chainId: network.chainId, address: network.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [owner] }),
     };

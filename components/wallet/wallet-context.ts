@@ -38,6 +38,11 @@ export type WalletActions = {
   transferUsdc: (network: WalletNetwork, to: `0x${string}`, amount: bigint) => Promise<`0x${string}`>;
   /** Submits an EIP-3009 authorization signed by another key (the person pays the gas); the tx hash. */
   submitUsdcAuthorization: (network: WalletNetwork, authorization: WithdrawalAuthorization) => Promise<`0x${string}`>;
+  /**
+   * Approves Permit2 to move the wallet's USDC (the one-time allowance usage-priced payments need;
+   * the person pays the gas) and waits until it is mined; the tx hash.
+   */
+  approvePermit2: (network: WalletNetwork) => Promise<`0x${string}`>;
   /** Any address's USDC balance, in atomic units, read through the wallet stack's transports. */
   usdcBalanceOf: (network: WalletNetwork, owner: `0x${string}`) => Promise<bigint>;
 };

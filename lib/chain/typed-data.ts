@@ -32,3 +32,34 @@ export const transferWithAuthorizationTypes = {
     { name: "nonce", type: "bytes32" },
   ],
 } as const;
+
+/** A field of typed data as it travels: a uint or address as a string, or a struct of fields. */
+export type TypedDataValue = string | { [field: string]: TypedDataValue };
+
+/**
+ * Typed data whose message holds structs (Permit2's witness transfer, for x402 `upto`), and
+ * whose domain may have no version (Permit2's has none). Integers as decimal strings.
+ */
+export type NestedTypedDataForWallet = {
+  domain: { name: string; version?: string; chainId: number; verifyingContract: `0x${string}` };
+  types: Record<string, Array<{ name: string; type: string }>>;
+  primaryType: string;
+  message: Record<string, TypedDataValue>;
+};
+
+export type SignableValue = string | bigint | { [field: string]: SignableValue };
+
+/** The message with every integer field, at any depth, as a bigint, as viem and wallets sign it. */
+export function nestedTypedDataMessage(typedData: Pick<NestedTypedDataForWallet, "types" | "primaryType" | "message">): Record<string, SignableValue> {
+  const convert = (typeName: string, value: Record<string, TypedDataValue>): Record<string, SignableValue> => {
+    const fields = typedData.types[typeName] ?? [];
+    return Object.fromEntries(
+      Object.entries(value).map(([key, field]) => {
+        const type = fields.find((candidate) => candidate.name === key)?.type ?? "";
+        if (typeof field === "object") return [key, convert(type, field)];
+        return [key, /^u?int\d*$/.test(type) ? BigInt(field) : field];
+      }),
+    );
+  };
+  return convert(typedData.primaryType, typedData.message);
+}

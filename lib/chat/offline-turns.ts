@@ -219,6 +219,8 @@ type ServiceView = {
   /** The paid-HTTP protocol it speaks, when the listing says (x402 or MPP). */
   protocol?: string;
   priceUsd?: string;
+  /** Usage-priced: `priceUsd` is the most a call can cost. */
+  upTo?: boolean;
   network?: string;
   /** The network's name, e.g. "Base". */
   chain?: string;
@@ -244,6 +246,7 @@ function servicesOf(output: unknown): ServiceView[] {
         ...(typeof item.method === "string" ? { method: item.method } : {}),
         ...(typeof item.protocol === "string" ? { protocol: item.protocol } : {}),
         ...(typeof item.priceUsd === "string" ? { priceUsd: item.priceUsd } : {}),
+        ...(item.upTo === true ? { upTo: true } : {}),
         ...(typeof item.network === "string" ? { network: item.network } : {}),
         ...(typeof item.chain === "string" ? { chain: item.chain } : {}),
         ...(typeof item.description === "string" ? { description: item.description } : {}),
@@ -293,7 +296,7 @@ function summarise(result: OfflineToolResult): string {
         else grouped.set(key, { service, chains: [chain] });
       }
       const lines = [...grouped.values()].map(({ service, chains }, index) => {
-        const price = service.priceUsd ? `$${service.priceUsd} per call` : "price unknown";
+        const price = service.priceUsd ? `${service.upTo ? "up to " : ""}$${service.priceUsd} per call` : "price unknown";
         const speed = service.latencyMs !== undefined ? `, about ${service.latencyMs} ms` : "";
         const about = service.description ? `: ${service.description}` : "";
         const over = service.protocol === "mpp" ? ", paid over MPP" : "";

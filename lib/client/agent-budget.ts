@@ -89,8 +89,10 @@ export function sessionQuoteProblem(
   quote: QuotedPayment,
   now: Date = new Date(),
 ): string | undefined {
-  const { message, domain } = typedData;
+  const { domain } = typedData;
   if (typedData.primaryType !== "TransferWithAuthorization" || !sameTypes(typedData.types)) return "it is not a USDC transfer authorization";
+  // EIP-3009's message is flat: a field that is a struct is not one of its fields.
+  const message: Record<string, string | undefined> = Object.fromEntries(Object.entries(typedData.message).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
   if (!message.from || !sameAddress(message.from, budget.grant.session)) return "it is not for the agent budget's address";
   const { usdc } = budget.network;
   if (domain.chainId !== budget.network.chainId || !sameAddress(domain.verifyingContract, usdc.address) || domain.name !== usdc.name || domain.version !== usdc.version) {

@@ -2,16 +2,20 @@
 // the wire) into the shape EIP-712 signers take, uint fields as bigint. The wallet itself signs
 // through wagmi (components/wallet/use-payment-wallet.ts).
 
-import { typedDataMessage } from "@/lib/chain/typed-data";
+import { nestedTypedDataMessage, type SignableValue, type TypedDataValue } from "@/lib/chain/typed-data";
 
 export type Hex = `0x${string}`;
 
-/** The EIP-712 typed data of an `awaiting-signature` quote, uint values as decimal strings. */
+/**
+ * The EIP-712 typed data of an `awaiting-signature` quote, uint values as decimal strings: a flat
+ * message for `exact` (EIP-3009), structs within it for `upto` (a Permit2 witness transfer, whose
+ * domain has no version).
+ */
 export type ApprovalTypedData = {
-  domain: { name: string; version: string; chainId: number; verifyingContract: Hex };
+  domain: { name: string; version?: string; chainId: number; verifyingContract: Hex };
   types: Record<string, Array<{ name: string; type: string }>>;
   primaryType: string;
-  message: Record<string, string>;
+  message: Record<string, TypedDataValue>;
 };
 
 /** Checks the stream's `approval.typedData` (unknown on the wire) has the shape a wallet signs. */
@@ -20,7 +24,7 @@ export function readApprovalTypedData(value: unknown): ApprovalTypedData | undef
   const { domain, types, message, primaryType } = value;
   if (
     typeof domain.name !== "string" ||
-    typeof domain.version !== "string" ||
+    (domain.version !== undefined && typeof domain.version !== "string") ||
     typeof domain.chainId !== "number" ||
     typeof domain.verifyingContract !== "string" ||
     !isHex(domain.verifyingContract) ||
@@ -39,22 +43,45 @@ export function readApprovalTypedData(value: unknown): ApprovalTypedData | undef
     checkedTypes[name] = checked;
   }
   if (!checkedTypes[primaryType]) return undefined;
-  const checkedMessage: Record<string, string> = {};
-  for (const [key, field] of Object.entries(message)) {
-    if (typeof field !== "string") return undefined;
-    checkedMessage[key] = field;
-  }
+  const checkedMessage = readMessage(message, 0);
+  if (!checkedMessage) return undefined;
   return {
-    domain: { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract },
+    domain: {
+      name: domain.name,
+      ...(typeof domain.version === "string" ? { version: domain.version } : {}),
+      chainId: domain.chainId,
+      verifyingContract: domain.verifyingContract,
+    },
     types: checkedTypes,
     primaryType,
     message: checkedMessage,
   };
 }
 
-/** The message with its integer fields as bigint, as the signer expects. */
-export function walletMessage(typedData: ApprovalTypedData): Record<string, string | bigint> {
-  return typedDataMessage(typedData);
+/** Strings, or structs of them, at most a few levels deep. */
+function readMessage(value: Record<string, unknown>, depth: number): Record<string, TypedDataValue> | undefined {
+  if (depth > 3) return undefined;
+  const checked: Record<string, TypedDataValue> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (typeof field === "string") checked[key] = field;
+    else if (isRecord(field)) {
+      const inner = readMessage(field, depth + 1);
+      if (!inner) return undefined;
+      checked[key] = inner;
+    } else return undefined;
+  }
+  return checked;
+}
+
+/** The message with its integer fields, at any depth, as bigint, as the signer expects. */
+export function walletMessage(typedData: ApprovalTypedData): Record<string, SignableValue> {
+  return nestedTypedDataMessage(typedData);
+}
+
+/** The address a quote's typed data names as its payer, where it names one in its message (EIP-3009's `from`). */
+export function payerOfTypedData(typedData: ApprovalTypedData): string | undefined {
+  const from = typedData.message.from;
+  return typeof from === "string" ? from : undefined;
 }
 
 function isHex(value: string): value is Hex {

@@ -276,10 +276,16 @@ export const migrations: readonly Migration[] = [
   },
   {
     id: 11,
-    name: "payment scheme",
-    // The scheme a payment was made in (x402 `exact`, MPP's `evm` charge): which protocol it was
-    // paid through, for its card, its history and its reconciliation. Null: `exact`, as every row before.
-    statements: ["ALTER TABLE payments ADD COLUMN scheme text"],
+    name: "payment schemes and usage-priced maximums",
+    // The scheme a payment was made in (x402 `exact` or `upto`, MPP's `evm` charge): which protocol
+    // it was paid through, for its card, its history and its reconciliation; every row before is
+    // `exact`. A usage-priced one (x402 `upto`) also records its maximum: `amount` stays what
+    // counts against the limits (the maximum while reserved or pending, what the chain shows
+    // settled once settled), so the totals' triggers need no change.
+    statements: [
+      "ALTER TABLE payments ADD COLUMN scheme text NOT NULL DEFAULT 'exact'",
+      "ALTER TABLE payments ADD COLUMN max_amount numeric(78, 0) CHECK (max_amount IS NULL OR max_amount >= amount)",
+    ],
   },
 ];
 

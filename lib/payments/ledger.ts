@@ -33,7 +33,15 @@ export type PaymentRecord = {
   network: string;
   asset: string;
   payTo: string;
+  /**
+   * What it counts against the limits: the price; for a usage-priced payment (x402 `upto`), the
+   * maximum while it is reserved or pending, then what the chain shows it settled.
+   */
   amount: bigint;
+  /** The scheme it was paid in (x402 `exact` or `upto`, MPP's `evm` charge; `exact` for every payment recorded before schemes were). */
+  scheme: string;
+  /** A usage-priced payment's maximum, the amount the wallet signed for; null for a fixed price. */
+  maxAmount: bigint | null;
   nonce: string;
   serviceName: string;
   serviceUrl: string;
@@ -53,8 +61,6 @@ export type PaymentRecord = {
   payer: string | null;
   /** The service's signed receipt (x402 `offer-receipt`) and what it came to; null when it gave none. */
   receipt: StoredReceipt | null;
-  /** The scheme it was paid in (x402 `exact`, or MPP's `evm` charge); null for rows from before it was recorded: `exact`. */
-  scheme: string | null;
 };
 
 type PaymentRow = {
@@ -64,6 +70,8 @@ type PaymentRow = {
   asset: string;
   pay_to: string;
   amount: string;
+  scheme: string;
+  max_amount: string | null;
   nonce: string;
   service_name: string;
   service_url: string;
@@ -77,19 +85,18 @@ type PaymentRow = {
   from_block: string | null;
   payer: string | null;
   receipt: unknown;
-  scheme: string | null;
 };
 
-const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, nonce, service_name,
-  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block, payer, receipt, scheme`;
+const columns = `payment_id, wallet, network, asset, pay_to, amount::text AS amount, scheme, max_amount::text AS max_amount, nonce, service_name,
+  service_url, status, tx_hash, failure_code, outcome, created_at, settled_at, valid_before, from_block::text AS from_block, payer, receipt`;
 
 /** A payment as a list shows it (and the part of a whole record read from the same columns): no status or receipt JSON, no authorization's details. */
 export type ListedPayment = Pick<
   PaymentRecord,
-  "paymentId" | "wallet" | "network" | "amount" | "serviceName" | "serviceUrl" | "status" | "txHash" | "createdAt" | "settledAt" | "payer" | "scheme"
+  "paymentId" | "wallet" | "network" | "amount" | "scheme" | "maxAmount" | "serviceName" | "serviceUrl" | "status" | "txHash" | "createdAt" | "settledAt" | "payer"
 >;
 
-const listedColumns = "payment_id, wallet, network, amount::text AS amount, service_name, service_url, status, tx_hash, created_at, settled_at, payer, scheme";
+const listedColumns = "payment_id, wallet, network, amount::text AS amount, scheme, max_amount::text AS max_amount, service_name, service_url, status, tx_hash, created_at, settled_at, payer";
 
 function toListed(row: PaymentRow): ListedPayment {
   return {
@@ -97,6 +104,8 @@ function toListed(row: PaymentRow): ListedPayment {
     wallet: row.wallet,
     network: row.network,
     amount: BigInt(row.amount),
+    scheme: row.scheme,
+    maxAmount: row.max_amount === null ? null : BigInt(row.max_amount),
     serviceName: row.service_name,
     serviceUrl: row.service_url,
     status: row.status,
@@ -104,7 +113,6 @@ function toListed(row: PaymentRow): ListedPayment {
     createdAt: new Date(row.created_at),
     settledAt: row.settled_at === null ? null : new Date(row.settled_at),
     payer: row.payer,
-    scheme: row.scheme ?? null,
   };
 }
 
@@ -227,8 +235,8 @@ export async function findLimitBreach(
 
 export type NewPayment = Omit<
   PaymentRecord,
-  "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt" | "validBefore" | "fromBlock" | "payer" | "receipt" | "scheme"
-> & { validBefore?: Date | null; fromBlock?: bigint | null; scheme?: string | null };
+  "status" | "txHash" | "failureCode" | "outcome" | "createdAt" | "settledAt" | "validBefore" | "fromBlock" | "payer" | "receipt" | "scheme" | "maxAmount"
+> & { validBefore?: Date | null; fromBlock?: bigint | null; scheme?: string; maxAmount?: bigint | null };
 
 export type ReserveResult =
   | { kind: "reserved"; record: PaymentRecord }
@@ -269,8 +277,8 @@ export async function reservePayment(
     if (breach) return { kind: "limit-exceeded", breach };
     const [row] = await tx.query<PaymentRow>(
       `INSERT INTO payments (payment_id, wallet, network, asset, pay_to, amount, nonce, service_name, service_url, status,
-         created_at, updated_at, valid_before, from_block, payer, scheme)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $10, $11, $12, $13, $14)
+         created_at, updated_at, valid_before, from_block, payer, scheme, max_amount)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $10, $11, $12, $13, $14, $15)
        RETURNING ${columns}`,
       [
         payment.paymentId,
@@ -286,7 +294,8 @@ export async function reservePayment(
         payment.validBefore ? payment.validBefore.toISOString() : null,
         payment.fromBlock === undefined || payment.fromBlock === null ? null : payment.fromBlock.toString(),
         budget ? walletKey(budget.payer) : null,
-        payment.scheme ?? null,
+        payment.scheme ?? "exact",
+        payment.maxAmount === undefined || payment.maxAmount === null ? null : payment.maxAmount.toString(),
       ],
     );
     if (!row) throw new Error("the reservation was not written");
@@ -296,8 +305,11 @@ export async function reservePayment(
 
 /**
  * Records a settlement: the payment counts against the limits for good. The hash is null only
- * when the chain shows the authorization used but its transaction could not be found. `receipt`:
- * the service's signed receipt, judged (lib/payments/receipt.ts), when its answer carried one.
+ * when the chain shows the authorization used but its transaction could not be found (or, for a
+ * usage-priced payment, when the service settled nothing). `receipt`: the service's signed
+ * receipt, judged (lib/payments/receipt.ts), when its answer carried one. `amount`: what a
+ * usage-priced payment settled, which replaces the maximum it held (the rest is released at
+ * once); absent, the amount recorded stands.
  */
 export async function markSettled(
   db: Queryable,
@@ -306,15 +318,18 @@ export async function markSettled(
     txHash,
     outcome,
     receipt,
+    amount,
     now = new Date(),
-  }: { paymentId: string; txHash: string | null; outcome: Outcome; receipt?: StoredReceipt | undefined; now?: Date },
+  }: { paymentId: string; txHash: string | null; outcome: Outcome; receipt?: StoredReceipt | undefined; amount?: bigint; now?: Date },
 ): Promise<void> {
-  // A settlement recorded again (a replayed outcome) keeps its first time, its hash and its receipt.
+  // A settlement recorded again (a replayed outcome) keeps its first time, its hash, its receipt
+  // and its amount; a settled amount never exceeds the maximum it was reserved for.
   await db.query(
     `UPDATE payments SET status = 'settled', tx_hash = COALESCE($2, tx_hash), outcome = $3, updated_at = now(),
-       settled_at = COALESCE(settled_at, $4), checked_at = $4, receipt = COALESCE(receipt, $5::jsonb)
+       settled_at = COALESCE(settled_at, $4), checked_at = $4, receipt = COALESCE(receipt, $5::jsonb),
+       amount = CASE WHEN $6::numeric IS NOT NULL AND status <> 'settled' AND $6::numeric <= COALESCE(max_amount, amount) THEN $6::numeric ELSE amount END
      WHERE payment_id = $1`,
-    [paymentId, txHash, JSON.stringify(storedOutcome(outcome)), now.toISOString(), receipt ? JSON.stringify(receipt) : null],
+    [paymentId, txHash, JSON.stringify(storedOutcome(outcome)), now.toISOString(), receipt ? JSON.stringify(receipt) : null, amount === undefined ? null : amount.toString()],
   );
 }
 

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
-import { formatUnits } from "@/lib/money";
+import { describeUpTo, formatUnits } from "@/lib/money";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
 import { paymentHistory, periods, type HistoryCursor, type HistoryFilter, type PaymentRecord, type StoredReceipt } from "./ledger";
@@ -56,6 +56,10 @@ export type HistoryEntry = {
   /** The network's name, e.g. "Base"; the id when this server no longer pays on it. */
   chain: string;
   amountUsd: string;
+  /** Usage-priced (x402 `upto`): the maximum signed for, decimal USDC; `amountUsd` is what was charged. */
+  upToUsd?: string;
+  /** Usage-priced: "up to $X, charged $Y". */
+  upTo?: string;
   /** What the payer paid on top of the price (0 where the facilitator pays the gas). */
   feeUsd: string;
   totalUsd: string;
@@ -149,6 +153,7 @@ function entryOf(record: PaymentRecord, env: ServerEnv): HistoryEntry {
     network: record.network,
     chain: network?.name ?? record.network,
     amountUsd: formatUnits(record.amount, decimals),
+    ...(record.maxAmount === null ? {} : { upToUsd: formatUnits(record.maxAmount, decimals), upTo: describeUpTo(record.maxAmount, record.amount) }),
     feeUsd: formatUnits(fee, decimals),
     totalUsd: formatUnits(record.amount + fee, decimals),
     txHash: record.txHash ?? "",
@@ -191,6 +196,7 @@ const CSV_COLUMNS = [
   "receipt",
   "receipt_signer",
   "receipt_note",
+  "up_to_usdc",
 ];
 
 /**
@@ -220,6 +226,7 @@ function csvRow(entry: HistoryEntry, origin: string): string {
     entry.receipt?.status ?? "none",
     entry.receipt?.signer ?? "",
     entry.receipt?.reason ?? "",
+    entry.upToUsd ?? "",
   ]
     .map(csvField)
     .join(",");

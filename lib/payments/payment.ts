@@ -49,8 +49,12 @@ export type PaymentFacts = {
   paymentId: string;
   service: { name: string; url: string };
   network: PaymentNetwork;
-  /** The price, in the asset's atomic units. */
+  /** The price, in the asset's atomic units; for a usage-priced payment (x402 `upto`), the most it can cost. */
   amount: bigint;
+  /** Usage-priced: the amount is a maximum, and the service settles what it used. */
+  upTo?: true;
+  /** What a usage-priced payment settled, once the chain shows it (0 when the service used nothing). */
+  settledAmount?: bigint;
   payTo: string;
   /** The protocol the service is paid through: x402, or the Machine Payments Protocol (docs/contract.md, section 12). */
   protocol: "x402" | "mpp";

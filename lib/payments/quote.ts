@@ -133,7 +133,15 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   if ("code" in quote) return { kind: "not-payable", message: quote.message };
 
   const paymentId = newPaymentId();
-  const facts: PaymentFacts = { paymentId, service: { name: serviceName, url: call.url }, network: quote.network, amount: quote.amount, payTo: quote.payTo, protocol };
+  const facts: PaymentFacts = {
+    paymentId,
+    service: { name: serviceName, url: call.url },
+    network: quote.network,
+    amount: quote.amount,
+    ...(quote.scheme.usagePriced ? { upTo: true as const } : {}),
+    payTo: quote.payTo,
+    protocol,
+  };
   emit({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
   // prompt; anything else asks the wallet, saying why when a budget was there but did not apply.
@@ -142,7 +150,9 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   // The person's other wallets, whose payments count against the same limits.
   const countedWith = wallets.filter((other) => other !== wallet);
   const notes: string[] = [];
-  const offered = policy.budget && "threshold" in policy.budget ? policy.budget : undefined;
+  // The agent budget pays fixed prices only: its session key holds no Permit2 allowance, which a
+  // usage-priced payment needs, so the wallet signs those.
+  const offered = policy.budget && "threshold" in policy.budget && !scheme.usagePriced ? policy.budget : undefined;
   const choice = await chooseAgentBudget({ db, grant: offered?.grant, wallet, rail, network, amount, threshold: offered?.threshold ?? 0n });
   if (policy.budget && "withheld" in policy.budget) notes.push(policy.budget.withheld);
   let budget: AgentBudgetUse | undefined;
@@ -173,6 +183,9 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     const { code, message } = preflight;
     return code === "blockchain-error" ? fail("network-congestion", "payment-failed", message, "preflight") : fail(code, code, message, "preflight");
   }
+  // What the scheme needs of the payer first (for `upto`, Permit2's allowance): said before signing.
+  const notReady = await scheme.readiness?.({ network, payer: quote.payer, amount });
+  if (notReady) return fail("payment-failed", "payment-failed", notReady, "preflight");
 
   // A quote alike in every byte to a payment already sent (a service that fixes everything that
   // tells its payments apart, within one blockhash on Solana) could only be that payment again:

@@ -28,8 +28,8 @@ import { STALE_RESERVATION_MS } from "./sweep";
 const CHAIN_TIMEOUT_MS = 12_000;
 
 export type ChainVerdict =
-  /** The authorization was used: the money moved. */
-  | { kind: "used"; txHash: string | undefined }
+  /** The authorization was used: the money moved (`amount` of it, for a usage-priced scheme; else the whole amount). */
+  | { kind: "used"; txHash: string | undefined; amount?: bigint }
   /** Unused and past its validBefore, or cancelled by the payer: nothing moved, nothing can. */
   | { kind: "released"; why: "expired" | "canceled" }
   /** Not used yet: the service could still collect it until `until`. */
@@ -67,6 +67,7 @@ export async function askChain(
         network,
         // The chain knows the authorization by its signer: the agent budget's session key, if it paid.
         payer: record.payer ?? record.wallet,
+        payTo: record.payTo,
         nonce: record.nonce,
         validBefore: until,
         from: record.fromBlock ?? undefined,
@@ -75,7 +76,7 @@ export async function askChain(
       timeout,
     ]);
     if (state === "timeout") return { kind: "unknown", until };
-    if (state.state === "used") return { kind: "used", txHash: state.txHash };
+    if (state.state === "used") return { kind: "used", txHash: state.txHash, ...(state.amount === undefined ? {} : { amount: state.amount }) };
     if (state.state === "canceled") return { kind: "released", why: "canceled" };
     return state.expired ? { kind: "released", why: "expired" } : { kind: "collectable", until };
   } catch {
@@ -121,7 +122,9 @@ export async function recordVerdict(parameters: {
   const requestIsOver = caller !== "replay" || !isInFlight(record, now);
   switch (verdict.kind) {
     case "used":
-      if (requestIsOver) await markSettled(db, { paymentId: record.paymentId, txHash: verdict.txHash ?? null, outcome: final, now });
+      if (requestIsOver) {
+        await markSettled(db, { paymentId: record.paymentId, txHash: verdict.txHash ?? null, outcome: final, now, ...(verdict.amount === undefined ? {} : { amount: verdict.amount }) });
+      }
       break;
     case "released":
       await markFailed(db, { paymentId: record.paymentId, failureCode: verdict.why, outcome: final });
@@ -144,13 +147,16 @@ export function isInFlight(record: PaymentRecord, now: Date): boolean {
   return record.status === "reserved" && now.getTime() - record.createdAt.getTime() < STALE_RESERVATION_MS;
 }
 
-export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, { problem }: { problem?: DeliveryProblem }): ReconciledOutcome {
+export function describeVerdict(verdict: ChainVerdict, told: PaymentFacts, { problem }: { problem?: DeliveryProblem }): ReconciledOutcome {
+  // What a usage-priced payment settled, as the chain shows it, goes with every update.
+  const facts = verdict.kind === "used" && verdict.amount !== undefined ? { ...told, settledAmount: verdict.amount } : told;
   const because = problem ? `${problem.message} ` : "";
   const amount = `$${formatUsd(facts.amount)}`;
   const service = facts.service.name;
   switch (verdict.kind) {
     case "used": {
       const txHash = verdict.txHash;
+      const amount = `$${formatUsd(verdict.amount ?? facts.amount)}`;
       const explorerUrl = txHash ? facts.network.transactionUrl.replace("{txHash}", txHash) : undefined;
       const link = { ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
       const paid = txHash ? `${amount} USDC was paid on chain (transaction ${txHash})` : `The chain shows the ${amount} USDC payment was made`;
@@ -164,7 +170,7 @@ export function describeVerdict(verdict: ChainVerdict, facts: PaymentFacts, { pr
         end: "payment-failed",
         txHash,
         explorerUrl,
-        report: { status: "not-delivered", service, paidUsd: formatUsd(facts.amount), ...link, summary: `${message} Tell the person plainly that they paid and got nothing for it; they may contact the service.` },
+        report: { status: "not-delivered", service, paidUsd: formatUsd(verdict.amount ?? facts.amount), ...link, summary: `${message} Tell the person plainly that they paid and got nothing for it; they may contact the service.` },
       };
     }
     case "released": {
@@ -218,11 +224,14 @@ function readableTime(date: Date): string {
 
 /** A payment's facts, from its ledger record. */
 export function factsOf(record: PaymentRecord, { rail, network }: { rail: PaymentRail; network: PaymentFacts["network"] }): PaymentFacts {
+  // A usage-priced payment is told by its maximum, and, once settled, by what it was charged.
+  const usage = record.maxAmount === null ? {} : { upTo: true as const, ...(record.status === "settled" ? { settledAmount: record.amount } : {}) };
   return {
     paymentId: record.paymentId,
     service: { name: record.serviceName, url: record.serviceUrl },
     network,
-    amount: record.amount,
+    amount: record.maxAmount ?? record.amount,
+    ...usage,
     payTo: rail.formatAddress(record.payTo) ?? record.payTo,
     protocol: protocolOfScheme(record.scheme ?? undefined),
   };

@@ -4,7 +4,7 @@
 // the browser; the page computes what is left.
 import { sameAddress } from "@/lib/address";
 import type { Queryable } from "@/lib/db";
-import { formatUsd } from "@/lib/money";
+import { describeUpTo, formatUsd } from "@/lib/money";
 import { periods, periodStarts, recentPayments, settledByPeriod, settledPayments, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { paymentRails, type RailEnv } from "./rails";
@@ -24,6 +24,8 @@ export type SpendingReport = {
     service: { name: string; url: string };
     network: string;
     amountUsd: string;
+    /** Usage-priced (x402 `upto`): "up to $X, charged $Y", where `amountUsd` is the Y. */
+    upTo?: string;
     txHash: string;
     explorerUrl: string;
     settledAt: string;
@@ -73,6 +75,7 @@ export async function getSpendingReport({
         service: { name: payment.serviceName, url: payment.serviceUrl },
         network: payment.network,
         amountUsd: formatUsd(payment.amount),
+        ...(payment.maxAmount === null ? {} : { upTo: describeUpTo(payment.maxAmount, payment.amount) }),
         txHash: payment.txHash,
         explorerUrl: transactionLink(payment.network, payment.txHash, env),
         settledAt: (payment.settledAt ?? payment.createdAt).toISOString(),
@@ -101,6 +104,8 @@ export type LimitUse = {
     paymentId: string;
     service: string;
     amount: bigint;
+    /** A usage-priced payment's maximum: `amount` is what it was charged once settled, the maximum before. */
+    maxAmount?: bigint;
     status: PaymentRecordStatus;
     network: string;
     at: Date;
@@ -140,6 +145,7 @@ export async function getLimitUse({
         paymentId: payment.paymentId,
         service: payment.serviceName,
         amount: payment.amount,
+        ...(payment.maxAmount === null ? {} : { maxAmount: payment.maxAmount }),
         status: payment.status,
         network: payment.network,
         at: payment.createdAt,

@@ -36,11 +36,11 @@ export async function sweepUnfinishedPayments({
   const records = await unfinishedPayments(db, { reservedBefore: new Date(now.getTime() - STALE_RESERVATION_MS), limit });
   if (records.length === 0) return report;
   // The chains' code is loaded only when there is something to ask them about.
-  const [{ FIRST_SCHEME, paymentRails }, { factsOf, reconcilePayment }] = await Promise.all([import("./rails"), import("./reconcile")]);
+  const [{ paymentRails }, { factsOf, reconcilePayment }] = await Promise.all([import("./rails"), import("./reconcile")]);
   const rails = paymentRails(env);
   for (const record of records) {
-    // Each payment in the scheme it was made in; rows from before schemes were recorded are `exact` ones.
-    const found = rails.findScheme(record.network, record.scheme ?? FIRST_SCHEME);
+    // Each payment's own scheme (`exact` for those recorded before schemes were).
+    const found = rails.findScheme(record.network, record.scheme);
     if (!found?.network.readable) {
       // No RPC for its chain here: it stays counted until one is configured.
       await markChecked(db, { paymentId: record.paymentId, now });

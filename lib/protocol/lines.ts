@@ -19,6 +19,10 @@ export type PaymentAmount = {
   total: string;
   currency: "USDC";
   usd: string;
+  /** Usage-priced (x402 `upto`): the amounts above are the most it can cost; the service settles what it used. */
+  upTo?: true;
+  /** What a usage-priced payment was charged, as the chain shows it, once it settled (decimal USDC; "0" when nothing). */
+  charged?: string;
 };
 
 export type PaymentApproval = {

@@ -22,6 +22,8 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
       currency: "USDC",
       // USDC is counted 1:1 with the dollar.
       usd: formatUsd(total),
+      ...(facts.upTo ? { upTo: true as const } : {}),
+      ...(facts.settledAmount === undefined ? {} : { charged: formatUnits(facts.settledAmount, asset.decimals) }),
     },
     payTo: facts.payTo,
     protocol: facts.protocol,

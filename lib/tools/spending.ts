@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
-import { formatUsd } from "@/lib/money";
+import { describeUpTo, formatUsd } from "@/lib/money";
 import type { Period } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
 
@@ -52,6 +52,8 @@ export async function spendingAnswer({ db, env, wallets, proven, limits, period 
     recentPayments: use.recent.map((payment) => ({
       service: payment.service,
       amountUsd: formatUsd(payment.amount),
+      // Usage-priced: the maximum, and what was charged once the chain showed it.
+      ...(payment.maxAmount === undefined ? {} : { upTo: describeUpTo(payment.maxAmount, payment.status === "settled" ? payment.amount : undefined) }),
       status: payment.status,
       network: payment.network,
       at: payment.at.toISOString(),

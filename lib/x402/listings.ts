@@ -22,6 +22,8 @@ export type ServiceListing = {
   /** Price per call in atomic USDC units, and the same as a USD decimal string. */
   amount: bigint;
   priceUsd: string;
+  /** Usage-priced (x402 `upto`): the price is the most one call can cost; the service charges what it uses. */
+  upTo?: true;
   asset: string;
   payTo: string;
   /** Typical response time the listing declares, if it does. */
@@ -75,11 +77,11 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
     // An option in MPP's scheme comes from an MPP challenge only, never from an x402 listing.
     if (requirements.scheme === MPP_EVM_CHARGE) return [];
     const check = env.payable(requirements);
-    return check.payable ? [check] : [];
+    return check.payable ? [{ ...check, upTo: (requirements as { scheme?: unknown }).scheme === "upto" }] : [];
   });
   const quality = qualityOf((item as { quality?: unknown }).quality);
   // One listing per network the service can be paid on.
-  return payable.map(({ networkId, amount, asset, payTo }): ServiceListing => {
+  return payable.map(({ networkId, amount, asset, payTo, upTo }): ServiceListing => {
     const info = bazaarInfo(item.extensions);
     return {
       protocol: "x402",
@@ -92,6 +94,7 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
       network: networkId,
       amount,
       priceUsd: formatUsd(amount),
+      ...(upTo ? { upTo: true as const } : {}),
       asset,
       payTo,
       latencyMs: info.latencyMs ?? latencyFromTags(item.tags),

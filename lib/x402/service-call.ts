@@ -183,6 +183,7 @@ const settlementSchema = z.object({
   transaction: z.string().max(128).regex(/^[0-9A-Za-z]*$/),
   network: z.string().max(100).optional(),
   payer: z.string().max(128).optional(),
+  amount: z.string().regex(/^\d{1,78}$/).optional(),
   errorReason: z
     .string()
     .optional()
@@ -190,7 +191,8 @@ const settlementSchema = z.object({
 });
 
 /** A settlement as a service claims it. */
-export type Settlement = Pick<SettleResponse, "success" | "transaction" | "errorReason">;
+/** `amount`: what a usage-priced (`upto`) settlement says it settled, atomic units; a claim the chain must back. */
+export type Settlement = Pick<SettleResponse, "success" | "transaction" | "errorReason"> & { amount?: string };
 
 /** The settlement a paid response claims (PAYMENT-RESPONSE, or X-PAYMENT-RESPONSE in v1), if it is well formed. */
 export function readSettlement(response: Response): Settlement | undefined {
@@ -202,6 +204,6 @@ export function readSettlement(response: Response): Settlement | undefined {
   }
   const parsed = settlementSchema.safeParse(claimed);
   if (!parsed.success) return undefined;
-  const { success, transaction, errorReason } = parsed.data;
-  return { success, transaction, ...(errorReason ? { errorReason } : {}) };
+  const { success, transaction, errorReason, amount } = parsed.data;
+  return { success, transaction, ...(errorReason ? { errorReason } : {}), ...(amount === undefined ? {} : { amount }) };
 }

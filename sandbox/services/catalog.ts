@@ -6,11 +6,13 @@ import { createCryptoPrices } from "./crypto-prices";
 import { currencyConvert } from "./currency";
 import type { ServiceDefinition } from "./definition";
 import { dictionary } from "./dictionary";
+import { docSearch } from "./doc-search";
 import { airQuality } from "./air-quality";
 import { holidays } from "./holidays";
 import { hostile } from "./hostile";
 import { newsHeadlines } from "./news";
 import { quotations, quotationsMpp } from "./quotes";
+import { summarize } from "./summarize";
 import { translate } from "./translate";
 import { weatherBudget, weatherExpress, weatherMpp } from "./weather";
 
@@ -29,5 +31,7 @@ export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): Ser
     quotations,
     weatherMpp,
     quotationsMpp,
+    summarize,
+    docSearch,
   ];
 }

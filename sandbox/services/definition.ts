@@ -26,8 +26,14 @@ export type ServiceDefinition = {
   description: string;
   method: "GET" | "POST";
   path: string;
-  /** Atomic USDC units (6 decimals). */
+  /** Atomic USDC units (6 decimals); for an `upto` service, the most one request can cost. */
   price: bigint;
+  /**
+   * Usage-priced (x402 `upto`): the payer signs for `price` at most, and a paid request settles
+   * what `charge` says it used, from the request and the answer (at most `price`; zero settles
+   * nothing). `typical`, what a usual request costs, is said in the listing. Absent: `exact`.
+   */
+  upto?: { charge(request: ServiceRequest, answer: unknown): bigint; typical: bigint };
   /** How long the handler takes on purpose, declared in the listing so speed can be compared. */
   latencyMs: number;
   tags: string[];
@@ -75,4 +81,9 @@ export function latencyTag(latencyMs: number): string {
 
 export function formatLatency(latencyMs: number): string {
   return latencyMs < 1_000 ? `${latencyMs} ms` : `${latencyMs / 1_000} s`;
+}
+
+/** The x402 scheme a service takes payment in. */
+export function schemeOf(definition: ServiceDefinition): "exact" | "upto" {
+  return definition.upto ? "upto" : "exact";
 }

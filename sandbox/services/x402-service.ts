@@ -9,6 +9,8 @@
 import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer } from "@x402/core/server";
 import type { HTTPAdapter, HTTPRequestContext, HTTPResponseInstructions, RouteConfig } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { UptoEvmScheme } from "@x402/evm/upto/server";
+import { declareEip2612GasSponsoringExtension } from "@x402/extensions";
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import {
@@ -34,7 +36,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { SANDBOX_NETWORK } from "../chain";
 import { CORS_HEADERS, HttpError, listen, readJson, requestUrl, sendJson, type RunningServer } from "../http";
 import { USDC_NAME, USDC_VERSION } from "../usdc";
-import { ServiceInputError, type ServiceDefinition } from "./definition";
+import { schemeOf, ServiceInputError, type ServiceDefinition, type ServiceRequest } from "./definition";
 
 /** A paid request with `?__fail=1` passes verification, then its handler fails: for tests. */
 export const FAIL_QUERY_FLAG = "__fail";
@@ -105,7 +107,7 @@ function typedDataSigner(key: Hex): SignTypedDataFn {
 }
 
 /**
- * The x402 resource server every sandbox service uses: EVM and Solana `exact`, the Bazaar and
+ * The x402 resource server every sandbox service uses: EVM `exact` and `upto`, Solana `exact`, the Bazaar and
  * payment-identifier extensions, and a record of the payment identifiers it settled. Given a
  * `receiptKey`, also `offer-receipt`: offers and receipts signed with that key (EIP-712), for
  * the routes that declare it.
@@ -114,6 +116,7 @@ export function sandboxResourceServer({ facilitatorUrl, solana, receiptKey }: { 
   const identifiers: string[] = [];
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl }))
     .register(SANDBOX_NETWORK, new ExactEvmScheme())
+    .register(SANDBOX_NETWORK, new UptoEvmScheme())
     .register((solana?.network ?? "solana:*") as `${string}:${string}`, new ExactSvmScheme())
     .registerExtension(bazaarResourceServerExtension)
     .registerExtension(paymentIdentifierResourceServerExtension)
@@ -204,13 +207,14 @@ export function routeConfigFor(
 ): RouteConfig {
   const rails = definition.rails ?? ["evm"];
   const maxTimeoutSeconds = definition.maxTimeoutSeconds ?? MAX_TIMEOUT_SECONDS;
+  if (definition.upto && rails.includes("solana")) throw new Error(`${definition.name}: upto is taken on EVM only`);
   const evm = {
-    scheme: "exact",
+    scheme: schemeOf(definition),
     network: SANDBOX_NETWORK,
     payTo,
     price: { asset: usdcAddress, amount: definition.price.toString(), extra: { name: USDC_NAME, version: USDC_VERSION } },
     maxTimeoutSeconds,
-  } as const;
+  };
   if (rails.includes("solana") && !solana) throw new Error(`${definition.name} takes Solana payments, and no Solana payee was given`);
   const onSolana = solana
     ? {
@@ -235,6 +239,9 @@ export function routeConfigFor(
       [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(),
       // Receipts name their transaction: a receipt is then checkable against the chain.
       ...(definition.signsReceipts ? declareOfferReceiptExtension({ includeTxHash: true }) : {}),
+      // Permit2 needs the payer's USDC allowance: a payer without one signs an EIP-2612 permit,
+      // which the facilitator submits with the settlement (the payer pays no gas).
+      ...(definition.upto ? declareEip2612GasSponsoringExtension() : {}),
     },
   };
 }
@@ -312,11 +319,14 @@ export async function startService({
 
     if (afterSettlement) {
       const mode = afterSettlement;
+      const request: ServiceRequest = { query: url.searchParams, body };
       const settled = await httpServer.processSettlement(
         result.paymentPayload,
         result.paymentRequirements,
         result.declaredExtensions,
         { request: context, responseBody: Buffer.from("{}") },
+        // Not answered, but charged as the answer it would have had.
+        usageOf(definition, request, await definition.handle(request).catch(() => undefined)),
       );
       if (!settled.success) {
         return writeInstructions(response, { ...settled.response, headers: { ...settled.response.headers, ...settled.headers } });
@@ -366,6 +376,7 @@ export async function startService({
       result.paymentRequirements,
       result.declaredExtensions,
       { request: context, responseBody },
+      usageOf(definition, { query: url.searchParams, body }, data),
     );
     if (!settlement.success) {
       log(`${definition.name}: settlement failed (${settlement.errorReason})`);
@@ -374,7 +385,7 @@ export async function startService({
         headers: { ...settlement.response.headers, ...settlement.headers },
       });
     }
-    log(`${definition.name}: paid ${definition.price} atomic USDC, tx ${settlement.transaction}`);
+    log(`${definition.name}: paid ${settlement.amount ?? definition.price} atomic USDC, tx ${settlement.transaction || "none"}`);
     const forgery = receiptForgery;
     const headers = forgery && receiptKey ? await withForgedReceipt(settlement.headers, forgery, receiptKey) : settlement.headers;
     if (forgery) log(`${definition.name}: hands out a forged receipt (${forgery})`);
@@ -430,4 +441,9 @@ export function receiptKeyOf(definition: ServiceDefinition, payToKey: Hex | unde
   if (!definition.signsReceipts) return undefined;
   if (!payToKey) throw new Error(`${definition.name} signs receipts, and no key of its payee was given`);
   return payToKey;
+}
+
+/** What an `upto` service settles for a paid request: its charge for what the request used. Nothing for `exact`, which settles its price. */
+function usageOf(definition: ServiceDefinition, request: ServiceRequest, answer: unknown): { amount: string } | undefined {
+  return definition.upto ? { amount: definition.upto.charge(request, answer).toString() } : undefined;
 }

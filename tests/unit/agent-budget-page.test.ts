@@ -84,7 +84,7 @@ describe("what the agent budget's key signs", () => {
     ["an authorization already expired", quote({ validBefore: seconds - 1 }), "it is valid for longer than the quote"],
     ["an authorization valid only later", quote({ validAfter: seconds + 60 }), "it is valid for longer than the quote"],
   ])("%s is refused", (_, typedData, problem) => {
-    const value = BigInt(typedData.message.value ?? "0");
+    const value = BigInt(String(typedData.message.value ?? "0"));
     // The card and the typed data agree on the amount, so the threshold case is judged on its own.
     expect(sessionQuoteProblem(typedData, budget, 10_000n, value > 10_000n ? { ...card, amount: value } : card, now)).toBe(problem);
   });

@@ -8,15 +8,18 @@ import { paymentRails } from "@/lib/payments/rails";
 const env = parseServerEnv({ X402_NETWORKS: "eip155:84532,solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" });
 
 describe("rails keyed by namespace and scheme", () => {
-  test("each enabled network's rail and its exact scheme are found by network id and scheme name; another scheme is not", () => {
+  test("each enabled network's rail and its exact scheme are found by network id and scheme name; upto on EVM only; another scheme nowhere", () => {
     const rails = paymentRails(env);
     for (const id of ["eip155:84532", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"]) {
       const found = rails.findScheme(id, "exact");
       expect(found?.network.id).toBe(id);
       expect(found?.scheme.scheme).toBe("exact");
       expect(found?.rail.namespace).toBe(id.split(":")[0]);
-      expect(rails.findScheme(id, "upto")).toBeUndefined();
+      expect(rails.findScheme(id, "batch-settlement")).toBeUndefined();
     }
+    // Usage-priced `upto` on EVM; Solana's rests on a program whose binary no package ships.
+    expect(rails.findScheme("eip155:84532", "upto")?.scheme.usagePriced).toBe(true);
+    expect(rails.findScheme("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "upto")).toBeUndefined();
     expect(rails.find("cosmos:cosmoshub-4")).toBeUndefined();
   });
 
@@ -33,7 +36,14 @@ describe("rails keyed by namespace and scheme", () => {
     } satisfies PaymentRequirements;
     const payable = rails.check(requirement, 2);
     expect(payable.payable && [payable.rail.namespace, payable.scheme.scheme, payable.amount]).toEqual(["eip155", "exact", 10_000n]);
-    expect(rails.check({ ...requirement, scheme: "upto" }, 2)).toEqual({ payable: false, reason: "scheme upto is not supported" });
+    expect(rails.check({ ...requirement, scheme: "upto" }, 2)).toEqual({ payable: false, reason: "the upto option names no facilitator address to collect it" });
+    const upto = rails.check({ ...requirement, scheme: "upto", extra: { ...requirement.extra, facilitatorAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC" } }, 2);
+    expect(upto.payable && [upto.scheme.scheme, upto.amount]).toEqual(["upto", 10_000n]);
+    expect(rails.check({ ...requirement, scheme: "upto", extra: { ...requirement.extra, facilitatorAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC" } }, 1)).toEqual({
+      payable: false,
+      reason: "upto is paid in x402 version 2 only",
+    });
+    expect(rails.check({ ...requirement, scheme: "batch-settlement" }, 2)).toEqual({ payable: false, reason: "scheme batch-settlement is not supported" });
     expect(rails.check({ ...requirement, network: "cosmos:cosmoshub-4" }, 2)).toEqual({ payable: false, reason: "network cosmos:cosmoshub-4 is not enabled here" });
   });
 

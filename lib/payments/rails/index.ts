@@ -9,6 +9,7 @@ import type { PaymentNetwork } from "../payment";
 import { createEvmRail } from "./evm";
 import { createExactEvmScheme } from "./evm/exact";
 import { createMppChargeEvmScheme } from "./evm/mpp-charge";
+import { createUptoEvmScheme } from "./evm/upto";
 import type { NetworkPattern, PaymentRail, PaymentScheme, RailEnv, RequirementVerdict } from "./rail";
 import { createSolanaRail } from "./solana";
 import { createExactSolanaScheme } from "./solana/exact";
@@ -42,6 +43,7 @@ function registryFor(env: RailEnv): PaymentRails {
     .register("eip155:*", evm, createExactEvmScheme(env))
     // The Machine Payments Protocol's `evm` charge: the same EIP-3009 authorization, answering an MPP challenge.
     .register("eip155:*", evm, createMppChargeEvmScheme(env))
+    .register("eip155:*", evm, createUptoEvmScheme(env))
     .register("solana:*", solana, createExactSolanaScheme(env))
     .rails();
 }

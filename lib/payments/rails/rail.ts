@@ -67,8 +67,13 @@ export type ApprovalVerdict =
 
 /** What the chain says about a payment's authorization. */
 export type ChainPaymentState =
-  /** Used: the money moved. The transaction is missing only if it could not be found. */
-  | { state: "used"; txHash: string | undefined }
+  /**
+   * Used: the money moved. The transaction is missing only if it could not be found. `amount`:
+   * what it moved, for a usage-priced scheme (at most the amount authorized); absent, the whole
+   * amount authorized moved (or, for a usage-priced one, the transaction was not found: the
+   * maximum stands).
+   */
+  | { state: "used"; txHash: string | undefined; amount?: bigint }
   /** Cancelled by the payer before use: nothing moved and nothing can. */
   | { state: "canceled" }
   /** Not used yet; `expired` once the chain's own clock is past its validBefore. */
@@ -118,6 +123,12 @@ export interface PaymentScheme {
   /** The scheme's name, as a requirement names it. */
   readonly scheme: string;
   /**
+   * Usage-priced (x402 `upto`): the amount authorized is a maximum, and the service settles what
+   * it used, possibly less, possibly nothing. The core reserves the maximum and counts what the
+   * chain shows moved (`paymentState`'s `amount`).
+   */
+  readonly usagePriced?: boolean;
+  /**
    * Whether this scheme can pay the requirement, and if not, why (in words an agent can relay).
    * `payer`, when known (a quote's), is held to it too: a requirement may be unpayable by one
    * wallet only (on Solana, one named as the fee payer).
@@ -125,6 +136,12 @@ export interface PaymentScheme {
   check(requirements: PaymentRequirements, x402Version: number | undefined, payer?: string): RequirementVerdict;
   /** Builds what the payer's wallet signs, through the x402 packages' own client for the scheme. */
   prepare(parameters: { paymentRequired: PaymentRequired; requirement: PayableRequirement; payer: string }): Promise<PreparedPayment>;
+  /**
+   * What the payer must do first before this scheme can pay at all, in words the person can act
+   * on (a usage-priced payment's one-time Permit2 allowance); undefined when nothing, or when the
+   * chain cannot be asked (the facilitator then decides). Asked before the wallet signs anything.
+   */
+  readiness?(parameters: { network: PaymentNetwork; payer: string; amount: bigint }): Promise<string | undefined>;
   /** Whether the wallet's answer is the payer's approval of exactly this payment. Throws ChainUnavailableError when the chain must be asked and cannot be. */
   verify(payment: SignedPayment): Promise<ApprovalVerdict>;
   /** The x402 payload completed with the wallet's answer. */
@@ -139,6 +156,8 @@ export interface PaymentScheme {
   paymentState(parameters: {
     network: PaymentNetwork;
     payer: string;
+    /** Who the payment pays: a usage-priced scheme finds its settlement by the transfer to it. */
+    payTo: string;
     nonce: string;
     validBefore: Date | undefined;
     from: bigint | undefined;

@@ -68,7 +68,8 @@ function answerOf(result: QuoteResult) {
   if (result.kind !== "quoted") return payForServiceAnswer(result);
   const { facts, approval } = result.quote;
   const { network, amount } = facts;
-  const price = `$${formatUsd(amount)} USDC to ${facts.service.name} on ${network.name}`;
+  // Usage-priced (x402 `upto`): the wallet signs for the maximum; the service settles what it uses.
+  const price = `${facts.upTo ? "up to " : ""}$${formatUsd(amount)} USDC to ${facts.service.name} on ${network.name}${facts.upTo ? " (the service charges what it uses, at most this)" : ""}`;
   const quoted = { status: "awaiting-signature", paymentId: result.paymentId, service: facts.service.name, network: network.name };
   if (facts.paidFrom === "agent-budget") {
     return {
@@ -83,6 +84,7 @@ function answerOf(result: QuoteResult) {
     serviceFeeUsd: formatUsd(amount),
     gasFeeUsd: formatUsd(network.payerFee),
     totalUsd: formatUsd(amount + network.payerFee),
+    ...(facts.upTo ? { upTo: `up to $${formatUsd(amount)}` } : {}),
     expiresAt: approval.expiresAt.toISOString(),
     summary: `The payment of ${price} (no gas fee for you: the facilitator pays it) is ready. Please review it on the card and approve it in your wallet ${withinWords(approval.expiresAt.getTime() - Date.now())}.`,
   } satisfies AgentReport;

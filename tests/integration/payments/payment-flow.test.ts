@@ -321,7 +321,8 @@ describe("paying through the chat", () => {
     const lines = await collectLines(await chat.post({ messages: [{ role: "user", content: "List the available services" }] }));
     const text = textOf(lines);
     for (const entry of sandbox.info.services.filter((listed) => listed.listed)) {
-      expect(text).toContain(`${entry.serviceName} ($${entry.price} per call`);
+      // A usage-priced (`upto`) one says its price is a maximum.
+      expect(text).toContain(`${entry.serviceName} (${entry.schemes.includes("upto") ? "up to " : ""}$${entry.price} per call`);
     }
     // Networks by name, not by CAIP-2 id.
     expect(text).toContain("Sandbox");

@@ -47,7 +47,7 @@ describe("the sandbox registry", () => {
       // One option per network the service takes, as its 402 lists them.
       expect(item.accepts).toEqual([
         ...(entry.networks.includes("eip155:31337")
-          ? [expect.objectContaining({ scheme: "exact", network: "eip155:31337", amount: entry.priceAtomic, asset: sandbox.info.usdc.address, payTo: entry.payTo })]
+          ? [expect.objectContaining({ scheme: entry.schemes[0], network: "eip155:31337", amount: entry.priceAtomic, asset: sandbox.info.usdc.address, payTo: entry.payTo })]
           : []),
         ...(entry.solanaPayTo
           ? [
@@ -97,7 +97,11 @@ describe("the sandbox registry", () => {
     expect(byPayTo.items.map((item) => item.resource)).toContain(weatherExpress?.url);
     expect(byPayTo.items.every((item) => item.accepts.some((accept) => accept.payTo === weatherExpress?.payTo))).toBe(true);
 
-    const all = await listResources("?scheme=exact&type=http");
+    const upto = await listResources("?scheme=upto&type=http");
+    expect(upto.items.map((item) => item.resource).sort()).toEqual(
+      sandbox.info.services.filter((entry) => entry.listed && entry.schemes.includes("upto")).map((entry) => entry.url).sort(),
+    );
+    const all = await listResources("?type=http");
     const firstPage = await listResources("?limit=2&offset=0");
     const secondPage = await listResources("?limit=2&offset=2");
     expect(firstPage.items).toHaveLength(2);

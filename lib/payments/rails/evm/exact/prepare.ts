@@ -64,7 +64,7 @@ export async function prepareEvmPayment({ paymentRequired, requirements, payer }
  * `accepted` in v2, which the service compares with its own) stay as the service sent them;
  * only the authorization's validBefore is built from the capped timeout.
  */
-function shortLived(client: SchemeNetworkClient): SchemeNetworkClient {
+export function shortLived(client: SchemeNetworkClient): SchemeNetworkClient {
   return {
     scheme: client.scheme,
     ...(client.schemeHooks ? { schemeHooks: client.schemeHooks } : {}),

@@ -1,0 +1,72 @@
+// Paying a usage-priced (x402 `upto`) service from the page, in Chromium against the production
+// build on the sandbox: the card says "Up to" the service's maximum, the injected wallet signs
+// Permit2's witness transfer, and once the chain shows the settlement the card says what was
+// charged, less than the maximum, and the budget counts exactly that.
+import { createWalletClient, erc20Abi, http, maxUint256 } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { chatPage } from "./chat-page";
+import { sandboxInfo } from "./sandbox";
+import { expect, installTestWallet, newSandboxAccount, TEST_WALLET_USDC, test } from "./wallet";
+
+const PERMIT2 = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
+const TEXT = "The ledger was balanced. Every payment matched its invoice. Nobody was surprised.";
+
+test("pays an upto service with the injected wallet: up to the maximum, charged what was used", async ({ page }) => {
+  test.setTimeout(120_000);
+  const info = sandboxInfo();
+  // A wallet that has approved Permit2 once, with its own gas.
+  const { privateKey } = await newSandboxAccount({ usdc: TEST_WALLET_USDC, eth: 10n ** 17n });
+  const owner = createWalletClient({ account: privateKeyToAccount(privateKey), chain: { ...foundry, id: info.chainId }, transport: http(info.rpcUrl) });
+  await owner.writeContract({ address: info.usdc.address, abi: erc20Abi, functionName: "approve", args: [PERMIT2, maxUint256] });
+  const wallet = await installTestWallet(page, { privateKey, rpcUrl: info.rpcUrl, chainId: info.chainId });
+
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask(`Summarize "${TEXT}"`);
+  const quote = await ui.reply(0);
+  const card = quote.getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await expect(card).toContainText("Up to");
+  await expect(card.getByTestId("payment-total")).toContainText("0.02");
+  await expect(card.getByTestId("approve-payment")).toContainText(/up to \$0\.02/i);
+  await card.getByTestId("approve-payment").click();
+
+  const answer = await ui.reply(1);
+  await expect(card).toHaveAttribute("data-status", "delivered");
+  expect(wallet.signRequests).toBe(1);
+  const charged = `0.000${TEXT.length * 5}`;
+  await expect(card.getByTestId("payment-charged")).toContainText(`up to $0.02, charged $${charged}`);
+  await expect(answer).toContainText("The ledger was balanced.");
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", charged);
+  await expect(ui.errors).toHaveCount(0);
+});
+
+test("a wallet without a Permit2 allowance is told so on the card before signing, approves Permit2 from it, and then pays", async ({ page, gasWallet }) => {
+  test.setTimeout(150_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask(`Summarize "${TEXT}"`);
+  const first = await ui.reply(0);
+  const card = first.getByTestId("payment-card");
+  // Told before anything is signed or reserved.
+  await expect(card).toHaveAttribute("data-status", "failed");
+  await expect(card.getByTestId("payment-reason")).toContainText("Approve Permit2 once");
+  await expect(card.getByTestId("approve-payment")).toHaveCount(0);
+  expect(gasWallet.signRequests).toBe(0);
+  expect(gasWallet.transactions).toBe(0);
+
+  await card.getByTestId("approve-permit2").click();
+  await expect(card.getByTestId("permit2-approved")).toBeVisible({ timeout: 20_000 });
+  expect(gasWallet.transactions).toBe(1);
+
+  await ui.ask(`Summarize "${TEXT}"`);
+  const again = await ui.reply(1);
+  const second = again.getByTestId("payment-card");
+  await second.getByTestId("approve-payment").click();
+  await ui.reply(2);
+  await expect(second).toHaveAttribute("data-status", "delivered");
+  await expect(second.getByTestId("payment-charged")).toContainText(`charged $0.000${TEXT.length * 5}`);
+});

@@ -1,0 +1,77 @@
+// A usage-priced (x402 `upto`) payment through the MCP door: the app is quoted "up to" the
+// service's maximum, the person signs Permit2's witness transfer in the page, and getPayment and
+// getSpending tell "up to $X, charged $Y" as the chain settled it.
+import { createWalletClient, erc20Abi, http, maxUint256, parseEther } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PERMIT2_ADDRESS } from "@/lib/chain/permit2-address";
+import { nestedTypedDataMessage, type NestedTypedDataForWallet } from "@/lib/chain/typed-data";
+import { findPayment } from "@/lib/payments/ledger";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+import { clearDiscoveryCache } from "@/lib/x402/discovery";
+import { startSandbox, type Sandbox } from "@/sandbox";
+import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, type TestMcp } from "@/tests/helpers/mcp";
+import { newPayer, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
+
+let sandbox: Sandbox;
+let mcp: TestMcp;
+const TEXT = "The ledger was balanced. Every payment matched its invoice. Nobody was surprised.";
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
+  mcp = await createTestMcp({ env: sandboxEnv(sandbox) });
+  clearDiscoveryCache();
+}, 60_000);
+afterAll(async () => {
+  await mcp?.close();
+  await sandbox?.stop();
+});
+
+async function payerWithPermit2(): Promise<PrivateKeyAccount> {
+  const payer = await newPayer(sandbox);
+  await sandbox.fund({ to: payer.address, eth: parseEther("0.1") });
+  const wallet = createWalletClient({ account: payer, chain: foundry, transport: http(sandbox.info.rpcUrl) });
+  await wallet.writeContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] });
+  return payer;
+}
+
+describe("an upto payment through MCP", () => {
+  test("quoted up to the maximum; getPayment and getSpending say what was charged", async () => {
+    const payer = await payerWithPermit2();
+    const limits = { daily: 100_000n, weekly: 500_000n, monthly: 1_000_000n, perPayment: 50_000n };
+    const { response, body } = await issueGrant(mcp, payer, newGrant(payer.address, limits), sandbox.info.chainId);
+    expect(response.status, JSON.stringify(body)).toBe(201);
+    const client = await connectClient(mcp, body.token ?? "");
+    const summarize = sandboxService(sandbox, "summarize");
+
+    const quoted = await callTool(client, "payForService", { url: summarize.url, method: "POST", body: { text: TEXT } });
+    expect(quoted).toMatchObject({ status: "awaiting-approval", quote: { totalUsd: "0.02", upTo: "up to $0.02" } });
+    const paymentId = String(quoted.paymentId);
+
+    const page = (await (await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`)).json()) as { quote: PaymentStatus };
+    const typedData = page.quote.approval?.typedData as NestedTypedDataForWallet;
+    const signature = await payer.signTypedData({
+      domain: typedData.domain,
+      types: typedData.types,
+      primaryType: typedData.primaryType,
+      message: nestedTypedDataMessage(typedData),
+    } as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
+    const approved = await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ signature }),
+    });
+    expect(approved.status).toBe(200);
+
+    const charged = BigInt(TEXT.length) * 5n;
+    const words = `up to $0.02, charged $0.000${charged}`;
+    const outcome = await callTool(client, "getPayment", { paymentId, waitSeconds: 10 });
+    expect(outcome).toMatchObject({ status: "delivered", upTo: words, data: { summary: expect.any(String) } });
+    expect(await usdcBalance(sandbox)(payer.address)).toBe(1_000_000n - charged);
+    expect(await findPayment(mcp.db, paymentId)).toMatchObject({ status: "settled", amount: charged, maxAmount: 20_000n });
+    const spending = await callTool(client, "getSpending", { period: "day" });
+    expect(spending).toMatchObject({ recentPayments: [{ upTo: words, amountUsd: `0.000${charged}` }] });
+    await client.close();
+  });
+});

@@ -1,0 +1,304 @@
+// Usage-priced payments (x402 `upto`) through the chat on the sandbox: the wallet signs a Permit2
+// witness transfer of at most the service's maximum, the limits reserve that maximum, and once the
+// chain shows the settlement exactly the Transfer's amount is counted and the rest released; a
+// service that used nothing settles nothing and nothing is charged. Real anvil, Circle's USDC,
+// Permit2 and the sandbox's upto proxy, the real @x402 packages.
+import { createWalletClient, erc20Abi, getAddress, http, maxUint256, parseEther, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PERMIT2_ADDRESS } from "@/lib/chain/permit2";
+import { nestedTypedDataMessage, type NestedTypedDataForWallet } from "@/lib/chain/typed-data";
+import { formatUsd } from "@/lib/money";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import type { PaymentRequirements } from "@x402/core/types";
+import { findPayment, recentPayments } from "@/lib/payments/ledger";
+import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
+import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
+import { createRateLimiter } from "@/lib/rate-limit";
+import { sessionCookie } from "@/lib/session";
+import { spendingAnswer } from "@/lib/tools/spending";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+import { createChatTools } from "@/lib/tools/chat";
+import { startSandbox, type Sandbox } from "@/sandbox";
+import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
+import {
+  finishOf,
+  generousLimits,
+  modelCallingPayForService,
+  newPayer,
+  requestQuote,
+  sandboxEnv,
+  sandboxService,
+  sendApproval,
+  steps,
+  usdcBalance,
+  type Quoted,
+  type PayForServiceInput,
+} from "@/tests/helpers/paid-chat";
+
+let sandbox: Sandbox;
+let balanceOf: (owner: Hex) => Promise<bigint>;
+const TEXT = "The ledger was balanced. Every payment matched its invoice. Nobody was surprised.";
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
+  balanceOf = usdcBalance(sandbox);
+}, 60_000);
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+/** A funded payer that has approved Permit2 once, with its own gas. */
+async function payerWithPermit2(usdc = 1_000_000n): Promise<PrivateKeyAccount> {
+  const payer = await newPayer(sandbox, usdc);
+  await sandbox.fund({ to: payer.address, eth: parseEther("0.1") });
+  const wallet = createWalletClient({ account: payer, chain: foundry, transport: http(sandbox.info.rpcUrl) });
+  await wallet.writeContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] });
+  return payer;
+}
+
+function chatPaying(input: PayForServiceInput): Promise<TestChat> {
+  return createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: modelCallingPayForService(input) });
+}
+
+function signPermit(payer: PrivateKeyAccount, status: PaymentStatus, change: (typedData: NestedTypedDataForWallet) => NestedTypedDataForWallet = (same) => same): Promise<Hex> {
+  const typedData = change(status.approval?.typedData as NestedTypedDataForWallet);
+  return payer.signTypedData({
+    domain: typedData.domain,
+    types: typedData.types,
+    primaryType: typedData.primaryType,
+    message: nestedTypedDataMessage(typedData),
+  } as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
+}
+
+describe("paying an upto service through the chat", () => {
+  test("less than the maximum: the wallet signs for the maximum, the chain's Transfer is what is counted", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT, sentences: 1 } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    const typedData = quoted.status.approval?.typedData as NestedTypedDataForWallet;
+    expect(typedData.primaryType).toBe("PermitWitnessTransferFrom");
+    expect(typedData.message).toMatchObject({ permitted: { amount: "20000" }, witness: { to: summarize.payTo } });
+
+    const lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["confirmed", undefined],
+      ["delivered", undefined],
+    ]);
+    expect(finishOf(lines)?.finishReason).toBe("payment-complete");
+    const charged = BigInt(TEXT.length) * 5n;
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - charged);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", scheme: "upto", amount: charged, maxAmount: 20_000n });
+    // The card: "up to $0.02" when quoted, then what was charged.
+    expect(quoted.status.amount).toMatchObject({ total: "0.02", usd: "0.02", upTo: true });
+    expect(quoted.status.amount.charged).toBeUndefined();
+    const delivered = lines.flatMap((line) => (line.type === "payment" ? [line.payment] : [])).at(-1);
+    expect(delivered?.amount).toMatchObject({ usd: "0.02", upTo: true, charged: formatUsd(charged) });
+    const words = `up to $0.02, charged $${formatUsd(charged)}`;
+
+    // getSpending, for the wallet that proved itself.
+    const spending = await spendingAnswer({ db: chat.db, env: chat.env, wallets: [payer.address], proven: [payer.address], limits: { daily: 1_000_000n, weekly: 5_000_000n, monthly: 20_000_000n, perPayment: 500_000n } });
+    expect((spending as { recentPayments: unknown[] }).recentPayments).toEqual([expect.objectContaining({ amountUsd: formatUsd(charged), upTo: words, status: "settled" })]);
+
+    // The history, as JSON and as CSV.
+    const history = async (format: "json" | "csv") => {
+      const url = `http://localhost/api/spending/history?wallet=${payer.address}&format=${format}`;
+      const cookie = sessionCookie(new Request(url), payer.address, chat.env).split(";")[0] ?? "";
+      return handleHistoryRequest(new Request(url, { headers: { cookie } }), {
+        env: () => chat.env,
+        database: async () => chat.db,
+        rateLimit: createRateLimiter({ limit: 100, windowMs: 60_000 }),
+      });
+    };
+    const page = (await (await history("json")).json()) as HistoryPage;
+    expect(page.payments).toEqual([expect.objectContaining({ amountUsd: formatUsd(charged), upToUsd: "0.02", upTo: words })]);
+    const csv = (await (await history("csv")).text()).trimEnd().split("\r\n");
+    expect(csv[0]?.endsWith(",up_to_usdc")).toBe(true);
+    expect(csv[1]?.endsWith(",0.02")).toBe(true);
+    expect(csv[1]).toContain(`,${formatUsd(charged)},0,${formatUsd(charged)},`);
+    await chat.close();
+  });
+
+  test("zero: a service that used nothing settles nothing, and nothing is charged", async () => {
+    const search = sandboxService(sandbox, "doc-search");
+    const chat = await chatPaying({ url: search.url, query: { q: "unicorns" } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Search for unicorns");
+    const lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["delivered", undefined],
+    ]);
+    expect(await balanceOf(payer.address)).toBe(1_000_000n);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: 0n, maxAmount: 15_000n, txHash: null });
+    await chat.close();
+  });
+
+  test("a maximum above the per-payment limit gets no quote, and nothing is reserved", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const lines = await collectLines(
+      await chat.post({ messages: [{ role: "user", content: "Summarize" }], walletAddress: payer.address, spendingLimits: { ...generousLimits, perPayment: "0.01" } }),
+    );
+    expect(steps(lines)).toEqual([
+      ["checking", undefined],
+      ["failed", "limit-exceeded"],
+    ]);
+    await chat.close();
+  });
+
+  test("ten approvals at once against a limit for three maxima pay at most three; the released remainders are spendable again at once", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const maximum = BigInt(summarize.priceAtomic);
+    const charged = BigInt(TEXT.length) * 5n;
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const limits = { ...generousLimits, daily: formatUsd(maximum * 3n) };
+    const quotes: Quoted[] = [];
+    for (let i = 0; i < 10; i += 1) quotes.push(await requestQuote(chat, payer, "Summarize this", limits));
+    const responses = await Promise.all(quotes.map(async (quoted) => sendApproval(chat, quoted, await signPermit(payer, quoted.status))));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 403)).toHaveLength(7);
+    const completed = await Promise.all(responses.filter((response) => response.status === 200).map((response) => collectLines(response)));
+    expect(completed.map((lines) => finishOf(lines)?.finishReason)).toEqual(["payment-complete", "payment-complete", "payment-complete"]);
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - 3n * charged);
+
+    // Each settled for less than its maximum: the rest was released, and pays the next one now.
+    const next = await requestQuote(chat, payer, "Summarize this", limits);
+    const lines = await collectLines(await sendApproval(chat, next, await signPermit(payer, next.status)));
+    expect(finishOf(lines)?.finishReason).toBe("payment-complete");
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - 4n * charged);
+    const counted = (await recentPayments(chat.db, payer.address, 20)).filter((payment) => payment.status === "settled");
+    expect(counted.map((payment) => payment.amount)).toEqual([charged, charged, charged, charged]);
+    await chat.close();
+  });
+
+  test("a permit whose payee, facilitator, maximum or signer was changed is refused, and nothing is reserved or paid", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    const stranger = getAddress(privateKeyToAccount(generatePrivateKey()).address);
+    const changed = (change: (message: Record<string, unknown>) => Record<string, unknown>) => (typedData: NestedTypedDataForWallet) =>
+      ({ ...typedData, message: change(typedData.message) }) as NestedTypedDataForWallet;
+    const witness = (message: Record<string, unknown>) => message.witness as Record<string, string>;
+    const tampered = [
+      await signPermit(payer, quoted.status, changed((message) => ({ ...message, witness: { ...witness(message), to: stranger } }))),
+      await signPermit(payer, quoted.status, changed((message) => ({ ...message, witness: { ...witness(message), facilitator: stranger } }))),
+      await signPermit(payer, quoted.status, changed((message) => ({ ...message, permitted: { ...(message.permitted as object), amount: "20001" } }))),
+      await signPermit(privateKeyToAccount(generatePrivateKey()), quoted.status),
+    ];
+    for (const signature of tampered) {
+      const response = await sendApproval(chat, quoted, signature);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("bad-request");
+    }
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toBeUndefined();
+    expect(await balanceOf(payer.address)).toBe(1_000_000n);
+    await chat.close();
+  });
+
+  test("paid means paid: an answer lost after settlement is reconciled from Permit2's nonce bitmap and the Transfer, for what was charged", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    sandbox.setServiceAfterSettlement("summarize", "fail");
+    let lines: Awaited<ReturnType<typeof collectLines>>;
+    try {
+      lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    } finally {
+      sandbox.setServiceAfterSettlement("summarize", undefined);
+    }
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["confirmed", undefined],
+      ["failed", "not-delivered"],
+    ]);
+    const charged = BigInt(TEXT.length) * 5n;
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - charged);
+    const record = await findPayment(chat.db, quoted.status.paymentId);
+    expect(record).toMatchObject({ status: "settled", amount: charged, maxAmount: 20_000n, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    // The same approval again pays nothing more, and says the same.
+    const again = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    expect(steps(again)).toEqual([
+      ["confirmed", undefined],
+      ["failed", "not-delivered"],
+    ]);
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - charged);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: charged });
+    await chat.close();
+  });
+
+  test("a wallet without a Permit2 allowance is told to approve Permit2 before it signs anything; nothing is reserved or paid", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await newPayer(sandbox);
+    const lines = await collectLines(
+      await chat.post({ messages: [{ role: "user", content: "Summarize this" }], walletAddress: payer.address, spendingLimits: generousLimits }),
+    );
+    expect(steps(lines)).toEqual([
+      ["checking", undefined],
+      ["failed", "payment-failed"],
+    ]);
+    const failed = lines.flatMap((line) => (line.type === "payment" ? [line.payment] : [])).at(-1);
+    expect(failed?.reason?.message).toMatch(/has not approved yet\. Approve Permit2 once/);
+    expect(failed?.amount.upTo).toBe(true);
+    expect(failed?.approval).toBeUndefined();
+    expect(await recentPayments(chat.db, payer.address)).toEqual([]);
+    expect(await balanceOf(payer.address)).toBe(1_000_000n);
+    await chat.close();
+  });
+
+  test("a service that claims a settlement the chain does not show: the maximum stays reserved; once collected, the sweep counts what moved", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await payerWithPermit2();
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    const signature = await signPermit(payer, quoted.status);
+    const madeUp = `0x${"ab".repeat(32)}`;
+    sandbox.setServiceClaimedSettlement("summarize", { transaction: madeUp });
+    let lines: Awaited<ReturnType<typeof collectLines>>;
+    try {
+      lines = await collectLines(await sendApproval(chat, quoted, signature));
+    } finally {
+      sandbox.setServiceClaimedSettlement("summarize", undefined);
+    }
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["failed", "payment-pending"],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(madeUp);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "pending", amount: 20_000n, txHash: null });
+
+    // The facilitator the permit names collects part of it later; the sweep finds the settlement
+    // from Permit2's nonce bitmap and the Transfer, and counts exactly that.
+    const typedData = quoted.status.approval?.typedData as NestedTypedDataForWallet;
+    const message = typedData.message as { witness: { facilitator: string } };
+    const requirements: PaymentRequirements = {
+      scheme: "upto",
+      network: sandbox.info.network,
+      amount: "20000",
+      asset: sandbox.info.usdc.address,
+      payTo: summarize.payTo,
+      maxTimeoutSeconds: 300,
+      extra: { name: sandbox.info.usdc.name, version: sandbox.info.usdc.version, facilitatorAddress: message.witness.facilitator },
+    };
+    const facilitator = new HTTPFacilitatorClient({ url: sandbox.info.facilitatorUrl });
+    const collected = await facilitator.settle(
+      { x402Version: 2, accepted: requirements, payload: { signature, permit2Authorization: { from: payer.address, ...typedData.message } } },
+      { ...requirements, amount: "1234" },
+    );
+    expect(collected).toMatchObject({ success: true, amount: "1234" });
+    const report = await sweepUnfinishedPayments({ db: chat.db, env: chat.env });
+    expect(report).toMatchObject({ settled: 1 });
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: 1_234n, maxAmount: 20_000n, txHash: collected.transaction });
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - 1_234n);
+    await chat.close();
+  });
+});

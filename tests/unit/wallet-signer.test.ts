@@ -1,0 +1,61 @@
+// The page reads a quote's typed data from the stream before its wallet signs it: EIP-3009's flat
+// message for `exact`, and for `upto` Permit2's witness transfer, whose message holds structs and
+// whose domain has no version. Both come out as the wallet signs them, integers as bigint.
+import { hashTypedData } from "viem";
+import { describe, expect, test } from "vitest";
+import { payerOfTypedData, readApprovalTypedData, walletMessage } from "@/lib/client/wallet-signer";
+
+const permit2 = {
+  domain: { name: "Permit2", chainId: 31337, verifyingContract: "0x000000000022D473030F116dDEE9F6B43aC78BA3" },
+  types: {
+    PermitWitnessTransferFrom: [
+      { name: "permitted", type: "TokenPermissions" },
+      { name: "spender", type: "address" },
+      { name: "nonce", type: "uint256" },
+      { name: "deadline", type: "uint256" },
+      { name: "witness", type: "Witness" },
+    ],
+    TokenPermissions: [
+      { name: "token", type: "address" },
+      { name: "amount", type: "uint256" },
+    ],
+    Witness: [
+      { name: "to", type: "address" },
+      { name: "facilitator", type: "address" },
+      { name: "validAfter", type: "uint256" },
+    ],
+  },
+  primaryType: "PermitWitnessTransferFrom",
+  message: {
+    permitted: { token: "0x5FbDB2315678afecb367f032d93F642f64180aa3", amount: "20000" },
+    spender: "0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002",
+    nonce: "123456789012345678901234567890",
+    deadline: "1900000000",
+    witness: { to: "0x90F79bf6EB2c4f870365E785982E1f101E93b906", facilitator: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", validAfter: "0" },
+  },
+};
+
+describe("a quote's typed data, read for the wallet", () => {
+  test("upto's Permit2 witness transfer: structs within the message, no domain version", () => {
+    const read = readApprovalTypedData(permit2);
+    expect(read).toBeDefined();
+    if (!read) return;
+    expect(read.domain).toEqual(permit2.domain);
+    expect(payerOfTypedData(read)).toBeUndefined();
+    const message = walletMessage(read);
+    expect(message).toEqual({
+      permitted: { token: permit2.message.permitted.token, amount: 20_000n },
+      spender: permit2.message.spender,
+      nonce: 123456789012345678901234567890n,
+      deadline: 1_900_000_000n,
+      witness: { to: permit2.message.witness.to, facilitator: permit2.message.witness.facilitator, validAfter: 0n },
+    });
+    // What the wallet signs hashes as EIP-712 typed data.
+    expect(hashTypedData({ domain: read.domain, types: read.types, primaryType: read.primaryType, message } as Parameters<typeof hashTypedData>[0])).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
+  test("a message with something other than strings and structs of them is refused", () => {
+    expect(readApprovalTypedData({ ...permit2, message: { ...permit2.message, nonce: 1 } })).toBeUndefined();
+    expect(readApprovalTypedData({ ...permit2, domain: { ...permit2.domain, version: 2 } })).toBeUndefined();
+  });
+});
