@@ -114,6 +114,14 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           {amount.total} {amount.currency} <span className={styles.muted}>(${amount.usd})</span>
           {amount.upTo && amount.charged === undefined ? <span className={styles.muted}> the service charges what it uses, at most this</span> : null}
         </dd>
+        {amount.typical !== undefined && amount.charged === undefined ? (
+          <>
+            <dt>Typically</dt>
+            <dd data-testid="payment-typical">
+              {amount.typical} {amount.currency} <span className={styles.muted}>(what the service says a usual request costs)</span>
+            </dd>
+          </>
+        ) : null}
         {amount.charged !== undefined ? (
           <>
             <dt>Charged</dt>

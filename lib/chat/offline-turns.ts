@@ -221,6 +221,8 @@ type ServiceView = {
   priceUsd?: string;
   /** Usage-priced: `priceUsd` is the most a call can cost. */
   upTo?: boolean;
+  /** Usage-priced: what the listing says a usual call costs. */
+  typicalUsd?: string;
   network?: string;
   /** The network's name, e.g. "Base". */
   chain?: string;
@@ -247,6 +249,7 @@ function servicesOf(output: unknown): ServiceView[] {
         ...(typeof item.protocol === "string" ? { protocol: item.protocol } : {}),
         ...(typeof item.priceUsd === "string" ? { priceUsd: item.priceUsd } : {}),
         ...(item.upTo === true ? { upTo: true } : {}),
+        ...(typeof item.typicalUsd === "string" ? { typicalUsd: item.typicalUsd } : {}),
         ...(typeof item.network === "string" ? { network: item.network } : {}),
         ...(typeof item.chain === "string" ? { chain: item.chain } : {}),
         ...(typeof item.description === "string" ? { description: item.description } : {}),
@@ -296,7 +299,8 @@ function summarise(result: OfflineToolResult): string {
         else grouped.set(key, { service, chains: [chain] });
       }
       const lines = [...grouped.values()].map(({ service, chains }, index) => {
-        const price = service.priceUsd ? `${service.upTo ? "up to " : ""}$${service.priceUsd} per call` : "price unknown";
+        const typical = service.upTo && service.typicalUsd ? `, typically $${service.typicalUsd}` : "";
+        const price = service.priceUsd ? `${service.upTo ? "up to " : ""}$${service.priceUsd} per call${typical}` : "price unknown";
         const speed = service.latencyMs !== undefined ? `, about ${service.latencyMs} ms` : "";
         const about = service.description ? `: ${service.description}` : "";
         const over = service.protocol === "mpp" ? ", paid over MPP" : "";

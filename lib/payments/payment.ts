@@ -53,6 +53,8 @@ export type PaymentFacts = {
   amount: bigint;
   /** Usage-priced: the amount is a maximum, and the service settles what it used. */
   upTo?: true;
+  /** What the service says a usual request costs (its 402's `typical-usd:` tag, as its listing), below the maximum. */
+  typical?: bigint;
   /** What a usage-priced payment settled, once the chain shows it (0 when the service used nothing). */
   settledAmount?: bigint;
   payTo: string;

@@ -16,6 +16,7 @@ import { hasPaymentChallenge, MPP_EVM_CHARGE, readMppChallenges } from "@/lib/mp
 import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { serviceInputProblem } from "@/lib/x402/service-input";
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
+import { typicalFromTags } from "@/lib/x402/listings";
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
 import { issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
 import { findPaymentByNonce } from "./ledger";
@@ -138,7 +139,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     service: { name: serviceName, url: call.url },
     network: quote.network,
     amount: quote.amount,
-    ...(quote.scheme.usagePriced ? { upTo: true as const } : {}),
+    ...(quote.scheme.usagePriced ? { upTo: true as const, ...typicalOf(paymentRequired.resource?.tags, quote.amount) } : {}),
     payTo: quote.payTo,
     protocol,
   };
@@ -371,4 +372,10 @@ function whyThisNetwork({
 function withPaymentIdentifier(payload: PaymentPayload, paymentId: string): PaymentPayload {
   if (!payload.extensions || !(PAYMENT_IDENTIFIER in payload.extensions)) return payload;
   return { ...payload, extensions: appendPaymentIdentifierToExtensions(structuredClone(payload.extensions), paymentId) };
+}
+
+/** What a usage-priced service says a usual request costs, as its listing does (a `typical-usd:` tag). */
+function typicalOf(tags: readonly unknown[] | undefined, maximum: bigint): { typical?: bigint } {
+  const typical = typicalFromTags(tags, maximum);
+  return typical === undefined ? {} : { typical };
 }

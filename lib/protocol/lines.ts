@@ -21,6 +21,8 @@ export type PaymentAmount = {
   usd: string;
   /** Usage-priced (x402 `upto`): the amounts above are the most it can cost; the service settles what it used. */
   upTo?: true;
+  /** What the service says a usual request costs (decimal USDC), where it says so: a usage-priced payment only. */
+  typical?: string;
   /** What a usage-priced payment was charged, as the chain shows it, once it settled (decimal USDC; "0" when nothing). */
   charged?: string;
 };

@@ -23,6 +23,7 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
       // USDC is counted 1:1 with the dollar.
       usd: formatUsd(total),
       ...(facts.upTo ? { upTo: true as const } : {}),
+      ...(facts.typical === undefined ? {} : { typical: formatUnits(facts.typical, asset.decimals) }),
       ...(facts.settledAmount === undefined ? {} : { charged: formatUnits(facts.settledAmount, asset.decimals) }),
     },
     payTo: facts.payTo,

@@ -95,7 +95,13 @@ function view(listing: ServiceListing, rails: PaymentRails) {
     method: listing.method,
     description: listing.description,
     priceUsd: listing.priceUsd,
-    ...(listing.upTo ? { upTo: true, priceNote: `up to $${listing.priceUsd} per call: the service charges what it uses, at most this` } : {}),
+    ...(listing.upTo
+      ? {
+          upTo: true,
+          ...(listing.typicalUsd ? { typicalUsd: listing.typicalUsd } : {}),
+          priceNote: `up to $${listing.priceUsd} per call${listing.typicalUsd ? `, typically $${listing.typicalUsd}` : ""}: the service charges what it uses, at most this`,
+        }
+      : {}),
     network: listing.network,
     chain: rails.find(listing.network)?.network.name ?? listing.network,
     ...(listing.latencyMs !== undefined ? { latencyMs: listing.latencyMs } : {}),

@@ -5,7 +5,7 @@
 import type { PaymentRequirements } from "@x402/core/types";
 import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import type { ServerEnv } from "@/lib/env";
-import { formatUsd } from "@/lib/money";
+import { formatUsd, parseUsd } from "@/lib/money";
 import { MPP_EVM_CHARGE } from "@/lib/mpp/scheme";
 import { cleanText } from "@/lib/text";
 
@@ -24,6 +24,8 @@ export type ServiceListing = {
   priceUsd: string;
   /** Usage-priced (x402 `upto`): the price is the most one call can cost; the service charges what it uses. */
   upTo?: true;
+  /** A usage-priced listing's usual cost, where its listing says it (a `typical-usd:` tag). */
+  typicalUsd?: string;
   asset: string;
   payTo: string;
   /** Typical response time the listing declares, if it does. */
@@ -83,6 +85,7 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
   // One listing per network the service can be paid on.
   return payable.map(({ networkId, amount, asset, payTo, upTo }): ServiceListing => {
     const info = bazaarInfo(item.extensions);
+    const typical = upTo ? typicalFromTags(item.tags, amount) : undefined;
     return {
       protocol: "x402",
       // Text is bounded once, by boundListing, after this.
@@ -95,6 +98,7 @@ function toListing(item: DiscoveryResource, registry: string, env: DiscoveryEnv)
       amount,
       priceUsd: formatUsd(amount),
       ...(upTo ? { upTo: true as const } : {}),
+      ...(typical !== undefined ? { typicalUsd: formatUsd(typical) } : {}),
       asset,
       payTo,
       latencyMs: info.latencyMs ?? latencyFromTags(item.tags),
@@ -133,6 +137,20 @@ function bazaarInfo(extensions: Record<string, unknown> | undefined): {
     latencyMs: typeof latency === "number" && Number.isFinite(latency) ? latency : undefined,
     input: params,
   };
+}
+
+/**
+ * What a usage-priced (x402 `upto`) service says a usual request costs, as a tag of its listing
+ * and of its 402's resource ("typical-usd:0.0025"), in micro-dollars; undefined when it says
+ * nothing readable, or nothing below its maximum (then the maximum says it all).
+ */
+export function typicalFromTags(tags: readonly unknown[] | undefined, maximum: bigint): bigint | undefined {
+  for (const tag of tags ?? []) {
+    const match = typeof tag === "string" ? /^typical-usd:(\d{1,9}(?:\.\d{1,6})?)$/.exec(tag) : null;
+    const typical = match?.[1] === undefined ? undefined : parseUsd(match[1]);
+    if (typical !== undefined) return typical < maximum ? typical : undefined;
+  }
+  return undefined;
 }
 
 // Listings may declare their typical latency as a tag, e.g. "latency-ms:250".

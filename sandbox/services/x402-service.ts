@@ -35,7 +35,8 @@ import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { SANDBOX_NETWORK } from "../chain";
 import { CORS_HEADERS, HttpError, listen, readJson, requestUrl, sendJson, type RunningServer } from "../http";
-import { USDC_NAME, USDC_VERSION } from "../usdc";
+import { formatUnits } from "../units";
+import { USDC_DECIMALS, USDC_NAME, USDC_VERSION } from "../usdc";
 import { schemeOf, ServiceInputError, type ServiceDefinition, type ServiceRequest } from "./definition";
 
 /** A paid request with `?__fail=1` passes verification, then its handler fails: for tests. */
@@ -233,7 +234,8 @@ export function routeConfigFor(
     description: definition.description,
     mimeType: "application/json",
     serviceName: definition.serviceName,
-    tags: definition.tags,
+    // A usage-priced service says what a usual request costs, as its listing will.
+    tags: definition.upto ? [...definition.tags, `typical-usd:${formatUnits(definition.upto.typical, USDC_DECIMALS)}`] : definition.tags,
     extensions: {
       ...declareDiscoveryExtension(definition.discovery),
       [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(),

@@ -30,6 +30,7 @@ test("pays an upto service with the injected wallet: up to the maximum, charged 
   await expect(card).toHaveAttribute("data-status", "awaiting-signature");
   await expect(card).toContainText("Up to");
   await expect(card.getByTestId("payment-total")).toContainText("0.02");
+  await expect(card.getByTestId("payment-typical")).toContainText("0.0025");
   await expect(card.getByTestId("approve-payment")).toContainText(/up to \$0\.02/i);
   await card.getByTestId("approve-payment").click();
 

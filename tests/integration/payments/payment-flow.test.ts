@@ -321,8 +321,9 @@ describe("paying through the chat", () => {
     const lines = await collectLines(await chat.post({ messages: [{ role: "user", content: "List the available services" }] }));
     const text = textOf(lines);
     for (const entry of sandbox.info.services.filter((listed) => listed.listed)) {
-      // A usage-priced (`upto`) one says its price is a maximum.
-      expect(text).toContain(`${entry.serviceName} (${entry.schemes.includes("upto") ? "up to " : ""}$${entry.price} per call`);
+      // A usage-priced (`upto`) one says its price is a maximum, and what a usual request costs.
+      const typical = entry.typicalPrice ? `, typically $${entry.typicalPrice}` : "";
+      expect(text).toContain(`${entry.serviceName} (${entry.schemes.includes("upto") ? "up to " : ""}$${entry.price} per call${typical}`);
     }
     // Networks by name, not by CAIP-2 id.
     expect(text).toContain("Sandbox");

@@ -93,7 +93,8 @@ describe("paying an upto service through the chat", () => {
     expect(await balanceOf(payer.address)).toBe(1_000_000n - charged);
     expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", scheme: "upto", amount: charged, maxAmount: 20_000n });
     // The card: "up to $0.02" when quoted, then what was charged.
-    expect(quoted.status.amount).toMatchObject({ total: "0.02", usd: "0.02", upTo: true });
+    // What the service says a usual request costs, from its 402 as its listing says it.
+    expect(quoted.status.amount).toMatchObject({ total: "0.02", usd: "0.02", upTo: true, typical: "0.0025" });
     expect(quoted.status.amount.charged).toBeUndefined();
     const delivered = lines.flatMap((line) => (line.type === "payment" ? [line.payment] : [])).at(-1);
     expect(delivered?.amount).toMatchObject({ usd: "0.02", upTo: true, charged: formatUsd(charged) });
