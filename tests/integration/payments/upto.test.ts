@@ -11,7 +11,10 @@ import { PERMIT2_ADDRESS } from "@/lib/chain/permit2";
 import { nestedTypedDataMessage, typedDataMessage, type NestedTypedDataForWallet, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { formatUsd } from "@/lib/money";
 import { HTTPFacilitatorClient } from "@x402/core/server";
-import type { PaymentRequirements } from "@x402/core/types";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { parseServerEnv } from "@/lib/env";
+import { createQuote } from "@/lib/payments/quote";
+import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { findPayment, recentPayments } from "@/lib/payments/ledger";
 import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
@@ -337,6 +340,30 @@ describe("paying an upto service through the chat", () => {
     expect(steps(lines).at(-1)).toEqual(["delivered", undefined]);
     expect(await allowanceOf(payer.address)).toBe(maxUint256 - BigInt(TEXT.length) * 5n);
     await chat.close();
+  });
+
+  test("a service whose 402 does not declare eip2612GasSponsoring: the quote asks for no permit, and the wallet is told to approve Permit2 once", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const response = await fetch(summarize.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: TEXT }) });
+    expect(response.status).toBe(402);
+    const paymentRequired = readPaymentRequired(response, await response.json().catch(() => undefined));
+    if (!paymentRequired) throw new Error("no PAYMENT-REQUIRED");
+    expect(paymentRequired.extensions?.eip2612GasSponsoring).toBeDefined();
+    const { eip2612GasSponsoring: _declared, ...others } = paymentRequired.extensions ?? {};
+    const env = parseServerEnv(sandboxEnv(sandbox));
+    const payer = await newPayer(sandbox);
+    const quoteOf = async (required: PaymentRequired) => {
+      const quote = await createQuote({ paymentRequired: required, wallet: payer.address, perPaymentLimit: 1_000_000n, defaultChain: undefined, env });
+      if (!("scheme" in quote)) throw new Error(quote.message);
+      return { quote, notReady: await quote.scheme.readiness?.({ network: quote.network, payer: payer.address, amount: quote.amount, prepared: quote }) };
+    };
+    const without = await quoteOf({ ...paymentRequired, extensions: others });
+    expect(without.quote.permit).toBeUndefined();
+    expect(without.quote.unsignedPayload.extensions?.eip2612GasSponsoring).toBeUndefined();
+    expect(without.notReady).toMatch(/has not approved yet\. Approve Permit2 once .* Nothing was reserved or paid\.$/);
+    const declared = await quoteOf(paymentRequired);
+    expect(declared.quote.permit).toBeDefined();
+    expect(declared.notReady).toBeUndefined();
   });
 
   test("a service that claims a settlement the chain does not show: the maximum stays reserved; once collected, the sweep counts what moved", async () => {
