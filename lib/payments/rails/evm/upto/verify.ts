@@ -37,6 +37,9 @@ export async function verifyUptoApproval(parameters: VerifyUptoApprovalParameter
   if (!isQuotedTransfer(parameters)) return { valid: false };
   const { permit } = parameters;
   if (permit && (!HEX_SIGNATURE.test(permit.signature) || !isQuotedPermit(parameters, permit.typedData))) return permitRefused;
+  // The facilitator hands the permit to USDC as (v, r, s): a longer signature (a smart account's
+  // wrapped one) cannot be submitted, and such a wallet approves Permit2 itself.
+  if (permit && !PERMIT_SIGNATURE.test(permit.signature)) return permitTooLong;
   const verdict = await verifyEvmSignature({
     network,
     address: payer,
@@ -53,6 +56,17 @@ export async function verifyUptoApproval(parameters: VerifyUptoApprovalParameter
   });
   return permitVerdict.valid ? { valid: true } : permitRefused;
 }
+
+const PERMIT_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+
+const permitTooLong = {
+  valid: false,
+  why: {
+    message: "This wallet's permit signature is not the 65-byte kind USDC's permit takes, so it cannot be submitted for you: approve Permit2 once (one transaction, with its own gas), then approve the payment without the permit.",
+    field: "is not a 65-byte signature",
+    path: "payment.permitSignature",
+  },
+} as const;
 
 const permitRefused = {
   valid: false,
