@@ -5,18 +5,25 @@
 // signs what: the Solana wallet its transaction, the agent budget's key or the wallet the EIP-712
 // typed data. A quote that cannot be approved from this page (no wallet, another account, a budget
 // the page no longer holds, an incomplete quote) is refused with the words the person sees, and
-// nothing is signed or sent. Then the signature, and the request with it.
+// nothing is signed or sent. Then the signature, and the request with it. A usage-priced quote
+// for a wallet without a Permit2 allowance also asks for USDC's gasless EIP-2612 permit for
+// Permit2 (`approval.permit`): the wallet signs it first, then the payment, and both go back.
 import { useCallback, useState, type RefObject } from "react";
 import { sameAddress } from "@/lib/address-text";
 import type { ChatRequestError } from "@/lib/client/chat-error";
 import { payerOfTypedData, readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
+import type { ApproveOptions } from "@/components/payment/payment-card";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import type { AssistantEntry, ChatEntry, ChatRequestBody, RequestMessage } from "./chat-entries";
 import type { ChatEntries } from "./use-chat-entries";
 import type { SendOutcome } from "./stream-reply";
 
-/** What the wallet (or the budget's key) answers: an EVM signature, or a signed Solana transaction. */
-export type WalletAnswer = { signature: string } | { transaction: string };
+/** What the wallet (or the budget's key) answers: an EVM signature (and its permit's, when asked), or a signed Solana transaction. */
+export type WalletAnswer = { signature: string; permitSignature?: string } | { transaction: string };
+
+
+/** The wallet declined the quote's permit: the card offers to approve Permit2 with its gas instead. */
+class PermitNotSigned extends Error {}
 
 export type ApprovalSigners = {
   walletAddress?: string | undefined;
@@ -40,7 +47,7 @@ export type ApprovalPlan =
 
 const refused = (code: string, message: string): ApprovalPlan => ({ kind: "refused", code, message });
 
-function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], signers: ApprovalSigners): ApprovalPlan {
+function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], signers: ApprovalSigners, options: ApproveOptions = {}): ApprovalPlan {
   const { walletAddress, sign, solanaAddress, signSolana, signFromBudget } = signers;
   const approval = payment.approval;
   // The messages of the request that produced this quote: the approval must resend them.
@@ -83,12 +90,38 @@ function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], sig
       `This quote was made for the wallet ${payer.slice(0, 6)}…${payer.slice(-4)}. Switch back to it to approve, or ask again with this wallet.`,
     );
   }
-  return plan(async () => ({ signature: await signer(typedData) }), fromBudget ? "The agent budget" : "The wallet", messages);
+  // The permit for Permit2 the quote asks for, signed first (the wallet's own; never the budget's key).
+  const permit = !fromBudget && !options.withoutPermit && approval.permit ? readApprovalTypedData(approval.permit.typedData) : undefined;
+  if (approval.permit && !fromBudget && !options.withoutPermit) {
+    const owner = permit?.message.owner;
+    if (!permit || typeof owner !== "string" || !sameAddress(owner, walletAddress)) return refused("invalid-quote", "This quote cannot be signed: its permit is incomplete.");
+  }
+  return plan(
+    async () => {
+      let permitSignature: string | undefined;
+      if (permit) {
+        try {
+          permitSignature = await signer(permit);
+        } catch (error) {
+          throw new PermitNotSigned(error instanceof Error ? error.message : String(error));
+        }
+      }
+      return { signature: await signer(typedData), ...(permitSignature ? { permitSignature } : {}) };
+    },
+    fromBudget ? "The agent budget" : "The wallet",
+    messages,
+  );
 }
 
 /** The refusal shown when the signer threw (the person declined, the wallet failed): its first line says why. */
 function signingFailure(signerName: string, error: unknown): { code: string; message: string } {
   const detail = error instanceof Error && error.message ? ` (${error.message.split("\n")[0]})` : "";
+  if (error instanceof PermitNotSigned) {
+    return {
+      code: "permit-not-signed",
+      message: `${signerName} did not sign the gasless USDC permit for Permit2${detail}. Nothing was paid. Approve Permit2 from the card instead (one transaction, with its gas), then approve the payment.`,
+    };
+  }
   return { code: "signing-failed", message: `${signerName} could not sign the payment${detail}.` };
 }
 
@@ -104,21 +137,21 @@ export type ApprovalRequestParameters = ApprovalSigners & {
 export type ApprovalRequest = {
   /** The paymentId whose approval is being signed or sent, if any. */
   approving: string | undefined;
-  approve: (payment: PaymentStatus) => Promise<SendOutcome>;
+  approve: (payment: PaymentStatus, options?: ApproveOptions) => Promise<SendOutcome>;
 };
 
 export function useApprovalRequest({ chat, controllerRef, run, extras, walletAddress, sign, solanaAddress, signSolana, signFromBudget }: ApprovalRequestParameters): ApprovalRequest {
   const [approving, setApproving] = useState<string | undefined>(undefined);
   const { entriesRef, update, newId } = chat;
   const approve = useCallback(
-    async (payment: PaymentStatus): Promise<SendOutcome> => {
+    async (payment: PaymentStatus, options?: ApproveOptions): Promise<SendOutcome> => {
       if (controllerRef.current) return { kind: "busy" };
       const refuse = (code: string, message: string): SendOutcome => {
         const error: ChatRequestError = { status: 0, code, message };
         update((current) => [...current, { id: newId(), role: "refusal", error }]);
         return { kind: "refused", error };
       };
-      const plan = planApproval(payment, entriesRef.current, { walletAddress, sign, solanaAddress, signSolana, signFromBudget });
+      const plan = planApproval(payment, entriesRef.current, { walletAddress, sign, solanaAddress, signSolana, signFromBudget }, options);
       if (plan.kind === "refused") return refuse(plan.code, plan.message);
       const controller = new AbortController();
       controllerRef.current = controller;

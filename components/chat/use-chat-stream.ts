@@ -5,6 +5,7 @@
 // stream-reply.ts, approving a quote (request B) is use-approval-request.ts, and the entries (with
 // the tab's stored copy of the conversation) are use-chat-entries.ts.
 import { useCallback, useRef, useState } from "react";
+import type { ApproveOptions } from "@/components/payment/payment-card";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { FinishMetadata, PaymentStatus, StreamMetadata } from "@/lib/protocol/lines";
 import { rejectPayment, toRequestMessages, waitingReply, type ChatEntry, type ChatRequestBody } from "./chat-entries";
@@ -50,7 +51,7 @@ export type UseChatStreamResult = {
   /** Sends the last user message again, in place of the reply it got. */
   retry: () => Promise<SendOutcome>;
   /** Signs the quote and sends the approval (request B) with the messages of its request. */
-  approve: (payment: PaymentStatus) => Promise<SendOutcome>;
+  approve: (payment: PaymentStatus, options?: ApproveOptions) => Promise<SendOutcome>;
   /** Turns a quote down, locally: no request is made. */
   reject: (paymentId: string) => void;
   stop: () => void;

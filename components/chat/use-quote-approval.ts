@@ -8,7 +8,7 @@
 // to pay again meets the person, not the key. An approval is not a new message: it starts no
 // cooldown (the server does not count it).
 import { useEffect, useMemo, useRef } from "react";
-import type { PaymentActions } from "@/components/payment/payment-card";
+import type { ApproveOptions, PaymentActions } from "@/components/payment/payment-card";
 import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
 import { useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
@@ -47,9 +47,9 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
   // Approvals and messages go on with the latest render's wallet once they have waited for it.
   const approveNow = useRef(chat.approve);
   approveNow.current = chat.approve;
-  const approve = async (payment: PaymentStatus) => {
+  const approve = async (payment: PaymentStatus, options?: ApproveOptions) => {
     if (wallet.status === "loading") await walletWait.forApproval(payment.paymentId);
-    return approveNow.current(payment);
+    return approveNow.current(payment, options);
   };
   const approving = chat.approving ?? walletWait.awaitingWallet;
   const sendNow = useRef(chat.send);
@@ -76,13 +76,14 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
     walletLoading: wallet.status === "loading",
     busy: chat.streaming || approving !== undefined,
     approving,
-    approve: (payment) => void approve(payment),
+    approve: (payment, options) => void approve(payment, options),
     reject: chat.reject,
     confirmRequired: pending ? (pending.paidFrom === "agent-budget" ? silentThisMessage.current > 0 : needsConfirmation(pending)) : false,
     ...(payer.address ? { payingFrom: payer.address } : {}),
     ...(payer.balance !== undefined ? { balance: payer.balance } : {}),
     ...(wrongChain && !payer.fromBudget ? { wrongChain } : {}),
-    // A usage-priced payment refused for want of a Permit2 allowance: the wallet approves Permit2 once.
+    // A usage-priced payment refused for want of a Permit2 allowance, or whose quote asks for a
+    // permit the wallet would rather not sign: the wallet approves Permit2 once, with its gas.
     ...(wallet.actions
       ? {
           approvePermit2: async (payment: PaymentStatus) => {

@@ -2,17 +2,21 @@
 // The page an AI app's approval link opens (docs/contract.md, section 11): the payment the app
 // asked for, on the same card as in the chat (service, fee, gas, total, network, countdown), and
 // the wallet to approve it with. Approving signs the quote and sends the signature; the card
-// then tells how the payment went, and the service's answer is shown to the wallet that paid.
+// then tells how the payment went, and the service's answer is shown to the wallet that paid. A
+// usage-priced quote for a wallet without a Permit2 allowance also asks for USDC's gasless permit
+// for Permit2: the wallet signs it first, then the payment, and both are sent; or the person
+// approves Permit2 with its gas from the card, and only the payment is signed.
 // Declining signs nothing: the quote runs out and the app is told it expired.
 //
 // Test ids: approval-view, approval-app, approval-problem, approval-answer, and the card's own.
 import { useCallback, useEffect, useState } from "react";
 import { MarkdownText } from "@/components/chat/markdown";
-import { PaymentCard, type PaymentActions } from "@/components/payment/payment-card";
+import { PaymentCard, type ApproveOptions, type PaymentActions } from "@/components/payment/payment-card";
 import { shortHex } from "@/components/payment/payment-display";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
 import { useWallet } from "@/components/wallet/wallet-context";
 import { sameAddress } from "@/lib/address-text";
+import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { describeServiceData, rawDataBlock } from "@/lib/chat/data-words";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -21,7 +25,7 @@ import styles from "./mcp.module.css";
 
 type View = { app: string; wallet: string; status: string; summary: string; card: PaymentStatus; data?: unknown };
 
-export function ApprovalView({ paymentId }: { paymentId: string }) {
+export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; networks?: WalletNetwork[] }) {
   const wallet = useWallet();
   const [view, setView] = useState<View | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
@@ -48,17 +52,31 @@ export function ApprovalView({ paymentId }: { paymentId: string }) {
   }, [load]);
 
   const approve = useCallback(
-    async (payment: PaymentStatus) => {
+    async (payment: PaymentStatus, options?: ApproveOptions) => {
       if (!view) return;
       setProblem(undefined);
       const typedData = readApprovalTypedData(payment.approval?.typedData);
       if (!typedData) return setProblem("This quote cannot be signed here.");
+      const asksPermit = payment.approval?.permit !== undefined && !options?.withoutPermit;
+      const permit = asksPermit ? readApprovalTypedData(payment.approval?.permit?.typedData) : undefined;
+      if (asksPermit && !permit) return setProblem("This quote cannot be signed here.");
       if (!wallet.address || !wallet.sign) return setProblem("Connect your wallet to approve this payment.");
       if (!sameAddress(wallet.address, view.wallet)) {
         return setProblem(`The app asked for this payment from ${shortHex(view.wallet)}. Connect that wallet to approve it.`);
       }
       setApproving(true);
       try {
+        let permitSignature: string | undefined;
+        if (permit) {
+          try {
+            permitSignature = await wallet.sign(permit);
+          } catch (error) {
+            const reason = error instanceof Error ? error.message.split("\n")[0] : "";
+            return setProblem(
+              `The wallet did not sign the gasless USDC permit for Permit2${reason ? `: ${reason}` : ""}. Nothing was paid. Approve Permit2 from the card instead (one transaction, with its gas), then approve the payment.`,
+            );
+          }
+        }
         let signature: string;
         try {
           signature = await wallet.sign(typedData);
@@ -69,7 +87,7 @@ export function ApprovalView({ paymentId }: { paymentId: string }) {
         const response = await fetch(`/api/mcp/payments/${encodeURIComponent(paymentId)}`, {
           method: "POST",
           headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ signature }),
+          body: JSON.stringify({ signature, ...(permitSignature ? { permitSignature } : {}) }),
         }).catch(() => undefined);
         const body = (await response?.json().catch(() => undefined)) as Record<string, unknown> | undefined;
         if (!response?.ok || !body) {
@@ -98,7 +116,16 @@ export function ApprovalView({ paymentId }: { paymentId: string }) {
         walletLoading: wallet.status === "loading",
         busy: approving,
         approving: approving ? paymentId : undefined,
-        approve: (payment) => void approve(payment),
+        approve: (payment, options) => void approve(payment, options),
+        ...(wallet.actions
+          ? {
+              approvePermit2: async (payment: PaymentStatus) => {
+                const network = networks.find((candidate) => candidate.id === payment.network);
+                if (!network || !wallet.actions) throw new Error("This payment's network is not one the wallet can use here.");
+                await wallet.actions.approvePermit2(network);
+              },
+            }
+          : {}),
         reject: () => setDeclined(true),
         ...(wallet.address ? { payingFrom: wallet.address } : {}),
       }

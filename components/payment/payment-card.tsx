@@ -37,7 +37,7 @@ export type PaymentActions = {
   busy: boolean;
   /** The paymentId being approved right now, if any. */
   approving: string | undefined;
-  approve: (payment: PaymentStatus) => void;
+  approve: (payment: PaymentStatus, options?: ApproveOptions) => void;
   reject: (paymentId: string) => void;
   /** Above the person's confirmation threshold: they confirm in the page before the wallet opens. */
   confirmRequired?: boolean;
@@ -48,11 +48,15 @@ export type PaymentActions = {
   /** The wallet is on another chain than the quote's: approving switches to this one first. */
   wrongChain?: { name: string };
   /**
-   * For a usage-priced payment refused for want of a Permit2 allowance: sends the wallet's
-   * one-time approval of Permit2 (the person pays the gas). Resolves once it is mined.
+   * For a usage-priced payment refused for want of a Permit2 allowance, or whose quote asks for a
+   * gasless permit the wallet does not sign: sends the wallet's one-time approval of Permit2 (the
+   * person pays the gas). Resolves once it is mined.
    */
   approvePermit2?: (payment: PaymentStatus) => Promise<void>;
 };
+
+/** How the person approves: `withoutPermit` once the wallet has approved Permit2 itself, so the quote's permit is not signed. */
+export type ApproveOptions = { withoutPermit?: boolean };
 
 // Under a minute left, the countdown is marked and announced once.
 const LAST_MINUTE_MS = 60_000;
@@ -318,6 +322,11 @@ function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
 
 function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; actions: PaymentActions; expired: boolean }) {
   const inFlight = actions.approving === payment.paymentId;
+  // A quote that asks for a gasless permit for Permit2 first; the person may approve Permit2 with
+  // its gas instead, after which only the payment is signed.
+  const asksPermit = payment.approval?.permit !== undefined && payment.paidFrom !== "agent-budget";
+  const [permit2, setPermit2] = useState<"idle" | "sending" | "done" | "failed">("idle");
+  const withoutPermit = asksPermit && permit2 === "done";
   const canApprove = (actions.canSign || actions.walletLoading === true) && !actions.busy && !expired && payment.approval !== undefined;
   const hint = expired
     ? "This quote has expired. Ask again for a new one."
@@ -357,7 +366,7 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
           className={styles.approve}
           data-testid="approve-payment"
           disabled={!canApprove}
-          onClick={() => actions.approve(payment)}
+          onClick={() => actions.approve(payment, withoutPermit ? { withoutPermit } : undefined)}
         >
           {approveLabel(payment, actions)}
         </button>
@@ -371,6 +380,34 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
           Reject
         </button>
       </div>
+      {asksPermit && !expired ? (
+        <p className={styles.note} data-testid="payment-permit-note">
+          {withoutPermit
+            ? "Permit2 is approved for your USDC: your wallet now asks only for the payment."
+            : "The first time, your wallet asks twice: a gasless USDC permit for Permit2, then the payment."}
+          {actions.approvePermit2 && !withoutPermit ? (
+            <>
+              {" "}
+              <button
+                type="button"
+                className={styles.reject}
+                data-testid="approve-permit2"
+                disabled={permit2 === "sending" || actions.busy}
+                onClick={() => {
+                  setPermit2("sending");
+                  actions.approvePermit2?.(payment).then(
+                    () => setPermit2("done"),
+                    () => setPermit2("failed"),
+                  );
+                }}
+              >
+                {permit2 === "sending" ? "Approving Permit2…" : "Or approve Permit2 yourself (one transaction, with its gas)"}
+              </button>
+              {permit2 === "failed" ? " The approval was not made; nothing was paid." : null}
+            </>
+          ) : null}
+        </p>
+      ) : null}
       {hint ? (
         <p className={styles.note} data-testid="approval-hint">
           {hint}

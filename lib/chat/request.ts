@@ -54,6 +54,8 @@ export const preferencesSchema = z.strictObject({
  * payment's rail and scheme to check. `signed` is the general form; `signature` (an EVM wallet's
  * signature of the typed data) and `transaction` (a Solana wallet's signed transaction, base64, at
  * most Solana's 1,232-byte packet) are the forms clients sent before it, each still taken.
+ * `permitSignature`: the wallet's signature of the quote's `approval.permit`, when it asked for
+ * one (a usage-priced payment from a wallet without a Permit2 allowance).
  */
 export const paymentApprovalSchema = z
   .strictObject({
@@ -64,6 +66,7 @@ export const paymentApprovalSchema = z
     signed: z.string().regex(/^[0-9A-Za-z+/]+={0,2}$/, "must be the wallet's signature or signed transaction, as hex or base64").max(16_384).optional(),
     signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384).optional(),
     transaction: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be a base64 signed transaction").max(1_644).optional(),
+    permitSignature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384).optional(),
   })
   .superRefine((approval, ctx) => {
     const given = [approval.signed, approval.signature, approval.transaction].filter((answer) => answer !== undefined).length;

@@ -38,7 +38,15 @@ const schemas = onFirstUse(() => {
     payTo: id,
     protocol: z.optional(z.enum(["x402", "mpp"])),
     paidFrom: z.optional(z.literal("agent-budget")),
-    approval: z.optional(z.object({ typedData: z.optional(z.unknown()), transaction: z.optional(upTo(8_000)), token: z.optional(z.string()), expiresAt: time })),
+    approval: z.optional(
+      z.object({
+        typedData: z.optional(z.unknown()),
+        transaction: z.optional(upTo(8_000)),
+        permit: z.optional(z.object({ typedData: z.unknown() })),
+        token: z.optional(z.string()),
+        expiresAt: time,
+      }),
+    ),
     txHash: z.optional(hash),
     explorerUrl: z.optional(text),
     reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text })),

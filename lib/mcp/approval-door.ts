@@ -33,7 +33,13 @@ export type McpApprovalDependencies = {
 };
 
 const noStore = { "Cache-Control": "no-store" };
-const approvalSchema = z.object({ signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "the wallet's hex signature").max(20_000) }).strict();
+const approvalSchema = z
+  .object({
+    signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "the wallet's hex signature").max(20_000),
+    // The wallet's signature of the quote's USDC permit for Permit2, when the quote asked for one.
+    permitSignature: z.string().regex(/^0x[0-9a-fA-F]+$/, "the wallet's hex signature").max(20_000).optional(),
+  })
+  .strict();
 
 export async function handleMcpPaymentRequest(request: Request, paymentId: string, deps: McpApprovalDependencies): Promise<Response> {
   const log = deps.log ?? ((message: string, details?: Record<string, unknown>) => console.error(`[mcp-approval] ${message}`, details ?? ""));
@@ -52,10 +58,10 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
       return Response.json(await pageView(db, payment, { origin, now, ownSession }), { headers: noStore });
     }
     if (request.method !== "POST") throw new AppError("bad-request", "Read a payment with GET, approve it with POST.");
-    const json = await readJsonBody(request, { expected: "{ signature }" });
+    const json = await readJsonBody(request, { expected: "{ signature, permitSignature? }" });
     const parsed = approvalSchema.safeParse(json);
     if (!parsed.success) {
-      throw new AppError("bad-request", "The approval is not valid: send { signature }.", {
+      throw new AppError("bad-request", "The approval is not valid: send { signature, permitSignature? }.", {
         details: { fields: parsed.error.issues.map((issue) => ({ path: issue.path.join(".") || "(body)", message: issue.message })) },
       });
     }
@@ -67,7 +73,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     if (!token) throw new AppError("bad-request", "This payment holds no quote to approve.");
     const deadline = AbortSignal.timeout(APPROVAL_DEADLINE_MS);
     const approval = await payments.approve({
-      approval: { paymentId, token, signed: parsed.data.signature },
+      approval: { paymentId, token, signed: parsed.data.signature, permitSigned: parsed.data.permitSignature },
       wallets: [payment.wallet],
       limits: payment.limits,
       policy: {

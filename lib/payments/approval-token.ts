@@ -39,6 +39,8 @@ export type ApprovalClaims = {
   /** What the wallet signs, in its rail's form, and which form it is. */
   toSign: unknown;
   signs: PreparedPayment["signs"];
+  /** What the wallet signs first, when the quote asked for it (`upto`'s EIP-2612 permit for Permit2). */
+  permit?: PreparedPayment["permit"];
   payload: PaymentPayload;
   /** The person's other wallets (an EVM and a Solana one), whose payments count against the same limits. */
   countedWith?: string[];

@@ -15,13 +15,17 @@ import { findPayment, type PaymentRecord } from "./ledger";
 import type { PaymentFacts } from "./payment";
 import { checkBalance } from "./preflight";
 import { FIRST_SCHEME, paymentRails } from "./rails";
-import { ChainUnavailableError, type PaymentRail, type PaymentScheme } from "./rails/rail";
+import { ChainUnavailableError, type PaymentRail, type PaymentScheme, type PreparedPayment } from "./rails/rail";
 
 // The facilitator refuses an authorization that expires within 6 s.
 const EXPIRY_MARGIN_SECONDS = 6;
 
-/** The approval as a door receives it: the quote's id and token, and the wallet's answer (a signature, or a signed transaction). */
-export type ApprovalInput = { paymentId: string; token: string; signed: string };
+/**
+ * The approval as a door receives it: the quote's id and token, and the wallet's answer (a
+ * signature, or a signed transaction), with its signature of the quote's permit when the quote
+ * asked for one and the wallet gave it.
+ */
+export type ApprovalInput = { paymentId: string; token: string; signed: string; permitSigned?: string | undefined };
 
 /** A payment as request B knows it: what was quoted, its facts, and its rail and scheme. */
 export type ApprovedPayment = { claims: ApprovalClaims; facts: PaymentFacts; rail: PaymentRail; scheme: PaymentScheme };
@@ -37,7 +41,7 @@ export type CheckedApproval =
   | ({ kind: "replay"; record: PaymentRecord } & ApprovedPayment)
   | ({ kind: "expired" } & ApprovedPayment)
   /** Signed by the quoted payer, within its time, never sent: it may be paid. */
-  | ({ kind: "fresh"; signed: string; chainReads: Promise<ChainReads> } & ApprovedPayment);
+  | ({ kind: "fresh"; signed: string; permitSigned?: string | undefined; chainReads: Promise<ChainReads> } & ApprovedPayment);
 
 export type FreshApproval = Extract<CheckedApproval, { kind: "fresh" }>;
 
@@ -137,8 +141,9 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
           network,
           payer,
           amount: facts.amount,
-          prepared: { nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, signs: claims.signs, unsignedPayload: claims.payload },
+          prepared: preparedOf(claims),
           signed: approval.signed,
+          permitSigned: approval.permitSigned,
         });
       } catch (error) {
         if (!(error instanceof ChainUnavailableError)) throw error;
@@ -150,7 +155,8 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
           : claims.agentBudget
             ? ["The signature is not your agent budget's signature of this payment.", "does not match the agent budget's session key and the quoted payment"]
             : ["The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment"];
-        return new AppError("bad-request", `${message} Nothing was paid.`, { details: { fields: [{ path: "payment.signature", message: field }] } });
+        const path = verdict.why?.path ?? "payment.signature";
+        return new AppError("bad-request", `${message} Nothing was paid.`, { details: { fields: [{ path, message: field }] } });
       }
       // A session key pays only under a grant the wallet signed, and only while it holds.
       return claims.agentBudget ? agentBudgetRefusal(claims.agentBudget, { wallet: claims.wallet, rail, network, now }) : undefined;
@@ -161,7 +167,19 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
   if (recorded.value) return { kind: "replay", ...payment, record: recorded.value };
   if (refused.status === "rejected") throw refused.reason;
   if (refused.value) return { kind: "refused", error: refused.value };
-  return { kind: "fresh", ...payment, signed: approval.signed, chainReads };
+  return { kind: "fresh", ...payment, signed: approval.signed, ...(claims.permit && approval.permitSigned !== undefined ? { permitSigned: approval.permitSigned } : {}), chainReads };
+}
+
+/** The prepared payment a token keeps. */
+export function preparedOf(claims: ApprovalClaims): PreparedPayment {
+  return {
+    nonce: claims.nonce,
+    validBefore: claims.expiresAt,
+    toSign: claims.toSign,
+    signs: claims.signs,
+    unsignedPayload: claims.payload,
+    ...(claims.permit ? { permit: claims.permit } : {}),
+  };
 }
 
 /**

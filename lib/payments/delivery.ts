@@ -18,7 +18,7 @@ import { readSignedReceipt } from "@/lib/x402/offer-receipt";
 import { callServiceWithCredential, readMppReceipt } from "@/lib/mpp/service-call";
 import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError, type Settlement } from "@/lib/x402/service-call";
 import { budgetOf } from "./agent-budget";
-import type { ApprovedPayment, CheckedApproval, FreshApproval } from "./approval";
+import { preparedOf, type ApprovedPayment, type CheckedApproval, type FreshApproval } from "./approval";
 import { payerOf } from "./approval-token";
 import { markFailed, markSettled, recordedUpdate, reservePayment, type PaymentRecord } from "./ledger";
 import type { SpendingLimits } from "./limits";
@@ -142,7 +142,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
 
   // From here on the signed payment is out of this server's hands: its delivery runs to its
   // end and is recorded, whoever is still waiting for it.
-  const payload = scheme.complete({ nonce: claims.nonce, validBefore: claims.expiresAt, toSign: claims.toSign, signs: claims.signs, unsignedPayload: claims.payload }, approval.signed);
+  const payload = scheme.complete(preparedOf(claims), approval.signed, approval.permitSigned);
   // What a signed receipt in the answer must say, short of the transaction the chain will name.
   const receiptFor: Omit<ReceiptExpectation, "txHash"> = {
     payer: payerOf(claims),

@@ -69,6 +69,8 @@ export type PaymentApproval = {
   /** The rail's form: EIP-712 typed data on EVM, a wire transaction (base64) on Solana. */
   toSign: unknown;
   signs: "typed-data" | "transaction";
+  /** What the wallet signs first, when asked (`upto`'s gasless EIP-2612 permit for Permit2). */
+  permit?: { toSign: unknown };
   token: string;
   expiresAt: Date;
 };

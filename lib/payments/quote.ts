@@ -185,7 +185,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     return code === "blockchain-error" ? fail("network-congestion", "payment-failed", message, "preflight") : fail(code, code, message, "preflight");
   }
   // What the scheme needs of the payer first (for `upto`, Permit2's allowance): said before signing.
-  const notReady = await scheme.readiness?.({ network, payer: quote.payer, amount });
+  const notReady = await scheme.readiness?.({ network, payer: quote.payer, amount, prepared: quote });
   if (notReady) return fail("payment-failed", "payment-failed", notReady, "preflight");
 
   // A quote alike in every byte to a payment already sent (a service that fixes everything that
@@ -217,6 +217,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     expiresAt: quote.validBefore,
     toSign: quote.toSign,
     signs: quote.signs,
+    ...(quote.permit ? { permit: quote.permit } : {}),
     payload: withPaymentIdentifier(quote.unsignedPayload, paymentId),
     ...(budget ? { agentBudget: budget.grant } : {}),
     ...(countedWith.length > 0 ? { countedWith } : {}),
@@ -228,7 +229,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   const quoted: QuotedUpdate = {
     facts,
     stage: "awaiting-signature",
-    approval: { toSign: quote.toSign, signs: quote.signs, token, expiresAt: new Date(quote.validBefore * 1000) },
+    approval: { toSign: quote.toSign, signs: quote.signs, ...(quote.permit ? { permit: quote.permit } : {}), token, expiresAt: new Date(quote.validBefore * 1000) },
     warnings: [...notes, ...preflight.warnings],
     ...(quote.networkChoice ? { networkChoice: quote.networkChoice } : {}),
   };

@@ -32,6 +32,13 @@ export type PaymentApproval = {
   typedData?: unknown;
   /** The transaction for the wallet's `solana:signTransaction`, base64 wire format (Solana). */
   transaction?: string;
+  /**
+   * A usage-priced payment (`upto`) from a wallet without a Permit2 allowance, when the service
+   * takes the `eip2612GasSponsoring` extension: USDC's EIP-2612 permit for Permit2, EIP-712 typed
+   * data the wallet signs first (no gas: the facilitator submits it with the settlement). Its
+   * signature goes back as `permitSignature`; without it, the wallet must approve Permit2 itself.
+   */
+  permit?: { typedData: unknown };
   /** Opaque to the client: sent back with the signature. Absent from an AI app's quote in the page, whose token the server keeps. */
   token?: string;
   expiresAt: string;

@@ -35,6 +35,7 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
       ? {
           approval: {
             ...(approval.signs === "transaction" ? { transaction: String(approval.toSign) } : { typedData: approval.toSign }),
+            ...(approval.permit ? { permit: { typedData: approval.permit.toSign } } : {}),
             token: approval.token,
             expiresAt: approval.expiresAt.toISOString(),
           },

@@ -1,8 +1,10 @@
 // Paying a usage-priced (x402 `upto`) service from the page, in Chromium against the production
 // build on the sandbox: the card says "Up to" the service's maximum, the injected wallet signs
 // Permit2's witness transfer, and once the chain shows the settlement the card says what was
-// charged, less than the maximum, and the budget counts exactly that.
-import { createWalletClient, erc20Abi, http, maxUint256 } from "viem";
+// charged, less than the maximum, and the budget counts exactly that. A fresh wallet, without a
+// Permit2 allowance or gas, signs a gasless USDC permit for Permit2 first; one that declines it
+// approves Permit2 from the card, with its gas, and then signs the payment alone.
+import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { chatPage } from "./chat-page";
@@ -44,7 +46,38 @@ test("pays an upto service with the injected wallet: up to the maximum, charged 
   await expect(ui.errors).toHaveCount(0);
 });
 
-test("a wallet without a Permit2 allowance is told so on the card before signing, approves Permit2 from it, and then pays", async ({ page, gasWallet }) => {
+test("a fresh wallet, with no Permit2 allowance and no ETH, pays from the page with two signatures: a gasless USDC permit for Permit2, then the payment", async ({ page }) => {
+  test.setTimeout(120_000);
+  const info = sandboxInfo();
+  const { privateKey, address } = await newSandboxAccount({ usdc: TEST_WALLET_USDC });
+  const chain = createPublicClient({ transport: http(info.rpcUrl) });
+  const allowance = () => chain.readContract({ address: info.usdc.address, abi: erc20Abi, functionName: "allowance", args: [address, PERMIT2] });
+  expect(await allowance()).toBe(0n);
+  expect(await chain.getBalance({ address })).toBe(0n);
+  const wallet = await installTestWallet(page, { privateKey, rpcUrl: info.rpcUrl, chainId: info.chainId });
+
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask(`Summarize "${TEXT}"`);
+  const quote = await ui.reply(0);
+  const card = quote.getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await expect(card.getByTestId("payment-permit-note")).toContainText("The first time, your wallet asks twice: a gasless USDC permit for Permit2, then the payment.");
+  await card.getByTestId("approve-payment").click();
+
+  await ui.reply(1);
+  await expect(card).toHaveAttribute("data-status", "delivered");
+  expect(wallet.signRequests).toBe(2);
+  expect(wallet.transactions).toBe(0);
+  const charged = TEXT.length * 5;
+  await expect(card.getByTestId("payment-charged")).toContainText(`up to $0.02, charged $0.000${charged}`);
+  expect(await allowance()).toBe(20_000n - BigInt(charged));
+  expect(await chain.getBalance({ address })).toBe(0n);
+  await expect(ui.errors).toHaveCount(0);
+});
+
+test("a wallet that declines the permit is offered to approve Permit2 with its gas on the card, and then pays with one signature", async ({ page, gasWallet }) => {
   test.setTimeout(150_000);
   const ui = chatPage(page);
   await page.goto("/");
@@ -52,22 +85,21 @@ test("a wallet without a Permit2 allowance is told so on the card before signing
   await ui.ask(`Summarize "${TEXT}"`);
   const first = await ui.reply(0);
   const card = first.getByTestId("payment-card");
-  // Told before anything is signed or reserved.
-  await expect(card).toHaveAttribute("data-status", "failed");
-  await expect(card.getByTestId("payment-reason")).toContainText("Approve Permit2 once");
-  await expect(card.getByTestId("approve-payment")).toHaveCount(0);
-  expect(gasWallet.signRequests).toBe(0);
-  expect(gasWallet.transactions).toBe(0);
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  gasWallet.rejectNext();
+  await card.getByTestId("approve-payment").click();
+  await expect(ui.errors.last()).toContainText("did not sign the gasless USDC permit for Permit2");
+  expect(gasWallet.signRequests).toBe(1);
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
 
   await card.getByTestId("approve-permit2").click();
-  await expect(card.getByTestId("permit2-approved")).toBeVisible({ timeout: 20_000 });
+  await expect(card.getByTestId("payment-permit-note")).toContainText("Permit2 is approved for your USDC", { timeout: 20_000 });
   expect(gasWallet.transactions).toBe(1);
 
-  await ui.ask(`Summarize "${TEXT}"`);
-  const again = await ui.reply(1);
-  const second = again.getByTestId("payment-card");
-  await second.getByTestId("approve-payment").click();
-  await ui.reply(2);
-  await expect(second).toHaveAttribute("data-status", "delivered");
-  await expect(second.getByTestId("payment-charged")).toContainText(`charged $0.000${TEXT.length * 5}`);
+  await card.getByTestId("approve-payment").click();
+  await ui.reply(1);
+  await expect(card).toHaveAttribute("data-status", "delivered");
+  // The declined permit, the approval of Permit2, and the payment: no permit asked again.
+  expect(gasWallet.signRequests).toBe(3);
+  await expect(card.getByTestId("payment-charged")).toContainText(`charged $0.000${TEXT.length * 5}`);
 });

@@ -155,9 +155,12 @@ export async function sendApproval(
   target: Pick<TestChat, "post">,
   quoted: Quoted,
   signature: Hex,
-  { token = quoted.status.approval?.token ?? "", signal }: { token?: string; signal?: AbortSignal } = {},
+  { token = quoted.status.approval?.token ?? "", signal, permitSignature }: { token?: string; signal?: AbortSignal; permitSignature?: Hex } = {},
 ) {
-  return target.post({ ...quoted.body, payment: { paymentId: quoted.status.paymentId, token, signature } }, signal ? { signal } : {});
+  return target.post(
+    { ...quoted.body, payment: { paymentId: quoted.status.paymentId, token, signature, ...(permitSignature ? { permitSignature } : {}) } },
+    signal ? { signal } : {},
+  );
 }
 
 /**

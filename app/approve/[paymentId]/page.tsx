@@ -9,12 +9,12 @@ export const metadata = { title: "Approve a payment · x402 payment agent" };
 
 export default async function ApprovePage({ params }: { params: Promise<{ paymentId: string }> }) {
   await connection();
-  const { walletSetup } = await readPageSetup();
+  const { walletSetup, networks } = await readPageSetup();
   const { paymentId } = await params;
   return (
     <WalletProviders setup={walletSetup}>
       <div className="page">
-        <ApprovalView paymentId={paymentId} />
+        <ApprovalView paymentId={paymentId} networks={networks} />
       </div>
     </WalletProviders>
   );

@@ -47,6 +47,12 @@ export type PreparedPayment = {
   signs: "typed-data" | "transaction";
   /** The x402 payload with a stand-in where the signature goes. */
   unsignedPayload: PaymentPayload;
+  /**
+   * What the wallet signs first, when the scheme asks for it (x402 `upto` on EVM, for a wallet
+   * without a Permit2 allowance: USDC's EIP-2612 permit for Permit2, which the facilitator submits
+   * with the settlement, so the person pays no gas).
+   */
+  permit?: { toSign: unknown };
 };
 
 /** What the payment core knows of a prepared payment when the wallet's answer comes back. */
@@ -58,12 +64,18 @@ export type SignedPayment = {
   prepared: PreparedPayment;
   /** The wallet's answer: a signature (EVM) or a signed transaction. */
   signed: string;
+  /** The wallet's signature of the prepared payment's `permit`, when it was asked for and given. */
+  permitSigned?: string | undefined;
 };
 
 export type ApprovalVerdict =
   | { valid: true }
-  /** Not this payer's signature of this payment; `why`, when the rail knows more (a smart account's own refusal), says it. */
-  | { valid: false; why?: { message: string; field: string } };
+  /**
+   * Not this payer's signature of this payment; `why`, when the rail knows more (a smart
+   * account's own refusal, a permit missing or not the one asked), says it, and `path` names the
+   * part of the approval it is about (`payment.signature` by default).
+   */
+  | { valid: false; why?: { message: string; field: string; path?: string } };
 
 /** What the chain says about a payment's authorization. */
 export type ChainPaymentState =
@@ -141,11 +153,11 @@ export interface PaymentScheme {
    * on (a usage-priced payment's one-time Permit2 allowance); undefined when nothing, or when the
    * chain cannot be asked (the facilitator then decides). Asked before the wallet signs anything.
    */
-  readiness?(parameters: { network: PaymentNetwork; payer: string; amount: bigint }): Promise<string | undefined>;
+  readiness?(parameters: { network: PaymentNetwork; payer: string; amount: bigint; prepared?: PreparedPayment }): Promise<string | undefined>;
   /** Whether the wallet's answer is the payer's approval of exactly this payment. Throws ChainUnavailableError when the chain must be asked and cannot be. */
   verify(payment: SignedPayment): Promise<ApprovalVerdict>;
-  /** The x402 payload completed with the wallet's answer. */
-  complete(prepared: PreparedPayment, signed: string): PaymentPayload;
+  /** The x402 payload completed with the wallet's answer (and its signature of the `permit`, when it gave one). */
+  complete(prepared: PreparedPayment, signed: string, permitSigned?: string): PaymentPayload;
   /**
    * Whether the payment's authorization was used on chain, and where. `claimed`: the transaction
    * a service says settled it, which counts only when the chain shows it moving exactly this

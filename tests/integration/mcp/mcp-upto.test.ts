@@ -1,12 +1,13 @@
 // A usage-priced (x402 `upto`) payment through the MCP door: the app is quoted "up to" the
 // service's maximum, the person signs Permit2's witness transfer in the page, and getPayment and
-// getSpending tell "up to $X, charged $Y" as the chain settled it.
-import { createWalletClient, erc20Abi, http, maxUint256, parseEther } from "viem";
+// getSpending tell "up to $X, charged $Y" as the chain settled it. A wallet without a Permit2
+// allowance signs the quote's gasless USDC permit for Permit2 too, and the approval sends both.
+import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseEther, type Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PERMIT2_ADDRESS } from "@/lib/chain/permit2-address";
-import { nestedTypedDataMessage, type NestedTypedDataForWallet } from "@/lib/chain/typed-data";
+import { nestedTypedDataMessage, typedDataMessage, type NestedTypedDataForWallet, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { findPayment } from "@/lib/payments/ledger";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { clearDiscoveryCache } from "@/lib/x402/discovery";
@@ -72,6 +73,55 @@ describe("an upto payment through MCP", () => {
     expect(await findPayment(mcp.db, paymentId)).toMatchObject({ status: "settled", amount: charged, maxAmount: 20_000n });
     const spending = await callTool(client, "getSpending", { period: "day" });
     expect(spending).toMatchObject({ recentPayments: [{ upTo: words, amountUsd: `0.000${charged}` }] });
+    await client.close();
+  });
+
+  test("a wallet without a Permit2 allowance or ETH: the page's quote asks for a USDC permit for Permit2; the approval without it, or with another, is refused with nothing reserved; with it, paid", async () => {
+    const payer = await newPayer(sandbox);
+    const chain = createPublicClient({ transport: http(sandbox.info.rpcUrl) });
+    const allowance = () => chain.readContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "allowance", args: [payer.address, PERMIT2_ADDRESS] });
+    const limits = { daily: 100_000n, weekly: 500_000n, monthly: 1_000_000n, perPayment: 50_000n };
+    const { response, body } = await issueGrant(mcp, payer, newGrant(payer.address, limits), sandbox.info.chainId);
+    expect(response.status, JSON.stringify(body)).toBe(201);
+    const client = await connectClient(mcp, body.token ?? "");
+    const summarize = sandboxService(sandbox, "summarize");
+    const quoted = await callTool(client, "payForService", { url: summarize.url, method: "POST", body: { text: TEXT } });
+    const paymentId = String(quoted.paymentId);
+
+    const page = (await (await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`)).json()) as { quote: PaymentStatus };
+    const typedData = page.quote.approval?.typedData as NestedTypedDataForWallet;
+    const permit = page.quote.approval?.permit?.typedData as TypedDataForWallet;
+    expect(permit).toMatchObject({ primaryType: "Permit", message: { owner: payer.address, spender: PERMIT2_ADDRESS, value: "20000", nonce: "0" } });
+    const signature = await payer.signTypedData({
+      domain: typedData.domain,
+      types: typedData.types,
+      primaryType: typedData.primaryType,
+      message: nestedTypedDataMessage(typedData),
+    } as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
+    const signPermit = (data: TypedDataForWallet): Promise<Hex> =>
+      payer.signTypedData({ domain: data.domain, types: data.types, primaryType: data.primaryType, message: typedDataMessage(data) } as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
+    const approve = (answer: Record<string, string>) =>
+      mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(answer) });
+
+    const answers: Array<Record<string, string>> = [{ signature }, { signature, permitSignature: await signPermit({ ...permit, message: { ...permit.message, value: "1" } }) }];
+    for (const answer of answers) {
+      const refused = await approve(answer);
+      expect(refused.status).toBe(400);
+      const error = ((await refused.json()) as { error: { code: string; message: string; details: { fields: Array<{ path: string }> } } }).error;
+      expect(error.code).toBe("bad-request");
+      expect(error.details.fields[0]?.path).toBe("payment.permitSignature");
+      if (!("permitSignature" in answer)) expect(error.message).toMatch(/Approve Permit2 once/);
+    }
+    expect(await findPayment(mcp.db, paymentId)).toBeUndefined();
+
+    const approved = await approve({ signature, permitSignature: await signPermit(permit) });
+    expect(approved.status).toBe(200);
+    const charged = BigInt(TEXT.length) * 5n;
+    const outcome = await callTool(client, "getPayment", { paymentId, waitSeconds: 10 });
+    expect(outcome).toMatchObject({ status: "delivered", upTo: `up to $0.02, charged $0.000${charged}` });
+    expect(await usdcBalance(sandbox)(payer.address)).toBe(1_000_000n - charged);
+    expect(await allowance()).toBe(20_000n - charged);
+    expect(await chain.getBalance({ address: payer.address })).toBe(0n);
     await client.close();
   });
 });

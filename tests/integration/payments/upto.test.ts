@@ -3,15 +3,18 @@
 // chain shows the settlement exactly the Transfer's amount is counted and the rest released; a
 // service that used nothing settles nothing and nothing is charged. Real anvil, Circle's USDC,
 // Permit2 and the sandbox's upto proxy, the real @x402 packages.
-import { createWalletClient, erc20Abi, getAddress, http, maxUint256, parseEther, type Hex } from "viem";
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, maxUint256, parseEther, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PERMIT2_ADDRESS } from "@/lib/chain/permit2";
-import { nestedTypedDataMessage, type NestedTypedDataForWallet } from "@/lib/chain/typed-data";
+import { nestedTypedDataMessage, typedDataMessage, type NestedTypedDataForWallet, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { formatUsd } from "@/lib/money";
 import { HTTPFacilitatorClient } from "@x402/core/server";
-import type { PaymentRequirements } from "@x402/core/types";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { parseServerEnv } from "@/lib/env";
+import { createQuote } from "@/lib/payments/quote";
+import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { findPayment, recentPayments } from "@/lib/payments/ledger";
 import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
@@ -56,6 +59,31 @@ async function payerWithPermit2(usdc = 1_000_000n): Promise<PrivateKeyAccount> {
   const wallet = createWalletClient({ account: payer, chain: foundry, transport: http(sandbox.info.rpcUrl) });
   await wallet.writeContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] });
   return payer;
+}
+
+function permitOf(status: PaymentStatus): TypedDataForWallet {
+  const permit = status.approval?.permit?.typedData as TypedDataForWallet | undefined;
+  if (!permit) throw new Error(`the quote asks for no permit: ${JSON.stringify(status.approval)}`);
+  return permit;
+}
+
+/** The payer's signature of the quote's USDC EIP-2612 permit for Permit2. */
+function signUsdcPermit(payer: PrivateKeyAccount, status: PaymentStatus, change: (typedData: TypedDataForWallet) => TypedDataForWallet = (same) => same): Promise<Hex> {
+  const typedData = change(permitOf(status));
+  return payer.signTypedData({
+    domain: typedData.domain,
+    types: typedData.types,
+    primaryType: typedData.primaryType,
+    message: typedDataMessage(typedData),
+  } as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
+}
+
+function allowanceOf(owner: Hex): Promise<bigint> {
+  return createPublicClient({ transport: http(sandbox.info.rpcUrl) }).readContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "allowance", args: [owner, PERMIT2_ADDRESS] });
+}
+
+function ethOf(owner: Hex): Promise<bigint> {
+  return createPublicClient({ transport: http(sandbox.info.rpcUrl) }).getBalance({ address: owner });
 }
 
 function chatPaying(input: PayForServiceInput): Promise<TestChat> {
@@ -236,24 +264,107 @@ describe("paying an upto service through the chat", () => {
     await chat.close();
   });
 
-  test("a wallet without a Permit2 allowance is told to approve Permit2 before it signs anything; nothing is reserved or paid", async () => {
+  test("a wallet without a Permit2 allowance or any ETH signs a gasless USDC permit for Permit2 first; the facilitator submits it with the settlement", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT, sentences: 1 } });
+    const payer = await newPayer(sandbox);
+    expect(await allowanceOf(payer.address)).toBe(0n);
+    expect(await ethOf(payer.address)).toBe(0n);
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    const permit = permitOf(quoted.status);
+    expect(permit.primaryType).toBe("Permit");
+    expect(permit.domain).toEqual({ name: sandbox.info.usdc.name, version: sandbox.info.usdc.version, chainId: 31337, verifyingContract: getAddress(sandbox.info.usdc.address) });
+    const transfer = quoted.status.approval?.typedData as NestedTypedDataForWallet;
+    expect(permit.message).toEqual({
+      owner: getAddress(payer.address),
+      spender: getAddress(PERMIT2_ADDRESS),
+      value: "20000",
+      nonce: "0",
+      deadline: (transfer.message as { deadline: string }).deadline,
+    });
+
+    const lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status), { permitSignature: await signUsdcPermit(payer, quoted.status) }));
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["confirmed", undefined],
+      ["delivered", undefined],
+    ]);
+    const charged = BigInt(TEXT.length) * 5n;
+    expect(charged).toBeLessThan(20_000n);
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - charged);
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", scheme: "upto", amount: charged, maxAmount: 20_000n });
+    // The permit set the allowance (the maximum), of which the settlement used what it charged.
+    expect(await allowanceOf(payer.address)).toBe(20_000n - charged);
+    expect(await ethOf(payer.address)).toBe(0n);
+    await chat.close();
+  });
+
+  test("a permit signature missing, tampered with or not the payer's is refused before anything is reserved; without one the wallet is told to approve Permit2", async () => {
     const summarize = sandboxService(sandbox, "summarize");
     const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
     const payer = await newPayer(sandbox);
-    const lines = await collectLines(
-      await chat.post({ messages: [{ role: "user", content: "Summarize this" }], walletAddress: payer.address, spendingLimits: generousLimits }),
-    );
-    expect(steps(lines)).toEqual([
-      ["checking", undefined],
-      ["failed", "payment-failed"],
-    ]);
-    const failed = lines.flatMap((line) => (line.type === "payment" ? [line.payment] : [])).at(-1);
-    expect(failed?.reason?.message).toMatch(/has not approved yet\. Approve Permit2 once/);
-    expect(failed?.amount.upTo).toBe(true);
-    expect(failed?.approval).toBeUndefined();
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    const signature = await signPermit(payer, quoted.status);
+
+    const missing = await sendApproval(chat, quoted, signature);
+    expect(missing.status).toBe(400);
+    const refusal = ((await missing.json()) as { error: { code: string; message: string; details: { fields: Array<{ path: string }> } } }).error;
+    expect(refusal.code).toBe("bad-request");
+    expect(refusal.message).toMatch(/has not approved yet\. Approve Permit2 once/);
+    expect(refusal.details.fields[0]?.path).toBe("payment.permitSignature");
+
+    const changed = (change: Partial<Record<string, string>>) => (typedData: TypedDataForWallet) => ({ ...typedData, message: { ...typedData.message, ...change } }) as TypedDataForWallet;
+    const tampered = [
+      await signUsdcPermit(payer, quoted.status, changed({ value: "1" })),
+      await signUsdcPermit(payer, quoted.status, changed({ spender: getAddress(privateKeyToAccount(generatePrivateKey()).address) })),
+      await signUsdcPermit(payer, quoted.status, changed({ nonce: "1" })),
+      await signUsdcPermit(privateKeyToAccount(generatePrivateKey()), quoted.status),
+    ];
+    for (const permitSignature of tampered) {
+      const response = await sendApproval(chat, quoted, signature, { permitSignature });
+      expect(response.status).toBe(400);
+      const error = ((await response.json()) as { error: { code: string; details: { fields: Array<{ path: string }> } } }).error;
+      expect(error.code).toBe("bad-request");
+      expect(error.details.fields[0]?.path).toBe("payment.permitSignature");
+    }
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toBeUndefined();
     expect(await recentPayments(chat.db, payer.address)).toEqual([]);
     expect(await balanceOf(payer.address)).toBe(1_000_000n);
+    expect(await allowanceOf(payer.address)).toBe(0n);
+
+    // The wallet approves Permit2 itself instead (the page's "Approve Permit2"): the same quote,
+    // answered with its one signature, is paid, and the permit is left out.
+    await sandbox.fund({ to: payer.address, eth: parseEther("0.1") });
+    const wallet = createWalletClient({ account: payer, chain: foundry, transport: http(sandbox.info.rpcUrl) });
+    await wallet.writeContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] });
+    const lines = await collectLines(await sendApproval(chat, quoted, signature));
+    expect(steps(lines).at(-1)).toEqual(["delivered", undefined]);
+    expect(await allowanceOf(payer.address)).toBe(maxUint256 - BigInt(TEXT.length) * 5n);
     await chat.close();
+  });
+
+  test("a service whose 402 does not declare eip2612GasSponsoring: the quote asks for no permit, and the wallet is told to approve Permit2 once", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const response = await fetch(summarize.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: TEXT }) });
+    expect(response.status).toBe(402);
+    const paymentRequired = readPaymentRequired(response, await response.json().catch(() => undefined));
+    if (!paymentRequired) throw new Error("no PAYMENT-REQUIRED");
+    expect(paymentRequired.extensions?.eip2612GasSponsoring).toBeDefined();
+    const { eip2612GasSponsoring: _declared, ...others } = paymentRequired.extensions ?? {};
+    const env = parseServerEnv(sandboxEnv(sandbox));
+    const payer = await newPayer(sandbox);
+    const quoteOf = async (required: PaymentRequired) => {
+      const quote = await createQuote({ paymentRequired: required, wallet: payer.address, perPaymentLimit: 1_000_000n, defaultChain: undefined, env });
+      if (!("scheme" in quote)) throw new Error(quote.message);
+      return { quote, notReady: await quote.scheme.readiness?.({ network: quote.network, payer: payer.address, amount: quote.amount, prepared: quote }) };
+    };
+    const without = await quoteOf({ ...paymentRequired, extensions: others });
+    expect(without.quote.permit).toBeUndefined();
+    expect(without.quote.unsignedPayload.extensions?.eip2612GasSponsoring).toBeUndefined();
+    expect(without.notReady).toMatch(/has not approved yet\. Approve Permit2 once .* Nothing was reserved or paid\.$/);
+    const declared = await quoteOf(paymentRequired);
+    expect(declared.quote.permit).toBeDefined();
+    expect(declared.notReady).toBeUndefined();
   });
 
   test("a service that claims a settlement the chain does not show: the maximum stays reserved; once collected, the sweep counts what moved", async () => {

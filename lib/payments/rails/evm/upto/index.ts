@@ -9,15 +9,26 @@
 import type { PaymentRequirements } from "@x402/core/types";
 import { getAddress, type Hex } from "viem";
 import { getPermit2Allowance, getUptoPaymentState, uptoSettlementIn } from "@/lib/chain/permit2";
-import type { NestedTypedDataForWallet } from "@/lib/chain/typed-data";
+import type { NestedTypedDataForWallet, TypedDataForWallet } from "@/lib/chain/typed-data";
 import type { PaymentScheme, RailEnv, RequirementVerdict } from "../../rail";
 import { evmNetworkConfig, evmPayer, paymentNetworkOf } from "..";
-import { prepareUptoPayment, withUptoSignature } from "./prepare";
+import { prepareUptoPayment, withUptoSignatures } from "./prepare";
 import { checkUptoRequirement } from "./requirement";
 import { verifyUptoApproval } from "./verify";
 
+const NOT_APPROVED =
+  "Usage-priced payments move USDC through Permit2, which this wallet has not approved yet. Approve Permit2 once (one transaction, with its own gas), then ask again.";
+
 export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
   const configOf = evmNetworkConfig(env);
+  /** Whether the payer's USDC allowance to Permit2 is below the amount; false when the chain cannot be asked (the facilitator then decides). */
+  const permit2Missing = async (network: Parameters<typeof configOf>[0], payer: string, amount: bigint): Promise<boolean> => {
+    try {
+      return (await getPermit2Allowance({ network: configOf(network), owner: evmPayer(payer) })) < amount;
+    } catch {
+      return false;
+    }
+  };
   return {
     scheme: "upto",
     usagePriced: true,
@@ -26,19 +37,21 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
       if (!check.payable) return check;
       return { ...check, network: paymentNetworkOf(check.network) };
     },
-    async readiness({ network, payer, amount }) {
-      try {
-        const allowance = await getPermit2Allowance({ network: configOf(network), owner: evmPayer(payer) });
-        if (allowance >= amount) return undefined;
-      } catch {
-        return undefined;
-      }
-      return "Usage-priced payments move USDC through Permit2, which this wallet has not approved yet. Approve Permit2 once (one transaction, with its own gas), then ask again. Nothing was reserved or paid.";
+    async readiness({ network, payer, amount, prepared }) {
+      // A quote that asks the wallet for a gasless EIP-2612 permit for Permit2 needs nothing first.
+      if (prepared?.permit) return undefined;
+      return (await permit2Missing(network, payer, amount)) ? `${NOT_APPROVED} Nothing was reserved or paid.` : undefined;
     },
     prepare({ paymentRequired, requirement, payer }) {
-      return prepareUptoPayment({ paymentRequired, requirements: requirement.requirements, payer: evmPayer(payer) });
+      return prepareUptoPayment({ paymentRequired, requirements: requirement.requirements, payer: evmPayer(payer), network: configOf(requirement.network) });
     },
-    verify({ network, payer, amount, prepared, signed }) {
+    async verify({ network, payer, amount, prepared, signed, permitSigned }) {
+      // A quote that asked for a permit, answered without one: paid only if the wallet has
+      // approved Permit2 itself since (the page's "Approve Permit2"); otherwise the same words as
+      // a quote that could not ask, before anything is reserved.
+      if (prepared.permit && permitSigned === undefined && (await permit2Missing(network, payer, amount))) {
+        return { valid: false, why: { message: NOT_APPROVED, field: "is missing: this wallet has not approved Permit2", path: "payment.permitSignature" } };
+      }
       return verifyUptoApproval({
         network: configOf(network),
         payer,
@@ -47,10 +60,11 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
         typedData: prepared.toSign as NestedTypedDataForWallet,
         unsignedPayload: prepared.unsignedPayload,
         signature: signed,
+        ...(prepared.permit && permitSigned !== undefined ? { permit: { typedData: prepared.permit.toSign as TypedDataForWallet, signature: permitSigned } } : {}),
       });
     },
-    complete(prepared, signed) {
-      return withUptoSignature(prepared.unsignedPayload, signed as Hex);
+    complete(prepared, signed, permitSigned) {
+      return withUptoSignatures(prepared.unsignedPayload, signed as Hex, prepared.permit ? (permitSigned as Hex | undefined) : undefined);
     },
     async paymentState({ network, payer, payTo, nonce, validBefore, from: fromBlock, claimed }) {
       const config = configOf(network);

@@ -2,14 +2,19 @@
 // at most the maximum, to be collected only by the named facilitator, built by the real x402
 // client (@x402/core + @x402/evm's upto client). As for `exact` (../exact/prepare.ts), its signer
 // captures the EIP-712 typed data instead of signing, and the signing window is capped. The
-// signer reads no chain, so the client adds no EIP-2612 permit (the `eip2612GasSponsoring`
-// extension): the page's wallet signs one message per payment, and a wallet without a Permit2
-// allowance is told to approve Permit2 once (docs/contract.md, section 13).
+// signer reads the chain as the client asks it (the payer's USDC allowance to Permit2, and its
+// EIP-2612 nonce): when the allowance is below the maximum and the service declares the
+// `eip2612GasSponsoring` extension, the client also builds a USDC EIP-2612 permit for Permit2,
+// which the wallet signs first and the facilitator submits with the settlement, so the person
+// pays no gas (docs/contract.md, section 13).
 import { x402Client } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
+import { EIP2612_GAS_SPONSORING, type Eip2612GasSponsoringInfo, extractEip2612GasSponsoringInfo } from "@x402/extensions";
 import { getAddress, type Hex } from "viem";
-import type { NestedTypedDataForWallet, TypedDataValue } from "@/lib/chain/typed-data";
+import { publicClientFor } from "@/lib/chain/clients";
+import type { NetworkConfig } from "@/lib/chain/networks";
+import type { NestedTypedDataForWallet, TypedDataForWallet, TypedDataValue } from "@/lib/chain/typed-data";
 import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment } from "../../rail";
 import { shortLived, UNSIGNED } from "../exact/prepare";
 
@@ -23,44 +28,105 @@ export type UptoAuthorization = {
   witness: { to: string; facilitator: string; validAfter: string };
 };
 
-export type UptoPreparedPayment = PreparedPayment & { toSign: NestedTypedDataForWallet; signs: "typed-data" };
+export type UptoPreparedPayment = PreparedPayment & { toSign: NestedTypedDataForWallet; signs: "typed-data"; permit?: { toSign: TypedDataForWallet } };
+
+type TypedDataAsked = { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
 
 export async function prepareUptoPayment({
   paymentRequired,
   requirements,
   payer,
+  network,
 }: {
   paymentRequired: PaymentRequired;
   requirements: PaymentRequirements;
   payer: `0x${string}`;
+  /** The chain the client reads (the allowance to Permit2, the EIP-2612 nonce); without it, no permit is built. */
+  network?: NetworkConfig;
 }): Promise<UptoPreparedPayment> {
-  let captured: NestedTypedDataForWallet | undefined;
-  const signer = {
-    address: getAddress(payer),
-    async signTypedData(data: { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> }) {
-      captured = {
-        domain: data.domain as NestedTypedDataForWallet["domain"],
-        types: data.types as NestedTypedDataForWallet["types"],
-        primaryType: data.primaryType,
-        message: asStrings(data.message),
-      };
-      return UNSIGNED;
-    },
-  };
   const quotedAt = Math.floor(Date.now() / 1000);
-  const client = x402Client.fromConfig({
-    schemes: [{ network: "eip155:*", client: shortLived(new UptoEvmScheme(signer)) }],
-    spendControls: false,
-    paymentRequirementsSelector: () => requirements,
-  });
-  const unsignedPayload = await client.createPaymentPayload(paymentRequired);
-  if (!captured) throw new Error("the x402 client built an upto payload without typed data");
+  let built: { unsignedPayload: PaymentPayload; asked: TypedDataAsked[] };
+  try {
+    built = await buildPayload(paymentRequired, requirements, payer, network);
+  } catch (error) {
+    // A chain that does not answer the client's reads: the payment is built without a permit,
+    // as before the extension, and the facilitator decides.
+    if (!network) throw error;
+    built = await buildPayload(paymentRequired, requirements, payer, undefined);
+  }
+  const { unsignedPayload, asked } = built;
+  const transfer = asked.find((data) => data.primaryType === "PermitWitnessTransferFrom");
+  if (!transfer) throw new Error("the x402 client built an upto payload without typed data");
+  const captured: NestedTypedDataForWallet = {
+    domain: transfer.domain as NestedTypedDataForWallet["domain"],
+    types: transfer.types as NestedTypedDataForWallet["types"],
+    primaryType: transfer.primaryType,
+    message: asStrings(transfer.message),
+  };
+  const permitAsked = asked.find((data) => data.primaryType === "Permit");
+  const permitInfo = permitInfoOf(unsignedPayload);
+  const permit =
+    permitAsked && permitInfo
+      ? {
+          toSign: {
+            domain: permitAsked.domain as TypedDataForWallet["domain"],
+            types: permitAsked.types as TypedDataForWallet["types"],
+            primaryType: permitAsked.primaryType,
+            message: asStrings(permitAsked.message) as Record<string, string>,
+          },
+        }
+      : undefined;
   const authorization = uptoAuthorizationOf(unsignedPayload);
   const deadline = Number(authorization.deadline);
   if (!Number.isSafeInteger(deadline) || deadline > Math.floor(Date.now() / 1000) + MAX_AUTHORIZATION_SECONDS || deadline < quotedAt) {
     throw new Error("the x402 client built a permit outside the allowed window");
   }
-  return { nonce: authorization.nonce, validBefore: deadline, toSign: captured, signs: "typed-data", unsignedPayload };
+  return { nonce: authorization.nonce, validBefore: deadline, toSign: captured, signs: "typed-data", unsignedPayload, ...(permit ? { permit } : {}) };
+}
+
+/** The x402 client's payload, and every typed data it asked the signer for, in order. */
+async function buildPayload(
+  paymentRequired: PaymentRequired,
+  requirements: PaymentRequirements,
+  payer: `0x${string}`,
+  network: NetworkConfig | undefined,
+): Promise<{ unsignedPayload: PaymentPayload; asked: TypedDataAsked[] }> {
+  const asked: TypedDataAsked[] = [];
+  const client = network ? publicClientFor(network) : undefined;
+  const signer = {
+    address: getAddress(payer),
+    async signTypedData(data: TypedDataAsked) {
+      asked.push(data);
+      return UNSIGNED;
+    },
+    ...(client ? { readContract: (args: Parameters<typeof client.readContract>[0]) => client.readContract(args) } : {}),
+  };
+  const x402 = x402Client.fromConfig({
+    schemes: [{ network: "eip155:*", client: shortLived(new UptoEvmScheme(signer)) }],
+    spendControls: false,
+    paymentRequirementsSelector: () => requirements,
+  });
+  return { unsignedPayload: await x402.createPaymentPayload(paymentRequired), asked };
+}
+
+/** The EIP-2612 permit the payload carries for the facilitator to submit (`eip2612GasSponsoring`), when it carries one. */
+export function permitInfoOf(payload: PaymentPayload): Eip2612GasSponsoringInfo | undefined {
+  return extractEip2612GasSponsoringInfo(payload) ?? undefined;
+}
+
+/**
+ * The payload completed with the wallet's answers: its signature of the transfer, and, when the
+ * payload carries a permit, its signature of the permit; without one, the extension is left out
+ * (the wallet has approved Permit2 itself since the quote).
+ */
+export function withUptoSignatures(payload: PaymentPayload, signature: Hex, permitSignature: Hex | undefined): PaymentPayload {
+  const signed = withUptoSignature(payload, signature);
+  const info = permitInfoOf(payload);
+  if (!info || !signed.extensions) return signed;
+  const key = EIP2612_GAS_SPONSORING.key;
+  const { [key]: asked, ...others } = signed.extensions;
+  if (!permitSignature) return { ...signed, extensions: others };
+  return { ...signed, extensions: { ...others, [key]: { ...(asked as object), info: { ...info, signature: permitSignature } } } };
 }
 
 /** The Permit2 authorization inside an upto payload. */
