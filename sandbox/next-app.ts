@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { utimes, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -49,6 +49,14 @@ export function buildStaleReason({ root, sources, publicEnv }: NextAppBuild): st
   return newestSource > built ? "sources changed since the last build" : undefined;
 }
 
+/**
+ * Dates the build by when it began, not when it ended: a source saved while `next build` ran
+ * may not be in it, and must make it stale.
+ */
+export async function dateBuildFromItsStart(root: string, startedAt: Date): Promise<void> {
+  await utimes(join(root, ".next", "BUILD_ID"), startedAt, startedAt);
+}
+
 /** Records the public values a build in `root` was made with. */
 export function writeBuildEnvMarker(root: string, publicEnv: Record<string, string>): Promise<void> {
   return writeFile(join(root, ".next", BUILD_ENV_MARKER), canonical(publicEnv));
@@ -80,6 +88,7 @@ export async function ensureBuild(
   log(`Building ${build.root} (${reason})...`);
   const startedAt = Date.now();
   await runNext(["build"], { cwd: build.root, env: { ...env, ...build.publicEnv }, stdio });
+  await dateBuildFromItsStart(build.root, new Date(startedAt));
   await writeBuildEnvMarker(build.root, build.publicEnv);
   const seconds = (Date.now() - startedAt) / 1000;
   log(`Built in ${seconds.toFixed(0)} s.`);

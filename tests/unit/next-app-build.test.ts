@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildStaleReason, writeBuildEnvMarker, type NextAppBuild } from "@/sandbox/next-app";
+import { buildStaleReason, dateBuildFromItsStart, writeBuildEnvMarker, type NextAppBuild } from "@/sandbox/next-app";
 
 let root: string;
 const built = new Date("2026-01-02T00:00:00Z");
@@ -66,5 +66,19 @@ describe("buildStaleReason", () => {
     await mkdir(join(root, ".next"), { recursive: true });
     await writeAt(".next/BUILD_ID", "id", built);
     expect(buildStaleReason(build({}))).toMatchInlineSnapshot(`"the last build was made elsewhere"`);
+  });
+});
+
+describe("a build dated from its start", () => {
+  it("is stale when a source was saved while it ran, though its files were written after", async () => {
+    const started = new Date("2026-01-02T00:00:00Z");
+    const savedDuring = new Date("2026-01-02T00:01:00Z");
+    const finished = new Date("2026-01-02T00:03:00Z");
+    await mkdir(join(root, ".next"), { recursive: true });
+    await writeAt(".next/BUILD_ID", "id", finished);
+    await writeAt("app/page.tsx", "page, saved mid-build", savedDuring);
+    await dateBuildFromItsStart(root, started);
+    await writeBuildEnvMarker(root, {});
+    expect(buildStaleReason(build())).toBe("sources changed since the last build");
   });
 });
