@@ -33,6 +33,7 @@ const schemas = onFirstUse(() => {
       currency: z.literal("USDC"),
       usd: decimal,
       upTo: z.optional(z.literal(true)),
+      typical: z.optional(decimal),
       charged: z.optional(decimal),
     }),
     payTo: id,
