@@ -32,7 +32,7 @@ export function ChatTopBar({ budgetOpen, onToggleBudget, wallet, networks, allNe
     <header className={styles.topBar}>
       <div className={styles.brand}>
         <h1 className={styles.title}>x402 payment agent</h1>
-        <p className={styles.tagline}>Pay per use for x402 services, in USDC, within your limits.</p>
+        <p className={styles.tagline}>Pay per use for x402 and MPP services, in USDC, within your limits.</p>
       </div>
       <div className={styles.controls}>
         <TopBarMenu>

@@ -134,7 +134,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
             </dd>
           </>
         ) : null}
-        <dt>Service fee</dt>
+        <dt data-testid="payment-service-fee-label">{amount.upTo ? "Service fee, at most" : "Service fee"}</dt>
         <dd>
           {amount.serviceFee} {amount.currency}
         </dd>

@@ -41,6 +41,8 @@ test("pays an upto service with the injected wallet: up to the maximum, charged 
   expect(wallet.signRequests).toBe(1);
   const charged = `0.000${TEXT.length * 5}`;
   await expect(card.getByTestId("payment-charged")).toContainText(`up to $0.02, charged $${charged}`);
+  // The fee rows still say what the wallet signed for: a maximum, not what was charged.
+  await expect(card.getByTestId("payment-service-fee-label")).toHaveText("Service fee, at most");
   await expect(answer).toContainText("The ledger was balanced.");
   await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", charged);
   await expect(ui.errors).toHaveCount(0);
