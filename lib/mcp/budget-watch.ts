@@ -54,7 +54,7 @@ export async function claimSilentPayment(db: Database, wallet: string, now: Date
 /**
  * The grant as watchBudget keeps it (`mcp_budget_watch.budget`), read back through this: a row
  * that does not hold one (written by an older version, or changed by hand) is no budget. Its
- * signature is checked when a quote would use it, as any grant's is.
+ * signature is checked when a quote would use it, like every other grant's.
  */
 const storedGrantSchema = z.object({
   wallet: z.string(),

@@ -6,7 +6,7 @@
 // validUntil, server, chain) sealed with the server's own MAC, so a request is checked without the
 // chain. The token carries no signature of the wallet's and proves nothing anywhere but here; its
 // body is not a grant this server would issue a token for. The server keeps no copy of a grant,
-// only the ids of those revoked, each for as long as any grant can live.
+// only the ids of those revoked, each for the longest a grant can live.
 import { getAddress, type Hex } from "viem";
 import { z } from "zod";
 import { findNetworkByChainId } from "@/lib/chain/networks";
