@@ -10,7 +10,7 @@
 import { useEffect, useMemo, useRef } from "react";
 import type { ApproveOptions, PaymentActions } from "@/components/payment/payment-card";
 import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
-import { useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
+import { permit2Approval, useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
 import { formatUnits, parseUsd } from "@/lib/money";
@@ -84,15 +84,7 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
     ...(wrongChain && !payer.fromBudget ? { wrongChain } : {}),
     // A usage-priced payment refused for want of a Permit2 allowance, or whose quote asks for a
     // permit the wallet would rather not sign: the wallet approves Permit2 once, with its gas.
-    ...(wallet.actions
-      ? {
-          approvePermit2: async (payment: PaymentStatus) => {
-            const network = networks.find((candidate) => candidate.id === payment.network);
-            if (!network || !wallet.actions) throw new Error("This payment's network is not one the wallet can use here.");
-            await wallet.actions.approvePermit2(network);
-          },
-        }
-      : {}),
+    ...permit2Approval(wallet.actions, networks),
   };
 
   const prompted = useRef(new Set<string>());

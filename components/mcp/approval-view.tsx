@@ -14,7 +14,7 @@ import { MarkdownText } from "@/components/chat/markdown";
 import { PaymentCard, type ApproveOptions, type PaymentActions } from "@/components/payment/payment-card";
 import { shortHex } from "@/components/payment/payment-display";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
-import { useWallet } from "@/components/wallet/wallet-context";
+import { permit2Approval, useWallet } from "@/components/wallet/wallet-context";
 import { sameAddress } from "@/lib/address-text";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { describeServiceData, rawDataBlock } from "@/lib/chat/data-words";
@@ -117,15 +117,7 @@ export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; 
         busy: approving,
         approving: approving ? paymentId : undefined,
         approve: (payment, options) => void approve(payment, options),
-        ...(wallet.actions
-          ? {
-              approvePermit2: async (payment: PaymentStatus) => {
-                const network = networks.find((candidate) => candidate.id === payment.network);
-                if (!network || !wallet.actions) throw new Error("This payment's network is not one the wallet can use here.");
-                await wallet.actions.approvePermit2(network);
-              },
-            }
-          : {}),
+        ...permit2Approval(wallet.actions, networks),
         reject: () => setDeclined(true),
         ...(wallet.address ? { payingFrom: wallet.address } : {}),
       }

@@ -11,6 +11,7 @@ import type { WithdrawalAuthorization } from "@/lib/client/agent-budget-keys";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { AgentBudgetDelegation } from "@/lib/chain/delegation";
 import type { AccessGrant } from "@/lib/chain/access-grant";
+import type { PaymentStatus } from "@/lib/protocol/lines";
 
 /** loading: a wallet used before is being reconnected (the wallet libraries are on their way, or
  * wagmi is reconnecting); ready: who is connected (if anyone) is known; failed: the libraries
@@ -108,4 +109,22 @@ export function useWalletBalance(address: `0x${string}` | undefined, network: Wa
     balance.networkId === network?.id &&
     balance.refreshKey === refreshKey;
   return current ? balance.value : undefined;
+}
+
+/**
+ * The card's offer to approve Permit2 for a usage-priced payment, on the payment's own network;
+ * none without a connected wallet. One for the chat and the AI apps approval page alike.
+ */
+export function permit2Approval(
+  actions: WalletActions | undefined,
+  networks: readonly WalletNetwork[],
+): { approvePermit2?: (payment: PaymentStatus) => Promise<void> } {
+  if (!actions) return {};
+  return {
+    approvePermit2: async (payment) => {
+      const network = networks.find((candidate) => candidate.id === payment.network);
+      if (!network) throw new Error("This payment's network is not one the wallet can use here.");
+      await actions.approvePermit2(network);
+    },
+  };
 }
