@@ -5,6 +5,8 @@
 // the registries are read, so that a large one's catalogue is being indexed before the first
 // question about it.
 const WARM_AFTER_MS = 2_000;
+/** As often as a sweep may run (SWEEP_EVERY_MS), not imported: the sweep's code loads on the first tick. */
+const SWEEP_TIMER_MS = 60_000;
 
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -19,4 +21,13 @@ export async function register(): Promise<void> {
       .catch(() => undefined);
   }, WARM_AFTER_MS);
   warm.unref?.();
+  // A long-lived server keeps its unfinished payments reconciled even when nobody asks (a service
+  // that collects a held maximum late is counted within two sweep periods); on a serverless host
+  // requests do it (lib/payments/sweep.ts), and this timer dies with the instance.
+  const sweeper = setInterval(() => {
+    void Promise.all([import("@/lib/db"), import("@/lib/payments/sweep")])
+      .then(async ([{ getDatabase }, { sweepIfDue }]) => sweepIfDue({ db: await getDatabase(), env: serverEnv() }))
+      .catch(() => undefined);
+  }, SWEEP_TIMER_MS);
+  sweeper.unref?.();
 }

@@ -25,8 +25,7 @@ export type CooldownClaim = Omit<ClaimCooldownParameters, "db">;
 /** Claims the next message slot for every key, or throws `rate-limited` with Retry-After and claims none. */
 export async function claimCooldown({ db, keys, seconds, now = new Date() }: ClaimCooldownParameters): Promise<void> {
   if (seconds <= 0 || keys.length === 0) return;
-  // Sorted, so that two requests sharing keys lock their rows in the same order.
-  const hashed = [...new Set(keys.map((key) => createHash("sha256").update(key.toLowerCase()).digest("hex")))].sort();
+  const hashed = hashedKeys(keys);
   await db.transaction(async (tx) => {
     const blocked: string[] = [];
     for (const key of hashed) {
@@ -54,6 +53,21 @@ export async function claimCooldown({ db, keys, seconds, now = new Date() }: Cla
       headers: { "Retry-After": String(retryAfterSeconds) },
     });
   });
+}
+
+/**
+ * Gives back a claim made at `now` that turned out not to be used (an AI app's slot for a payment
+ * without a prompt, whose quote the wallet must sign after all). Only that claim: a later one,
+ * which could only follow it once its time was over, stays.
+ */
+export async function releaseCooldown({ db, keys, now }: { db: Database; keys: readonly string[]; now: Date }): Promise<void> {
+  if (keys.length === 0) return;
+  await db.query("DELETE FROM chat_cooldowns WHERE client_key = ANY($1::text[]) AND last_message_at = $2", [hashedKeys(keys), now.toISOString()]);
+}
+
+/** The keys as stored, sorted, so that two requests sharing keys lock their rows in the same order. */
+function hashedKeys(keys: readonly string[]): string[] {
+  return [...new Set(keys.map((key) => createHash("sha256").update(key.toLowerCase()).digest("hex")))].sort();
 }
 
 /** What a message counts against: its client, and each wallet that proved itself (a person's EVM and Solana wallets alike). */

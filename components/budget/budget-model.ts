@@ -16,7 +16,21 @@ export const spendingReportSchema = onFirstUse(() => {
     wallet: z.string(),
     /** Whether this is the wallet's own signed-in session: only then does `recent` name its payments. */
     signedIn: z.optional(z.boolean()),
-    periods: z.array(z.object({ period: z.enum(budgetPeriods), spentUsd: usd, since: z.string() })),
+    /** `heldUsd`, for the wallet's own session: held against the limit and not settled (docs/contract.md, section 12). */
+    periods: z.array(z.object({ period: z.enum(budgetPeriods), spentUsd: usd, since: z.string(), heldUsd: z.optional(usd) })),
+    /** For the wallet's own session: what is held and not settled, and until when the chain may still move it. */
+    held: z.optional(
+      z.array(
+        z.object({
+          paymentId: z.string(),
+          service: z.object({ name: z.string(), url: z.string() }),
+          network: z.string(),
+          amountUsd: usd,
+          delivered: z.optional(z.literal(true)),
+          until: z.optional(z.string()),
+        }),
+      ),
+    ),
     recent: z.array(
       z.object({
         paymentId: z.string(),
@@ -34,6 +48,7 @@ export const spendingReportSchema = onFirstUse(() => {
 
 export type SpendingReport = z.infer<ReturnType<typeof spendingReportSchema>>;
 export type RecentPayment = SpendingReport["recent"][number];
+export type HeldPayment = NonNullable<SpendingReport["held"]>[number];
 
 export type ReadSpendingResult =
   | { kind: "ok"; report: SpendingReport }
@@ -64,7 +79,9 @@ export type PeriodMeter = {
   /** As the server sent it (a decimal string); "0" when the period is missing. */
   spentUsd: string;
   limitUsd: string;
-  /** limit − spent, never below 0. */
+  /** Held against the limit and not settled (a payment on its way, a signed maximum the service may still collect); "0" when none or not known. */
+  heldUsd: string;
+  /** limit − spent − held, never below 0. */
   leftUsd: string;
   /** How much of the limit is used, in thousandths, 0..1000 (integer arithmetic on micro-dollars). */
   usedPerMille: number;
@@ -72,13 +89,19 @@ export type PeriodMeter = {
   reached: boolean;
 };
 
-/** One period's meter. A limit the person lowered below what was already spent shows as full, 0 left. */
-export function periodMeter(period: BudgetPeriod, spentUsd: string, limitUsd: string): PeriodMeter {
+/**
+ * One period's meter. A limit the person lowered below what was already spent shows as full, 0
+ * left. What is held counts against the limit as the server counts it, so "left" is what a new
+ * payment can still use; the meter's fill is what was spent.
+ */
+export function periodMeter(period: BudgetPeriod, spentUsd: string, limitUsd: string, heldUsd = "0"): PeriodMeter {
   const spent = parseUsd(spentUsd) ?? 0n;
   const limit = parseUsd(limitUsd) ?? 0n;
-  const left = limit > spent ? limit - spent : 0n;
+  const held = parseUsd(heldUsd) ?? 0n;
+  const counted = spent + held;
+  const left = limit > counted ? limit - counted : 0n;
   const usedPerMille = limit === 0n ? (spent > 0n ? 1000 : 0) : Number(spent >= limit ? 1000n : (spent * 1000n) / limit);
-  return { period, spentUsd, limitUsd, leftUsd: formatUsd(left), usedPerMille, reached: spent >= limit };
+  return { period, spentUsd, limitUsd, heldUsd: formatUsd(held), leftUsd: formatUsd(left), usedPerMille, reached: counted >= limit };
 }
 
 /** The day, week and month meters of a report's periods (none yet: nothing spent) against the person's limits. */
@@ -88,7 +111,7 @@ export function budgetMeters(
 ): PeriodMeter[] {
   const limitOf: Record<BudgetPeriod, string> = { day: limits.daily, week: limits.weekly, month: limits.monthly };
   return budgetPeriods.map((period) => {
-    const spentUsd = periods.find((entry) => entry.period === period)?.spentUsd ?? "0";
-    return periodMeter(period, spentUsd, limitOf[period]);
+    const entry = periods.find((one) => one.period === period);
+    return periodMeter(period, entry?.spentUsd ?? "0", limitOf[period], entry?.heldUsd ?? "0");
   });
 }

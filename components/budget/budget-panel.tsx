@@ -2,7 +2,8 @@
 // The budget beside the chat: how much of the day's, week's and month's limits the connected
 // wallet has spent (GET /api/spending, settled payments only, rolling periods), the per-payment
 // cap, the wallet's USDC balance when known, and the recent payments with their transaction
-// links. Limits are the browser's; what is left is computed here in bigint micro-dollars.
+// links; for the wallet's own session, what is held against the limits and not settled, with
+// until when. Limits are the browser's; what is left is computed here in bigint micro-dollars.
 //
 //   <BudgetPanel wallet={address} limits={settings.spendingLimits} refreshKey={paymentsMade} balance="12.5" />
 //
@@ -12,10 +13,12 @@
 //
 // Test ids: budget-panel, budget-meter-day|week|month (data-spent = the server's spentUsd, set
 // once a report has arrived), budget-recent (the list), budget-payment (each item),
-// budget-balance, budget-retry.
+// budget-balance, budget-retry, budget-held (what is held), budget-held-payment (each),
+// budget-held-day|week|month (a meter's held amount).
 import { useEffect, useId, useState } from "react";
 import { displayUsd, type SpendingLimitSettings } from "@/lib/client/settings";
-import { budgetMeters, readSpendingResponse, type BudgetPeriod, type SpendingReport } from "./budget-model";
+import { formatLocalTime, parseMoment } from "@/components/payment/payment-display";
+import { budgetMeters, readSpendingResponse, type BudgetPeriod, type HeldPayment, type SpendingReport } from "./budget-model";
 import styles from "./budget-panel.module.css";
 import { PaymentHistory } from "./payment-history";
 import { PaymentItem } from "./payment-item";
@@ -138,7 +141,10 @@ export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKe
               >
                 <div className={styles.fill} style={{ width: `${meter.usedPerMille / 10}%` }} data-full={meter.reached && report ? "true" : undefined} />
               </div>
-              <span className={styles.left}>{report ? `${displayUsd(meter.leftUsd)} left` : "\u00a0"}</span>
+              <span className={styles.left}>
+                {report ? `${displayUsd(meter.leftUsd)} left` : "\u00a0"}
+                {report && meter.heldUsd !== "0" ? <span data-testid={`budget-held-${meter.period}`}> · {displayUsd(meter.heldUsd)} held</span> : null}
+              </span>
             </li>
           );
         })}
@@ -152,6 +158,7 @@ export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKe
           </button>
         </p>
       ) : null}
+      {report?.held && report.held.length > 0 ? <HeldPayments held={report.held} /> : null}
       <h3 className={styles.subtitle}>Recent payments</h3>
       {report && report.signedIn === false ? (
         <div>
@@ -194,5 +201,33 @@ export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKe
       )}
       {report && report.recent.length > 0 ? <PaymentHistory wallets={wallets} refreshKey={refreshKey} /> : null}
     </section>
+  );
+}
+
+/**
+ * What counts against the limits and has not settled: a payment on its way, one pending on the
+ * chain, or a usage-priced maximum the service said it did not use but could still collect until
+ * its window ends (docs/contract.md, section 12).
+ */
+function HeldPayments({ held }: { held: HeldPayment[] }) {
+  return (
+    <>
+      <h3 className={styles.subtitle}>Held, not settled</h3>
+      <ul className={styles.recent} data-testid="budget-held">
+        {held.map((payment) => {
+          const until = payment.until ? parseMoment(payment.until) : undefined;
+          return (
+            <li key={payment.paymentId} className={styles.payment} data-testid="budget-held-payment">
+              <span className={styles.paymentName}>{payment.service.name}</span>
+              <span className={styles.paymentAmount}>{displayUsd(payment.amountUsd)}</span>
+              <span className={styles.paymentMeta}>
+                {until ? `held until ${formatLocalTime(until)} unless the service collects it` : "held until the chain settles it"}
+                {payment.delivered ? " · delivered, nothing charged so far" : ""}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </>
   );
 }

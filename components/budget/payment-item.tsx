@@ -19,6 +19,8 @@ export type ListedPayment = {
   chain?: string;
   /** The service's signed receipt, where the list says it (the history does). */
   receipt?: ReceiptSummary;
+  /** Collected after the person was told it had not moved, and why it is listed (the history says it). */
+  collectedLate?: { note: string };
 };
 
 export function PaymentItem({ payment, testId = "budget-payment" }: { payment: ListedPayment; testId?: string }) {
@@ -42,6 +44,11 @@ export function PaymentItem({ payment, testId = "budget-payment" }: { payment: L
           </>
         ) : null}
       </span>
+      {payment.collectedLate ? (
+        <span className={styles.paymentReceipt} data-testid="payment-collected-late">
+          Collected later: {payment.collectedLate.note}
+        </span>
+      ) : null}
       {payment.receipt ? (
         <span className={styles.paymentReceipt} data-testid="payment-receipt" data-receipt={payment.receipt.status} title={payment.receipt.signer}>
           {receiptWords(payment.receipt)}

@@ -73,6 +73,8 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
   const expired = msLeft !== undefined && msLeft <= 0;
   const formatTime = (at: Date) => formatLocalTime(at, new Date(now));
   const failure = payment.status === "failed" ? explainFailure(payment, formatTime) : undefined;
+  // Delivered, and the chain has not settled the signed maximum yet: it stays held until its window ends.
+  const held = payment.status === "delivered" && payment.collectableUntil ? new Date(payment.collectableUntil) : undefined;
   return (
     <article
       className={styles.card}
@@ -130,7 +132,20 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           <>
             <dt>Charged</dt>
             <dd data-testid="payment-charged">
-              {amount.charged} {amount.currency} <span className={styles.muted}>(up to ${amount.usd}, charged ${amount.charged})</span>
+              {amount.charged} {amount.currency}{" "}
+              <span className={styles.muted}>
+                (up to ${amount.usd}, charged ${amount.charged}
+                {held ? " so far" : ""})
+              </span>
+            </dd>
+          </>
+        ) : null}
+        {held ? (
+          <>
+            <dt>Held</dt>
+            <dd data-testid="payment-held">
+              ${amount.usd} held until {formatTime(held)} unless the service collects it{" "}
+              <span className={styles.muted}>(it counts against your limits until then; what it collects is counted and listed)</span>
             </dd>
           </>
         ) : null}

@@ -38,7 +38,11 @@ export type GetUptoPaymentStateParameters = {
 export type GetUptoPaymentStateReturnType =
   /** Used: this transaction moved `amount`. Both are missing only if the transaction could not be found in range. */
   | { state: "used"; settlement: UptoSettlement | undefined }
-  /** Not used at the chain's latest block; `expired` when that block is at or past the deadline. */
+  /**
+   * Not used at the chain's latest block; `expired` when that block is past the deadline. Permit2
+   * takes a permit while `block.timestamp <= deadline`, and blocks may share a timestamp: at the
+   * deadline itself the next block can still collect it.
+   */
   | { state: "unused"; expired: boolean };
 
 /** Whether Permit2 shows the owner's nonce used, at the latest block, and that block's time. */
@@ -59,7 +63,7 @@ export async function getPermit2NonceState({ network, owner, nonce }: { network:
 export async function getUptoPaymentState(parameters: GetUptoPaymentStateParameters): Promise<GetUptoPaymentStateReturnType> {
   const { network, owner, nonce, payTo, deadline, fromBlock } = parameters;
   const { used, chainTime } = await getPermit2NonceState({ network, owner, nonce });
-  if (!used) return { state: "unused", expired: deadline !== undefined && chainTime >= deadline };
+  if (!used) return { state: "unused", expired: deadline !== undefined && chainTime > deadline };
   const client = publicClientFor(network);
   const latest = await client.getBlockNumber({ cacheTime: 0 });
   const start = fromBlock ?? (latest > MAX_LOG_BLOCKS ? latest - MAX_LOG_BLOCKS : 0n);

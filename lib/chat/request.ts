@@ -1,6 +1,6 @@
 // The body of `POST /api/chat` (docs/contract.md, section 2): read within a size limit, parsed as JSON,
 // validated with one zod schema, and checked for pasted secrets, before any other work.
-import { readRequestText } from "@/lib/net/request-body";
+import { readRequestText, requireJsonMediaType } from "@/lib/net/request-body";
 import { z } from "zod";
 import { sameAddress } from "@/lib/address";
 import { evmAddressSchema, solanaAddressSchema, walletsSchema } from "@/lib/chain/addresses";
@@ -126,10 +126,7 @@ export type ReadChatRequestOptions = {
 
 /** Reads, parses and validates a chat request; throws AppError with the status and code of docs/contract.md, section 2. */
 export async function readChatRequest(request: Request, options: ReadChatRequestOptions = {}): Promise<ChatRequest> {
-  const contentType = request.headers.get("content-type") ?? "";
-  if (contentType.split(";")[0]?.trim().toLowerCase() !== "application/json") {
-    throw new AppError("unsupported-media-type", "Send the request as application/json.");
-  }
+  requireJsonMediaType(request, "Send the request as application/json.");
   const text = await readRequestText(request, MAX_BODY_BYTES);
   let json: unknown;
   try {

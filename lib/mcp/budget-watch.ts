@@ -12,7 +12,7 @@
 // across its apps. Past it, an app's quote waits for the person's approval through its link, so
 // an app that loops meets the person, not the key.
 import { z } from "zod";
-import { claimCooldown } from "@/lib/cooldown";
+import { claimCooldown, releaseCooldown } from "@/lib/cooldown";
 import type { Database, Queryable } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { BudgetGrant } from "@/lib/payments/rails/rail";
@@ -32,9 +32,13 @@ export const SILENT_PER_HOUR = 20;
 /**
  * Claims the wallet's next app payment without a prompt, or says why there is none now: the
  * hour's count first (a read), then the spacing (claimed atomically, so two quotes at once cannot
- * both pass). A claim whose quote ends up asking the wallet anyway is spent all the same.
+ * both pass). A claim whose quote ends up asking the wallet anyway is given back (`give`).
  */
-export async function claimSilentPayment(db: Database, wallet: string, now: Date = new Date()): Promise<{ claimed: true } | { claimed: false; why: string }> {
+export async function claimSilentPayment(
+  db: Database,
+  wallet: string,
+  now: Date = new Date(),
+): Promise<{ claimed: true; give: () => Promise<void> } | { claimed: false; why: string }> {
   const [row] = await db.query<{ count: string | number }>(
     `SELECT count(*) AS count FROM mcp_payments
      WHERE wallet = $1 AND quote->>'paidFrom' = 'agent-budget' AND created_at > $2`,
@@ -42,13 +46,14 @@ export async function claimSilentPayment(db: Database, wallet: string, now: Date
   );
   const bound = `the agent budget pays an app's payment without a prompt at most once every ${SILENT_SPACING_SECONDS} s and ${SILENT_PER_HOUR} times an hour`;
   if (Number(row?.count ?? 0) >= SILENT_PER_HOUR) return { claimed: false, why: bound };
+  const keys = [`mcp-silent:${wallet}`];
   try {
-    await claimCooldown({ db, keys: [`mcp-silent:${wallet}`], seconds: SILENT_SPACING_SECONDS, now });
+    await claimCooldown({ db, keys, seconds: SILENT_SPACING_SECONDS, now });
   } catch (error) {
     if (error instanceof AppError && error.code === "rate-limited") return { claimed: false, why: bound };
     throw error;
   }
-  return { claimed: true };
+  return { claimed: true, give: () => releaseCooldown({ db, keys, now }) };
 }
 
 /**

@@ -121,6 +121,12 @@ export async function saveMcpPayment(db: Queryable, payment: Omit<McpPayment, "r
   );
 }
 
+/** The latest payments quoted under one grant, newest first: what an app may list of the wallet's history. */
+export async function grantPaymentIds(db: Queryable, grantId: string, limit: number): Promise<string[]> {
+  const rows = await db.query<{ payment_id: string }>("SELECT payment_id FROM mcp_payments WHERE grant_id = $1 ORDER BY created_at DESC LIMIT $2", [grantId, limit]);
+  return rows.map((row) => row.payment_id);
+}
+
 export async function findMcpPayment(db: Queryable, paymentId: string): Promise<McpPayment | undefined> {
   const [row] = await db.query<Row>("SELECT * FROM mcp_payments WHERE payment_id = $1", [paymentId]);
   const stored = row ? storedColumnsSchema.safeParse(row) : undefined;

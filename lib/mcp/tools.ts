@@ -24,11 +24,13 @@ import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
 import type { AccessGrant } from "@/lib/chain/access-grant";
 import { describeGrantLimits, grantLimits } from "./grant-token";
 import { claimSilentPayment, standingBudget } from "./budget-watch";
-import { APPROVAL_DEADLINE_MS, findMcpPayment, saveMcpPayment, type McpPayment } from "./mcp-payments";
+import { APPROVAL_DEADLINE_MS, findMcpPayment, grantPaymentIds, saveMcpPayment, type McpPayment } from "./mcp-payments";
 
 /** The longest getPayment waits for an outcome: well within the route's 50 s. */
 export const MAX_WAIT_SECONDS = 30;
 const POLL_MS = 500;
+/** How many of an app's own payments getSpending lists. */
+const RECENT_FOR_APP = 10;
 
 export type McpToolContext = {
   db: Database;
@@ -83,7 +85,15 @@ export function createMcpServer(context: McpToolContext): McpServer {
   );
   server.registerTool("getSpending", { description: getSpendingTool.description, inputSchema: getSpendingTool.input }, async ({ period }) =>
     answer(
-      await spendingAnswer({ db: context.db, env, wallets: [context.grant.wallet], proven: [context.grant.wallet], limits: grantLimits(context.grant), period }),
+      await spendingAnswer({
+        db: context.db,
+        env,
+        wallets: [context.grant.wallet],
+        // The wallet's totals, and this app's own payments: the rest of its history is the wallet's, not the app's.
+        proven: { paymentIds: await grantPaymentIds(context.db, context.grant.id, RECENT_FOR_APP) },
+        limits: grantLimits(context.grant),
+        period,
+      }),
     ),
   );
   server.registerTool("getPayment", { description: getPaymentTool.description, inputSchema: getPaymentTool.input }, async ({ paymentId, waitSeconds }) =>
@@ -122,6 +132,8 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
     signal: context.signal,
   });
   const result = await run.result;
+  // The slot for a payment without a prompt is kept only by a quote the budget pays.
+  if (silent?.claimed && !(result.kind === "quoted" && result.quote.facts.paidFrom === "agent-budget")) await silent.give();
   if (result.kind === "rate-limited") return rateLimited(env, result.retryAfterSeconds);
   if (result.kind !== "quoted") return payForServiceAnswer(result);
   const quoted = result.quote;

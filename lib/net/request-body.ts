@@ -38,6 +38,16 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
+/**
+ * Refuses a body that is not declared `application/json` with a 415. The media type is compared
+ * whole (parameters aside): a type that merely contains the words, such as
+ * `text/plain; charset=application/json`, is one a form on another site may send without a CORS
+ * preflight, and is refused.
+ */
+export function requireJsonMediaType(request: Request, message = "Send it as application/json."): void {
+  const mediaType = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (mediaType !== "application/json") throw new AppError("unsupported-media-type", message);
+}
 
 /**
  * A small JSON body, as the page's own requests send them: `application/json` (else a 415, so
@@ -45,9 +55,7 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
  * that says what to send).
  */
 export async function readJsonBody(request: Request, { limit = 32 * 1024, expected }: { limit?: number; expected: string }): Promise<unknown> {
-  if (!(request.headers.get("content-type") ?? "").includes("application/json")) {
-    throw new AppError("unsupported-media-type", "Send it as application/json.");
-  }
+  requireJsonMediaType(request);
   const text = await readRequestText(request, limit);
   try {
     return JSON.parse(text);

@@ -173,8 +173,7 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
 /** The prepared payment a token keeps. */
 export function preparedOf(claims: ApprovalClaims): PreparedPayment {
   return {
-    nonce: claims.nonce,
-    validBefore: claims.expiresAt,
+    exposure: { amount: BigInt(claims.amount), instrument: claims.nonce, until: claims.expiresAt },
     toSign: claims.toSign,
     signs: claims.signs,
     unsignedPayload: claims.payload,

@@ -67,7 +67,10 @@ export type ApprovalResult =
       network: string;
       /** The service call that was quoted, and its name. */
       service: ServiceCall & { name: string };
-      /** The wallet whose signature this approval carried, checked now: it has proved itself. */
+      /**
+       * The wallet whose own signature this approval carried, checked now: it has proved itself.
+       * Absent when its agent budget's session key signed: that key pays, but speaks for nobody.
+       */
       provenWallet?: string;
       /** A payment sent now: its whole outcome, whenever it comes (a door that keeps outcomes for later readers). */
       outcome?: Promise<PaymentOutcome>;
@@ -128,7 +131,7 @@ export async function approvePayment(parameters: ApprovePaymentParameters): Prom
     paymentId: facts.paymentId,
     network: facts.network.id,
     service: claims.service,
-    ...(checked.kind === "fresh" ? { provenWallet: claims.wallet } : {}),
+    ...(checked.kind === "fresh" && !claims.agentBudget ? { provenWallet: claims.wallet } : {}),
     ...(sent.kind === "sent" ? { outcome: sent.delivery } : {}),
     ...run,
   };

@@ -257,18 +257,16 @@ async function concludeDelivery({
   // The data arrived and the chain shows the payment made (in the transaction the service named,
   // or in another: the chain's is the one told).
   if (delivered && verdict.kind === "used" && verdict.txHash) return paidAndDelivered(verdict.txHash, verdict.amount);
-  // A usage-priced service that used nothing settles nothing: no transaction, and the chain shows
-  // the authorization unused. Nothing is charged, and the whole maximum is released.
-  if (delivered && scheme.usagePriced && settlement?.success && settlement.amount === "0" && !named && verdict.kind === "collectable") {
-    const outcome = deliveredOutcome(facts, undefined, data, undefined, 0n);
-    await markSettled(db, { paymentId: facts.paymentId, txHash: null, outcome: outcome.updates.at(-1), amount: 0n }).catch(notRecorded);
-    return outcome;
-  }
+  // A usage-priced service may settle less than its maximum, down to nothing, and says so without
+  // a transaction: its data stands, but "settled nothing" is a claim like "settled $X". The permit
+  // stays collectable until its deadline, so the maximum stays held until the chain shows it used
+  // (what moved is then counted) or its window ended unused (released).
+  const held = delivered && scheme.usagePriced && settlement?.success === true && !named ? { data } : undefined;
   try {
-    return await recordVerdict({ db, record, facts, caller: "request", verdict, problem });
+    return await recordVerdict({ db, record, facts, caller: "request", verdict, problem, ...(held ? { delivered: held } : {}) });
   } catch (error) {
     notRecorded(error);
-    return describeVerdict(verdict, facts, { problem });
+    return describeVerdict(verdict, facts, { problem, delivered: held });
   }
 }
 

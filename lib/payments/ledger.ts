@@ -319,8 +319,18 @@ export async function markSettled(
     outcome,
     receipt,
     amount,
+    late = false,
     now = new Date(),
-  }: { paymentId: string; txHash: string | null; outcome: Outcome; receipt?: StoredReceipt | undefined; amount?: bigint; now?: Date },
+  }: {
+    paymentId: string;
+    txHash: string | null;
+    outcome: Outcome;
+    receipt?: StoredReceipt | undefined;
+    amount?: bigint;
+    /** Found on chain after the person was told it had not moved (pending, or "nothing charged so far"): kept with its outcome, for the history to say. */
+    late?: boolean;
+    now?: Date;
+  },
 ): Promise<void> {
   // A settlement recorded again (a replayed outcome) keeps its first time, its hash, its receipt
   // and its amount; a settled amount never exceeds the maximum it was reserved for.
@@ -329,7 +339,14 @@ export async function markSettled(
        settled_at = COALESCE(settled_at, $4), checked_at = $4, receipt = COALESCE(receipt, $5::jsonb),
        amount = CASE WHEN $6::numeric IS NOT NULL AND status <> 'settled' AND $6::numeric <= COALESCE(max_amount, amount) THEN $6::numeric ELSE amount END
      WHERE payment_id = $1`,
-    [paymentId, txHash, JSON.stringify(storedOutcome(outcome)), now.toISOString(), receipt ? JSON.stringify(receipt) : null, amount === undefined ? null : amount.toString()],
+    [
+      paymentId,
+      txHash,
+      JSON.stringify(late ? { ...storedOutcome(outcome), collectedLate: true } : storedOutcome(outcome)),
+      now.toISOString(),
+      receipt ? JSON.stringify(receipt) : null,
+      amount === undefined ? null : amount.toString(),
+    ],
   );
 }
 
@@ -424,6 +441,25 @@ export async function recentPayments(db: Queryable, wallets: Wallets, limit = 10
     [walletKeys(wallets), limit],
   );
   return rows.map(toListed);
+}
+
+/** These payments (of any wallet: the caller chose them), newest first; ids the ledger does not hold are left out. */
+export async function paymentsById(db: Queryable, paymentIds: readonly string[]): Promise<ListedPayment[]> {
+  if (paymentIds.length === 0) return [];
+  const rows = await db.query<PaymentRow>(`SELECT ${listedColumns} FROM payments WHERE payment_id = ANY($1::text[]) ORDER BY created_at DESC`, [[...paymentIds]]);
+  return rows.map(toListed);
+}
+
+/**
+ * What is held against a person's limits and has not settled: payments reserved or pending (their
+ * exposure: the price, or a usage-priced payment's maximum, that the chain may still move), newest first.
+ */
+export async function heldPayments(db: Queryable, wallets: Wallets, limit: number): Promise<PaymentRecord[]> {
+  const rows = await db.query<PaymentRow>(
+    perWallet("AND status IN ('reserved', 'pending') ORDER BY created_at DESC LIMIT $2", "ORDER BY created_at DESC LIMIT $2"),
+    [walletKeys(wallets), limit],
+  );
+  return rows.map(toRecord);
 }
 
 /** Settled payments of a wallet, or of a person's wallets (each with its transaction), newest settlement first. */
@@ -528,6 +564,8 @@ const recordedUpdateSchema = z.object({
     .optional()
     .catch(undefined),
   receipt: z.object(receiptSummaryShape).optional().catch(undefined),
+  /** Settled by what the chain showed after the person was told it had not moved (markSettled's `late`). */
+  collectedLate: z.literal(true).optional().catch(undefined),
 });
 
 export type RecordedUpdate = z.infer<typeof recordedUpdateSchema>;

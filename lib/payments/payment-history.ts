@@ -71,6 +71,11 @@ export type HistoryEntry = {
   protocol?: "mpp";
   /** The service's signed receipt (x402 `offer-receipt`), where it gave one. */
   receipt?: HistoryReceipt;
+  /**
+   * Collected after the person was told it had not moved (a service that said it charged nothing,
+   * or whose answer failed while the payment was pending): found on chain later, and why it is here.
+   */
+  collectedLate?: { note: string };
 };
 
 /**
@@ -162,7 +167,15 @@ function entryOf(record: PaymentRecord, env: ServerEnv): HistoryEntry {
     ...(record.payer ? { paidFrom: "agent-budget" as const } : {}),
     ...(protocolOfScheme(record.scheme ?? undefined) === "mpp" ? { protocol: "mpp" as const } : {}),
     ...(record.receipt ? { receipt: historyReceipt(record.receipt) } : {}),
+    ...(record.outcome?.collectedLate ? { collectedLate: { note: lateNote(record) } } : {}),
   };
+}
+
+/** Why a payment the person was told had not moved is in their history after all. */
+function lateNote(record: PaymentRecord): string {
+  return record.outcome?.status === "delivered"
+    ? `${record.serviceName} delivered and said it had charged nothing, then collected this on chain later, within the window the signature allowed.`
+    : `${record.serviceName}'s answer failed and the payment was left pending; the service collected it on chain later, without delivering its data.`;
 }
 
 function historyReceipt({ status, signer, reason, format, signed, offer }: StoredReceipt): HistoryReceipt {
@@ -197,6 +210,7 @@ const CSV_COLUMNS = [
   "receipt_signer",
   "receipt_note",
   "up_to_usdc",
+  "collected_late",
 ];
 
 /**
@@ -227,6 +241,7 @@ function csvRow(entry: HistoryEntry, origin: string): string {
     entry.receipt?.signer ?? "",
     entry.receipt?.reason ?? "",
     entry.upToUsd ?? "",
+    entry.collectedLate?.note ?? "",
   ]
     .map(csvField)
     .join(",");

@@ -160,7 +160,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   let preflight: PreflightResult | undefined;
   if (choice.use) {
     // The same option, signed by the session key instead of the wallet.
-    const fromBudget = await scheme.prepare({ paymentRequired, requirement: quote, payer: choice.budget.payer });
+    const fromBudget = exposing(await scheme.prepare({ paymentRequired, requirement: quote, payer: choice.budget.payer }), quote);
     const checked = await runPreflight({ db, wallet, countedWith, budget: choice.budget, rail, network, amount, limits });
     if (checked.ok || checked.code === "limit-exceeded") {
       quote = { ...quote, ...fromBudget, payer: choice.budget.payer };
@@ -191,7 +191,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   // A quote alike in every byte to a payment already sent (a service that fixes everything that
   // tells its payments apart, within one blockhash on Solana) could only be that payment again:
   // said plainly now rather than signed, and never told as the other payment's outcome.
-  const earlier = await findPaymentByNonce(db, quote.nonce);
+  const earlier = await findPaymentByNonce(db, quote.exposure.instrument);
   if (earlier) {
     const message = `${serviceName} asked for a payment identical, byte for byte, to one already sent moments ago (the service fixes every detail that would tell them apart), so approving it could only repeat that payment. Nothing was quoted or paid; ask again in a few seconds for a fresh quote.`;
     return fail("payment-failed", "payment-failed", message, "identical");
@@ -213,8 +213,8 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     asset: quote.asset,
     payTo: quote.payTo,
     amount: amount.toString(),
-    nonce: quote.nonce,
-    expiresAt: quote.validBefore,
+    nonce: quote.exposure.instrument,
+    expiresAt: quote.exposure.until,
     toSign: quote.toSign,
     signs: quote.signs,
     ...(quote.permit ? { permit: quote.permit } : {}),
@@ -229,7 +229,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   const quoted: QuotedUpdate = {
     facts,
     stage: "awaiting-signature",
-    approval: { toSign: quote.toSign, signs: quote.signs, ...(quote.permit ? { permit: quote.permit } : {}), token, expiresAt: new Date(quote.validBefore * 1000) },
+    approval: { toSign: quote.toSign, signs: quote.signs, ...(quote.permit ? { permit: quote.permit } : {}), token, expiresAt: new Date(quote.exposure.until * 1000) },
     warnings: [...notes, ...preflight.warnings],
     ...(quote.networkChoice ? { networkChoice: quote.networkChoice } : {}),
   };
@@ -330,9 +330,19 @@ export async function createQuote({ paymentRequired, wallet, perPaymentLimit, de
   const first = candidates[0] as Candidate;
   // Above the limit, the card shows the lowest price asked, not the default chain's.
   const chosen = withinLimit(first) ? first : candidates.reduce((cheapest, next) => (next.amount < cheapest.amount ? next : cheapest));
-  const prepared = await chosen.scheme.prepare({ paymentRequired, requirement: chosen, payer: chosen.payer });
+  const prepared = exposing(await chosen.scheme.prepare({ paymentRequired, requirement: chosen, payer: chosen.payer }), chosen);
   const networkChoice = withinLimit(chosen) ? whyThisNetwork({ chosen, candidates, walletless, defaultChain, withinLimit }) : undefined;
   return { x402Version: paymentRequired.x402Version, ...chosen, ...prepared, ...(networkChoice ? { networkChoice } : {}) };
+}
+
+/**
+ * A prepared payment whose exposure is what the core will count for it: the requirement's amount
+ * (a usage-priced one's maximum). A scheme that exposes more than it asks to be counted for is a
+ * fault of this server, never quoted.
+ */
+function exposing<P extends PreparedPayment>(prepared: P, requirement: Pick<PayableRequirement, "amount">): P {
+  if (prepared.exposure.amount !== requirement.amount) throw new Error("a scheme prepared a payment whose exposure is not the amount it is counted for");
+  return prepared;
 }
 
 /**

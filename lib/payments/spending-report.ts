@@ -1,16 +1,20 @@
 // What a wallet has paid, as the page's budget meters read it (docs/contract.md, section 9): settled
 // payments only (what the wallet's transfers on chain already make public), summed over the
-// rolling day, week and month, and the latest ones with their transaction links. Limits stay in
-// the browser; the page computes what is left.
+// rolling day, week and month, and the latest ones with their transaction links; for the wallet's
+// own session, also what is held against its limits and not settled (docs/contract.md, section
+// 12: a quote being paid, a payment pending on the chain, a usage-priced maximum the service may
+// still collect), with until when. Limits stay in the browser; the page computes what is left.
 import { sameAddress } from "@/lib/address";
 import type { Queryable } from "@/lib/db";
 import { describeUpTo, formatUsd } from "@/lib/money";
-import { periods, periodStarts, recentPayments, settledByPeriod, settledPayments, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
+import { heldPayments, paymentsById, periods, periodStarts, recentPayments, settledByPeriod, settledPayments, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { paymentRails, type RailEnv } from "./rails";
 import { ownTransactionPage } from "./rails/rail";
 
 export const MAX_RECENT_PAYMENTS = 20;
+/** The most held payments a report lists (a person rarely has more than a few at once). */
+const MAX_HELD_PAYMENTS = 50;
 
 export type SpendingReport = {
   wallet: string;
@@ -18,7 +22,19 @@ export type SpendingReport = {
   wallets?: string[];
   /** Whether `recent` is the wallets' whole history: only for their own signed-in session (docs/contract.md, section 9). */
   signedIn: boolean;
-  periods: Array<{ period: Period; spentUsd: string; since: string }>;
+  /** `heldUsd`, for the wallets' own session: what is held against the limit and not settled (`held`, by creation time). */
+  periods: Array<{ period: Period; spentUsd: string; since: string; heldUsd?: string }>;
+  /** For the wallets' own session: what counts against the limits and has not settled, and until when the chain may still move it. */
+  held?: Array<{
+    paymentId: string;
+    service: { name: string; url: string };
+    network: string;
+    amountUsd: string;
+    /** Where the service delivered and said it charged nothing: the maximum is held all the same. */
+    delivered?: true;
+    /** When the signed payment can no longer move; absent when not known (an unfinished quote's). */
+    until?: string;
+  }>;
   recent: Array<{
     paymentId: string;
     service: { name: string; url: string };
@@ -61,12 +77,19 @@ export async function getSpendingReport({
   const named = typeof wallet === "string" ? [wallet] : [...wallet];
   const listed = history === true ? named : history === false ? [] : named.filter((one) => history.some((other) => sameAddress(one, other)));
   // Two queries side by side: the three periods' sums, and the latest payments.
-  const [sums, settled] = await Promise.all([
+  const [sums, settled, held] = await Promise.all([
     settledByPeriod(db, wallet, now),
     listed.length > 0 ? settledPayments(db, listed, Math.min(recentLimit, MAX_RECENT_PAYMENTS)) : [],
+    listed.length > 0 ? heldPayments(db, listed, MAX_HELD_PAYMENTS) : undefined,
   ]);
   const starts = periodStarts(now);
-  const windows = (Object.keys(periods) as Period[]).map((period) => ({ period, spentUsd: formatUsd(sums[period]), since: starts[period].toISOString() }));
+  const heldSince = (since: Date) => (held ?? []).reduce((sum, payment) => (payment.createdAt > since ? sum + payment.amount : sum), 0n);
+  const windows = (Object.keys(periods) as Period[]).map((period) => ({
+    period,
+    spentUsd: formatUsd(sums[period]),
+    since: starts[period].toISOString(),
+    ...(held ? { heldUsd: formatUsd(heldSince(starts[period])) } : {}),
+  }));
   const recent = settled.flatMap((payment) => {
     if (!payment.txHash) return [];
     return [
@@ -83,7 +106,25 @@ export async function getSpendingReport({
       },
     ];
   });
-  return { wallet: named[0] ?? "", ...(named.length > 1 ? { wallets: named } : {}), signedIn: listed.length === named.length, periods: windows, recent };
+  return {
+    wallet: named[0] ?? "",
+    ...(named.length > 1 ? { wallets: named } : {}),
+    signedIn: listed.length === named.length,
+    periods: windows,
+    recent,
+    ...(held
+      ? {
+          held: held.map((payment) => ({
+            paymentId: payment.paymentId,
+            service: { name: payment.serviceName, url: payment.serviceUrl },
+            network: payment.network,
+            amountUsd: formatUsd(payment.amount),
+            ...(payment.outcome?.status === "delivered" ? { delivered: true as const } : {}),
+            ...(payment.validBefore ? { until: payment.validBefore.toISOString() } : {}),
+          })),
+        }
+      : {}),
+  };
 }
 
 /** A link to a payment's transaction: its rail's explorer, or the app's own page for a network this server does not know. */
@@ -127,14 +168,23 @@ export async function getLimitUse({
   env: RailEnv;
   /** The person's wallets, one per chain family: the limits count them together. */
   wallets: Wallets;
-  /** Of those, the ones whose payments may be listed (they proved themselves). */
-  history: readonly string[];
+  /**
+   * Which payments may be listed: those of these wallets (the ones that proved themselves), or
+   * only these payments (an AI app's own, under its grant).
+   */
+  history: readonly string[] | { paymentIds: readonly string[] };
   limits: SpendingLimits;
   recentLimit?: number;
 }): Promise<LimitUse> {
   const [counted, recent] = await Promise.all([
     countedByPeriod(db, { wallet: wallets, limits }),
-    recentLimit > 0 && history.length > 0 ? recentPayments(db, history, recentLimit) : [],
+    recentLimit <= 0
+      ? []
+      : "paymentIds" in history
+        ? paymentsById(db, history.paymentIds.slice(0, recentLimit))
+        : history.length > 0
+          ? recentPayments(db, history, recentLimit)
+          : [],
   ]);
   const rails = paymentRails(env);
   return {

@@ -9,6 +9,7 @@ import { AppError, toAppError } from "@/lib/errors";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
 import { getSpendingReport } from "./spending-report";
+import { sweepIfDue } from "./sweep";
 
 /**
  * The query: `wallet`, an EVM address (EIP-55 checksummed if mixed case) or a Solana address;
@@ -46,8 +47,12 @@ export async function handleSpendingRequest(request: Request, deps: SpendingDepe
     deps.rateLimit.take(clientKey(request, env), deps.now?.());
     const { wallet: wallets } = readSpendingQuery(request);
     const now = deps.now?.();
+    const db = await deps.database();
+    // A person looking at their spending keeps the unfinished payments reconciled too (at most
+    // once a minute, in the background): money a service collects late is found when it matters.
+    void sweepIfDue({ db, env, ...(now ? { now } : {}), log: deps.log ?? defaultLog });
     const report = await getSpendingReport({
-      db: await deps.database(),
+      db,
       env,
       wallet: wallets,
       // Which payments, to which services: only for the wallets' own session. Anyone else gets

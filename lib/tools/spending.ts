@@ -19,8 +19,12 @@ export type SpendingAnswerParameters = {
   env: ServerEnv;
   /** Every wallet the person uses: their payments count against one set of limits. */
   wallets: readonly string[];
-  /** Those of them that proved themselves: which payments, to which services, only for them. */
-  proven: readonly string[];
+  /**
+   * Those of them that proved themselves: which payments, to which services, only for them. Or,
+   * for an AI app, the payments it asked for under its grant: only those are listed, beside the
+   * wallet's totals.
+   */
+  proven: readonly string[] | { paymentIds: readonly string[] };
   limits: SpendingLimits;
   period?: Period | undefined;
 };
@@ -30,7 +34,8 @@ export async function spendingAnswer({ db, env, wallets, proven, limits, period 
     return { connected: false, summary: "No wallet is connected, so there is no spending to show. Connect a wallet first." };
   }
   // For a wallet merely named: the totals and what is left, as the chain already shows them.
-  const history = proven.length === wallets.length;
+  const ownPayments = "paymentIds" in proven;
+  const history = ownPayments || proven.length === wallets.length;
   // Loaded by the first spending question, not with the chat route (cold start).
   const { getLimitUse } = await import("@/lib/payments/spending-report");
   const use = await getLimitUse({ db, env, wallets, history: proven, limits });
@@ -49,6 +54,7 @@ export async function spendingAnswer({ db, env, wallets, proven, limits, period 
     periods,
     perPaymentLimitUsd: formatUsd(limits.perPayment),
     ...(history ? {} : { history: "Sign in with this wallet (Budget → Show my payments) to see which payments these are." }),
+    ...(ownPayments ? { history: "Only the payments this app asked for are listed; the totals count all of the wallet's payments." } : {}),
     recentPayments: use.recent.map((payment) => ({
       service: payment.service,
       amountUsd: formatUsd(payment.amount),

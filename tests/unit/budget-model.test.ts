@@ -29,11 +29,20 @@ describe("budget meters", () => {
       period: "day",
       spentUsd: "0.1",
       limitUsd: "0.3",
+      heldUsd: "0",
       leftUsd: "0.2",
       usedPerMille: 333,
       reached: false,
     });
     expect(periodMeter("day", "0.004", "1").leftUsd).toBe("0.996");
+  });
+
+  it("leave out of what is left what is held and not settled: a signed maximum the service may still collect", () => {
+    // $0.015 held against a daily limit of $0.02 with nothing spent: $0.005 left for a new payment, the fill still at what was spent.
+    expect(periodMeter("day", "0", "0.02", "0.015")).toMatchObject({ heldUsd: "0.015", leftUsd: "0.005", usedPerMille: 0, reached: false });
+    expect(periodMeter("day", "0.01", "0.02", "0.015")).toMatchObject({ leftUsd: "0", reached: true });
+    const meters = budgetMeters([{ period: "day", spentUsd: "0.004", since: "2026-11-22T08:00:00.000Z", heldUsd: "0.5" }], { daily: "1", weekly: "5", monthly: "20" });
+    expect(meters[0]).toMatchObject({ heldUsd: "0.5", leftUsd: "0.496" });
   });
 
   it("show a limit lowered below what was spent as full, with nothing left", () => {

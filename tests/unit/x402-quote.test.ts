@@ -96,7 +96,7 @@ describe("x402 quotes", () => {
     const sent = JSON.parse(Buffer.from(headers["X-PAYMENT"] ?? "", "base64").toString("utf8")) as Record<string, unknown>;
     expect(sent).toMatchObject({ x402Version: 1, scheme: "exact", network: "base-sepolia", payload: { signature } });
     const authorization = authorizationOf(payload);
-    expect(authorization.nonce).toBe(quote.nonce);
+    expect(authorization.nonce).toBe(quote.exposure.instrument);
     expect(
       await verifyTypedData({
         address: wallet.address,
@@ -188,7 +188,7 @@ describe("x402 quotes", () => {
       const after = Math.floor(Date.now() / 1000);
       // What the wallet signs, what the payload carries and what the quote says all agree.
       const signed = Number(typedDataOf(quote).message.validBefore);
-      expect(signed).toBe(quote.validBefore);
+      expect(signed).toBe(quote.exposure.until);
       expect(Number(authorizationOf(quote.unsignedPayload).validBefore)).toBe(signed);
       expect(signed).toBeGreaterThanOrEqual(before + MAX_AUTHORIZATION_SECONDS);
       expect(signed).toBeLessThanOrEqual(after + MAX_AUTHORIZATION_SECONDS);
@@ -206,7 +206,7 @@ describe("x402 quotes", () => {
     // A window shorter than the cap is kept as asked.
     const short = await quoteOf({ ...v2Required, accepts: [{ ...asked, maxTimeoutSeconds: 60 }] });
     if ("code" in short) throw new Error(short.message);
-    expect(short.validBefore).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 60);
+    expect(short.exposure.until).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 60);
   });
 });
 

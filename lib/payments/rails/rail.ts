@@ -35,12 +35,34 @@ export type PayableRequirement = {
 
 export type RequirementVerdict = ({ payable: true } & PayableRequirement) | { payable: false; reason: string };
 
-/** A payment ready for the payer's wallet: what it signs, and the x402 payload its signature completes. */
+/**
+ * What a signed payment exposes (docs/contract.md, section 12, "What can still move stays
+ * counted"): what can still leave the payer's wallet because of the signature, and what ends
+ * that. Every scheme states it when it prepares a payment. The core counts `amount` against the
+ * limits from the reservation until the chain shows the instrument spent (then what moved is
+ * counted) or the window has ended with it unspent (then, and only then, it is released); no
+ * service's or facilitator's word lowers or releases it.
+ */
+export type Exposure = {
+  /** The most that can move, in the asset's atomic units: the price; for a usage-priced payment, its maximum. */
+  amount: bigint;
+  /**
+   * The one-time instrument the chain marks spent when the money moves, by which the chain is
+   * asked about it later: an EIP-3009 authorization's nonce (x402 `exact`, MPP's charge), a
+   * Permit2 nonce (`upto`), a Solana transaction (its message's hash and blockhash).
+   */
+  instrument: string;
+  /**
+   * Unix seconds: the window's end, as the person is told it. Whether the chain is past it is
+   * the scheme's to say (`paymentState`'s `expired`), as its contract reads it: EIP-3009 from
+   * `validBefore` on, Permit2 only after the deadline, Solana past the blockhash's last height.
+   */
+  until: number;
+};
+
+/** A payment ready for the payer's wallet: what it signs, what that exposes, and the x402 payload its signature completes. */
 export type PreparedPayment = {
-  /** The authorization's one-time id on chain (EIP-3009: its nonce): how the chain is asked about it later. */
-  nonce: string;
-  /** Unix seconds: the authorization is collectable until then, never longer. */
-  validBefore: number;
+  exposure: Exposure;
   /** What the wallet signs, in the rail's form: EIP-712 typed data on EVM, a wire transaction (base64) on Solana. */
   toSign: unknown;
   /** Which of the two: what the page asks the wallet for. */
@@ -88,7 +110,7 @@ export type ChainPaymentState =
   | { state: "used"; txHash: string | undefined; amount?: bigint }
   /** Cancelled by the payer before use: nothing moved and nothing can. */
   | { state: "canceled" }
-  /** Not used yet; `expired` once the chain's own clock is past its validBefore. */
+  /** Not used yet; `expired` once the chain shows the exposure's window ended (the scheme's own reading of it). */
   | { state: "unused"; expired: boolean };
 
 /** The wallet's signed grant to an agent budget's session key (docs/contract.md, section 9), as the core holds it. */
@@ -159,19 +181,22 @@ export interface PaymentScheme {
   /** The x402 payload completed with the wallet's answer (and its signature of the `permit`, when it gave one). */
   complete(prepared: PreparedPayment, signed: string, permitSigned?: string): PaymentPayload;
   /**
-   * Whether the payment's authorization was used on chain, and where. `claimed`: the transaction
-   * a service says settled it, which counts only when the chain shows it moving exactly this
-   * authorization. `unused` and `expired` together release the payment, so they are answered
-   * only when the chain has shown everything since `from`. Throws when the chain cannot be
-   * asked, or cannot tell (the trace could not be followed back to `from`).
+   * Whether the payment's exposure was spent on chain (its instrument used), and where.
+   * `claimed`: the transaction a service says settled it, which counts only when the chain shows
+   * it moving exactly this instrument. `unused` and `expired` together release the payment, so
+   * they are answered only when the chain has shown everything since `from` and its clock is past
+   * the window as the instrument's own contract reads it. Throws when the chain cannot be asked,
+   * or cannot tell (the trace could not be followed back to `from`).
    */
   paymentState(parameters: {
     network: PaymentNetwork;
     payer: string;
     /** Who the payment pays: a usage-priced scheme finds its settlement by the transfer to it. */
     payTo: string;
-    nonce: string;
-    validBefore: Date | undefined;
+    /** The exposure's instrument (PreparedPayment's `exposure.instrument`). */
+    instrument: string;
+    /** The exposure's window end. */
+    until: Date | undefined;
     from: bigint | undefined;
     claimed?: string | undefined;
   }): Promise<ChainPaymentState>;

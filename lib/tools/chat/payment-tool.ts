@@ -28,6 +28,11 @@ export function createPaymentTool(context: ToolContext) {
 
 async function quoteInChat(context: ToolContext, call: ServiceCall) {
   const { agentBudget, silentPayments } = context;
+  // The message's payment without a prompt is claimed now, before the first await, so that two
+  // calls in one step (a model may make them in parallel) cannot both take it; a quote that the
+  // budget does not pay gives it back.
+  const silent = agentBudget !== undefined && silentPayments.left > 0;
+  if (silent) silentPayments.left -= 1;
   const run = context.payments.quote({
     call,
     wallets: context.wallets,
@@ -38,10 +43,9 @@ async function quoteInChat(context: ToolContext, call: ServiceCall) {
       ...(context.quoteAdmission ? { admission: context.quoteAdmission } : {}),
       ...(agentBudget
         ? {
-            budget:
-              silentPayments.left > 0
-                ? { grant: agentBudget, threshold: context.preferences.confirmationThreshold ?? 0n }
-                : { grant: agentBudget, withheld: "Your agent budget pays at most one payment without asking for each message you send; this one, in the same reply, needs your wallet's approval." },
+            budget: silent
+              ? { grant: agentBudget, threshold: context.preferences.confirmationThreshold ?? 0n }
+              : { grant: agentBudget, withheld: "Your agent budget pays at most one payment without asking for each message you send; this one, in the same reply, needs your wallet's approval." },
           }
         : {}),
     },
@@ -49,7 +53,7 @@ async function quoteInChat(context: ToolContext, call: ServiceCall) {
   });
   for await (const update of run.events) context.writer.payment(toPaymentStatus(update));
   const result = await run.result;
-  if (result.kind === "quoted" && result.quote.facts.paidFrom === "agent-budget") silentPayments.left -= 1;
+  if (silent && !(result.kind === "quoted" && result.quote.facts.paidFrom === "agent-budget")) silentPayments.left += 1;
   const notice = noticeOf(result);
   if (notice) context.writer.error(notice);
   const end = endOf(result);

@@ -3,7 +3,7 @@
 // chain shows the settlement exactly the Transfer's amount is counted and the rest released; a
 // service that used nothing settles nothing and nothing is charged. Real anvil, Circle's USDC,
 // Permit2 and the sandbox's upto proxy, the real @x402 packages.
-import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, maxUint256, parseEther, type Hex } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, erc20Abi, getAddress, http, maxUint256, parseEther, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -15,7 +15,8 @@ import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { parseServerEnv } from "@/lib/env";
 import { createQuote } from "@/lib/payments/quote";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
-import { findPayment, recentPayments } from "@/lib/payments/ledger";
+import { countedSince, findPayment, recentPayments } from "@/lib/payments/ledger";
+import { getSpendingReport } from "@/lib/payments/spending-report";
 import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
 import { createRateLimiter } from "@/lib/rate-limit";
@@ -24,6 +25,9 @@ import { spendingAnswer } from "@/lib/tools/spending";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { createChatTools } from "@/lib/tools/chat";
 import { startSandbox, type Sandbox } from "@/sandbox";
+import { sandboxAccounts } from "@/sandbox/accounts";
+import { startFacilitator } from "@/sandbox/facilitator";
+import { freePort } from "@/sandbox/ports";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import {
   finishOf,
@@ -145,24 +149,100 @@ describe("paying an upto service through the chat", () => {
     const page = (await (await history("json")).json()) as HistoryPage;
     expect(page.payments).toEqual([expect.objectContaining({ amountUsd: formatUsd(charged), upToUsd: "0.02", upTo: words })]);
     const csv = (await (await history("csv")).text()).trimEnd().split("\r\n");
-    expect(csv[0]?.endsWith(",up_to_usdc")).toBe(true);
-    expect(csv[1]?.endsWith(",0.02")).toBe(true);
+    expect(csv[0]?.endsWith(",up_to_usdc,collected_late")).toBe(true);
+    expect(csv[1]?.endsWith(",0.02,")).toBe(true);
     expect(csv[1]).toContain(`,${formatUsd(charged)},0,${formatUsd(charged)},`);
     await chat.close();
   });
 
-  test("zero: a service that used nothing settles nothing, and nothing is charged", async () => {
+  test("a service that says it settled nothing and then collects the maximum: held meanwhile, then counted and listed; a second maximum under a daily limit of one is refused until then", async () => {
     const search = sandboxService(sandbox, "doc-search");
+    const maximum = BigInt(search.priceAtomic);
     const chat = await chatPaying({ url: search.url, query: { q: "unicorns" } });
     const payer = await payerWithPermit2();
-    const quoted = await requestQuote(chat, payer, "Search for unicorns");
-    const lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    // Room for one maximum a day, not two: $0.02 against $0.015 each.
+    const limits = { ...generousLimits, daily: "0.02" };
+    const quoted = await requestQuote(chat, payer, "Search for unicorns", limits);
+    const signature = await signPermit(payer, quoted.status);
+    const lines = await collectLines(await sendApproval(chat, quoted, signature));
+    // Delivered, charged nothing so far, and the maximum held until the permit's deadline.
     expect(steps(lines)).toEqual([
       ["submitted", undefined],
       ["delivered", undefined],
     ]);
+    expect(finishOf(lines)?.finishReason).toBe("payment-complete");
+    const typedData = quoted.status.approval?.typedData as NestedTypedDataForWallet;
+    const deadline = new Date(Number((typedData.message as { deadline: string }).deadline) * 1000);
+    const delivered = lines.flatMap((line) => (line.type === "payment" ? [line.payment] : [])).at(-1);
+    expect(delivered?.amount).toMatchObject({ upTo: true, charged: "0" });
+    expect(delivered?.collectableUntil).toBe(deadline.toISOString());
     expect(await balanceOf(payer.address)).toBe(1_000_000n);
-    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: 0n, maxAmount: 15_000n, txHash: null });
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "pending", amount: maximum, maxAmount: maximum, txHash: null });
+    // The model is told the maximum is held, not released.
+    expect(JSON.stringify(lines)).not.toMatch(/released/);
+
+    // The budget panel's report says what is held and until when; the meter leaves it out of what is left.
+    const report = await getSpendingReport({ db: chat.db, env: chat.env, wallet: payer.address, history: true });
+    expect(report.held).toEqual([expect.objectContaining({ paymentId: quoted.status.paymentId, amountUsd: formatUsd(maximum), delivered: true, until: deadline.toISOString() })]);
+    expect(report.periods.find((period) => period.period === "day")).toMatchObject({ spentUsd: "0", heldUsd: formatUsd(maximum) });
+
+    // A second maximum does not fit beside the one held: refused at the quote, nothing signed.
+    const second = await collectLines(await chat.post({ messages: [{ role: "user", content: "Search for unicorns again" }], walletAddress: payer.address, spendingLimits: limits }));
+    expect(steps(second)).toEqual([
+      ["checking", undefined],
+      ["failed", "limit-exceeded"],
+    ]);
+
+    // The facilitator the service named collects the whole maximum with the permit, later.
+    const message = typedData.message as { witness: { facilitator: string } };
+    const requirements: PaymentRequirements = {
+      scheme: "upto",
+      network: sandbox.info.network,
+      amount: maximum.toString(),
+      asset: sandbox.info.usdc.address,
+      payTo: search.payTo,
+      maxTimeoutSeconds: 300,
+      extra: { name: sandbox.info.usdc.name, version: sandbox.info.usdc.version, facilitatorAddress: message.witness.facilitator },
+    };
+    // The sandbox's shared facilitator remembers the settle of nothing and refuses the permit
+    // again, as a careful one would; nothing obliges the one a service names to be careful. Here:
+    // the same key (the address the witness names), without that memory.
+    const own = await startFacilitator({ port: await freePort(), rpcUrl: sandbox.info.rpcUrl, account: sandboxAccounts().facilitator });
+    let collected: Awaited<ReturnType<HTTPFacilitatorClient["settle"]>>;
+    try {
+      collected = await new HTTPFacilitatorClient({ url: own.url }).settle(
+        { x402Version: 2, accepted: requirements, payload: { signature, permit2Authorization: { from: payer.address, ...typedData.message } } },
+        requirements,
+      );
+    } finally {
+      await own.close();
+    }
+    expect(collected, JSON.stringify(collected)).toMatchObject({ success: true, amount: maximum.toString() });
+    expect(await balanceOf(payer.address)).toBe(1_000_000n - maximum);
+
+    // The sweep finds it on chain: counted, listed with the chain's transaction and amount, and
+    // the history says it was collected after the service said it charged nothing.
+    expect(await sweepUnfinishedPayments({ db: chat.db, env: chat.env })).toMatchObject({ settled: 1 });
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: maximum, txHash: collected.transaction });
+    const url = `http://localhost/api/spending/history?wallet=${payer.address}`;
+    const cookie = sessionCookie(new Request(url), payer.address, chat.env).split(";")[0] ?? "";
+    const response = await handleHistoryRequest(new Request(url, { headers: { cookie } }), {
+      env: () => chat.env,
+      database: async () => chat.db,
+      rateLimit: createRateLimiter({ limit: 100, windowMs: 60_000 }),
+    });
+    const page = (await response.json()) as HistoryPage;
+    expect(page.payments).toEqual([
+      expect.objectContaining({
+        paymentId: quoted.status.paymentId,
+        amountUsd: formatUsd(maximum),
+        txHash: collected.transaction,
+        collectedLate: { note: expect.stringMatching(/said it had charged nothing, then collected this on chain later/) },
+      }),
+    ]);
+    const after = await getSpendingReport({ db: chat.db, env: chat.env, wallet: payer.address, history: true });
+    expect(after.held).toEqual([]);
+    expect(after.periods.find((period) => period.period === "day")).toMatchObject({ spentUsd: formatUsd(maximum), heldUsd: "0" });
     await chat.close();
   });
 
@@ -411,6 +491,58 @@ describe("paying an upto service through the chat", () => {
     expect(report).toMatchObject({ settled: 1 });
     expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: 1_234n, maxAmount: 20_000n, txHash: collected.transaction });
     expect(await balanceOf(payer.address)).toBe(1_000_000n - 1_234n);
+    await chat.close();
+  });
+});
+
+describe("a usage-priced maximum held until its permit's deadline", () => {
+  // Its own chain: the clock is moved to the permit's deadline and past it here, which would make
+  // later signatures elsewhere expire.
+  let own: Sandbox;
+  beforeAll(async () => {
+    own = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
+  }, 60_000);
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  test("a service that truly used nothing: the maximum is released after the deadline with the nonce unused, not before, and not at the deadline itself", async () => {
+    const search = sandboxService(own, "doc-search");
+    const maximum = BigInt(search.priceAtomic);
+    const chat = await createTestChat({ tools: createChatTools, env: sandboxEnv(own), model: modelCallingPayForService({ url: search.url, query: { q: "unicorns" } }) });
+    const payer = await newPayer(own, 1_000_000n);
+    await own.fund({ to: payer.address, eth: parseEther("0.1") });
+    await createWalletClient({ account: payer, chain: foundry, transport: http(own.info.rpcUrl) }).writeContract({
+      address: own.info.usdc.address,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [PERMIT2_ADDRESS, maxUint256],
+    });
+    const quoted = await requestQuote(chat, payer, "Search for unicorns");
+    const lines = await collectLines(await sendApproval(chat, quoted, await signPermit(payer, quoted.status)));
+    expect(steps(lines)).toEqual([
+      ["submitted", undefined],
+      ["delivered", undefined],
+    ]);
+    const deadline = Number(((quoted.status.approval?.typedData as NestedTypedDataForWallet).message as { deadline: string }).deadline);
+    const chain = createTestClient({ mode: "anvil", transport: http(own.info.rpcUrl) });
+    const sweep = () => sweepUnfinishedPayments({ db: chat.db, env: chat.env });
+
+    // Before the deadline: held.
+    expect(await sweep()).toMatchObject({ pending: 1, released: 0 });
+    expect(await countedSince(chat.db, payer.address, new Date(0))).toBe(maximum);
+    // At the deadline itself Permit2 still takes the permit (`block.timestamp <= deadline`): held.
+    await chain.setNextBlockTimestamp({ timestamp: BigInt(deadline) });
+    await chain.mine({ blocks: 1 });
+    expect(await sweep()).toMatchObject({ pending: 1, released: 0 });
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "pending", amount: maximum });
+    // One second past it, with the nonce unused, nothing can move any more: released, nothing charged.
+    await chain.setNextBlockTimestamp({ timestamp: BigInt(deadline + 1) });
+    await chain.mine({ blocks: 1 });
+    expect(await sweep()).toMatchObject({ released: 1 });
+    expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: 0n, maxAmount: maximum, txHash: null });
+    expect(await countedSince(chat.db, payer.address, new Date(0))).toBe(0n);
+    expect(await usdcBalance(own)(payer.address)).toBe(1_000_000n);
     await chat.close();
   });
 });

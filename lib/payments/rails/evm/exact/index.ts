@@ -30,7 +30,7 @@ export function createExactEvmScheme(env: RailEnv): PaymentScheme {
         network: configOf(network),
         payer,
         amount,
-        nonce: prepared.nonce,
+        nonce: prepared.exposure.instrument,
         typedData: prepared.toSign as TypedDataForWallet,
         unsignedPayload: prepared.unsignedPayload,
         signature: signed,
@@ -39,16 +39,17 @@ export function createExactEvmScheme(env: RailEnv): PaymentScheme {
     complete(prepared, signed) {
       return withSignature(prepared.unsignedPayload, signed as Hex);
     },
-    async paymentState({ network, payer, nonce, validBefore, from: fromBlock, claimed }) {
+    async paymentState({ network, payer, instrument, until, from: fromBlock, claimed }) {
+      const nonce = instrument as Hex;
       // A service's claim is checked first, on its own receipt: one read when it is true.
-      if (claimed && (await usedInTransaction({ network: configOf(network), authorizer: evmPayer(payer), nonce: nonce as Hex, txHash: claimed }))) {
+      if (claimed && (await usedInTransaction({ network: configOf(network), authorizer: evmPayer(payer), nonce, txHash: claimed }))) {
         return { state: "used", txHash: claimed };
       }
       const state = await getAuthorizationState({
         network: configOf(network),
         authorizer: getAddress(payer),
-        nonce: nonce as Hex,
-        validBefore: validBefore ? Math.floor(validBefore.getTime() / 1000) : undefined,
+        nonce,
+        validBefore: until ? Math.floor(until.getTime() / 1000) : undefined,
         fromBlock,
       });
       if (state.state === "used") return { state: "used", txHash: state.txHash };

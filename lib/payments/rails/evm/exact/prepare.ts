@@ -15,7 +15,7 @@ import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment } from "../../rail";
 export const UNSIGNED = `0x${"00".repeat(65)}` as Hex;
 
 /** A payment prepared on EVM: the wallet signs EIP-712 typed data. */
-export type EvmPreparedPayment = PreparedPayment & { toSign: TypedDataForWallet; nonce: Hex; signs: "typed-data" };
+export type EvmPreparedPayment = PreparedPayment & { toSign: TypedDataForWallet; signs: "typed-data" };
 
 export type PrepareEvmPaymentParameters = {
   paymentRequired: PaymentRequired;
@@ -56,7 +56,9 @@ export async function prepareEvmPayment({ paymentRequired, requirements, payer }
   if (!Number.isSafeInteger(validBefore) || validBefore > Math.floor(Date.now() / 1000) + MAX_AUTHORIZATION_SECONDS || validBefore < quotedAt) {
     throw new Error("the x402 client built an authorization outside the allowed window");
   }
-  return { nonce: authorization.nonce, validBefore, toSign: captured, signs: "typed-data", unsignedPayload };
+  // EIP-3009: the authorization's value can move, once, until validBefore (exclusive).
+  const exposure = { amount: BigInt(authorization.value), instrument: authorization.nonce, until: validBefore };
+  return { exposure, toSign: captured, signs: "typed-data", unsignedPayload };
 }
 
 /**

@@ -70,7 +70,8 @@ export function createMppChargeEvmScheme(env: RailEnv): PaymentScheme {
       };
       // The payload in x402's form, as exact's checks read it; lib/mpp/service-call.ts turns it into the credential.
       const unsignedPayload: PaymentPayload = { x402Version: 2, accepted: requirement.requirements, payload: { authorization, signature: UNSIGNED } };
-      return { nonce, validBefore, toSign, signs: "typed-data", unsignedPayload };
+      // The same EIP-3009 exposure as x402 `exact`: the value, once, until validBefore.
+      return { exposure: { amount: requirement.amount, instrument: nonce, until: validBefore }, toSign, signs: "typed-data", unsignedPayload };
     },
     async verify(payment) {
       const verdict = await exact.verify(payment);

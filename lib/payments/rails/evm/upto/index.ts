@@ -56,7 +56,7 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
         network: configOf(network),
         payer,
         amount,
-        nonce: prepared.nonce,
+        nonce: prepared.exposure.instrument,
         typedData: prepared.toSign as NestedTypedDataForWallet,
         unsignedPayload: prepared.unsignedPayload,
         signature: signed,
@@ -66,7 +66,7 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
     complete(prepared, signed, permitSigned) {
       return withUptoSignatures(prepared.unsignedPayload, signed as Hex, prepared.permit ? (permitSigned as Hex | undefined) : undefined);
     },
-    async paymentState({ network, payer, payTo, nonce, validBefore, from: fromBlock, claimed }) {
+    async paymentState({ network, payer, payTo, instrument: nonce, until, from: fromBlock, claimed }) {
       const config = configOf(network);
       const owner = evmPayer(payer);
       const payee = getAddress(payTo);
@@ -80,7 +80,7 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
         owner,
         nonce,
         payTo: payee,
-        deadline: validBefore ? Math.floor(validBefore.getTime() / 1000) : undefined,
+        deadline: until ? Math.floor(until.getTime() / 1000) : undefined,
         fromBlock,
       });
       if (state.state === "used") {

@@ -81,7 +81,11 @@ export async function prepareUptoPayment({
   if (!Number.isSafeInteger(deadline) || deadline > Math.floor(Date.now() / 1000) + MAX_AUTHORIZATION_SECONDS || deadline < quotedAt) {
     throw new Error("the x402 client built a permit outside the allowed window");
   }
-  return { nonce: authorization.nonce, validBefore: deadline, toSign: captured, signs: "typed-data", unsignedPayload, ...(permit ? { permit } : {}) };
+  // Permit2: up to the permitted maximum can move, once (the nonce), while the chain's time is at
+  // or before the deadline; a settle of less, or of nothing, leaves the rest unspendable only
+  // once the nonce is used.
+  const exposure = { amount: BigInt(authorization.permitted.amount), instrument: authorization.nonce, until: deadline };
+  return { exposure, toSign: captured, signs: "typed-data", unsignedPayload, ...(permit ? { permit } : {}) };
 }
 
 /** The x402 client's payload, and every typed data it asked the signer for, in order. */

@@ -84,9 +84,14 @@ export function createExactSolanaScheme(env: RailEnv): PaymentScheme {
       const unsigned = (unsignedPayload.payload as { transaction?: unknown }).transaction;
       if (typeof unsigned !== "string") throw new Error("the x402 client built a payload without a transaction");
       const { messageBytes, blockhash } = readTransaction(unsigned);
+      // The transfer of exactly the price can land once, while its blockhash lives; the instrument
+      // is the quoted message (its hash) and that blockhash.
       return {
-        nonce: `${messageHash(messageBytes)}.${blockhash}`,
-        validBefore: quotedAt + BLOCKHASH_LIFETIME_SECONDS,
+        exposure: {
+          amount: requirement.amount,
+          instrument: `${messageHash(messageBytes)}.${blockhash}`,
+          until: quotedAt + BLOCKHASH_LIFETIME_SECONDS,
+        },
         toSign: unsigned,
         signs: "transaction",
         unsignedPayload,
@@ -121,9 +126,9 @@ export function createExactSolanaScheme(env: RailEnv): PaymentScheme {
     complete(prepared, signed): PaymentPayload {
       return { ...prepared.unsignedPayload, payload: { ...prepared.unsignedPayload.payload, transaction: signed } };
     },
-    async paymentState({ network, payer, nonce, from, claimed }) {
+    async paymentState({ network, payer, instrument, from, claimed }) {
       const config = configOf(network);
-      const [hash, blockhash = ""] = nonce.split(".");
+      const [hash, blockhash = ""] = instrument.split(".");
       // Whether a landed transaction is this payment: exactly the quoted message, and it succeeded.
       // Undefined when the node lists it and cannot show it.
       const isPayment = async (signature: string) => {
