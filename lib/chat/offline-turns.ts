@@ -199,6 +199,8 @@ function topicOf(raw: string): Topic | undefined {
     const topic = /\b(?:about|on)\s+([a-z]+)/.exec(text)?.[1];
     return { query: "quotation", params: topic ? { topic } : {} };
   }
+  const search = /\bsearch\s+(?:the\s+)?(?:x402\s+)?(?:notes|docs|documentation|library)\s+(?:for|about|on)\s+["“]?([^"”?!.]+)/i.exec(raw);
+  if (search) return { query: "search documentation", params: { q: (search[1] ?? "").trim() } };
   if (/\bsummari[sz]e\b/.test(text)) {
     const quoted = /["“](.+?)["”]/.exec(raw)?.[1];
     return { query: "summarize", params: quoted ? { text: quoted } : {} };

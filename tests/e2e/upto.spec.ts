@@ -48,6 +48,35 @@ test("pays an upto service with the injected wallet: up to the maximum, charged 
   await expect(ui.errors).toHaveCount(0);
 });
 
+test("a service that says it used nothing: delivered, charged $0 so far, and the maximum shown held until its deadline on the card and under the budget", async ({ page }) => {
+  test.setTimeout(120_000);
+  const info = sandboxInfo();
+  const { privateKey } = await newSandboxAccount({ usdc: TEST_WALLET_USDC, eth: 10n ** 17n });
+  const owner = createWalletClient({ account: privateKeyToAccount(privateKey), chain: { ...foundry, id: info.chainId }, transport: http(info.rpcUrl) });
+  await owner.writeContract({ address: info.usdc.address, abi: erc20Abi, functionName: "approve", args: [PERMIT2, maxUint256] });
+  await installTestWallet(page, { privateKey, rpcUrl: info.rpcUrl, chainId: info.chainId });
+
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("Search the notes for unicorns");
+  const quote = await ui.reply(0);
+  const card = quote.getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await expect(card.getByTestId("payment-total")).toContainText("0.015");
+  await card.getByTestId("approve-payment").click();
+
+  await ui.reply(1);
+  await expect(card).toHaveAttribute("data-status", "delivered");
+  await expect(card.getByTestId("payment-charged")).toContainText("charged $0 so far");
+  await expect(card.getByTestId("payment-held")).toContainText(/\$0\.015 held until \d{1,2}:\d{2}.* unless the service collects it/);
+  // The wallet's approval signed it in: its budget lists what is held, and counts it against what is left.
+  await expect(ui.budget.getByTestId("budget-held-payment")).toContainText("NoteFinder");
+  await expect(ui.budget.getByTestId("budget-held-payment")).toContainText(/held until .* unless the service collects it/);
+  await expect(ui.budget.getByTestId("budget-held-day")).toContainText("$0.015 held");
+  await expect(ui.errors).toHaveCount(0);
+});
+
 test("a fresh wallet, with no Permit2 allowance and no ETH, pays from the page with two signatures: a gasless USDC permit for Permit2, then the payment", async ({ page }) => {
   test.setTimeout(120_000);
   const info = sandboxInfo();

@@ -11,6 +11,9 @@ import { expect } from "vitest";
 import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protocol/lines";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { chainEnvOf, mppServicesOf, type Sandbox, type ServiceDefinition } from "@/sandbox";
+import { handleHistoryRequest, type HistoryEntry } from "@/lib/payments/payment-history";
+import { createRateLimiter } from "@/lib/rate-limit";
+import { sessionCookie } from "@/lib/session";
 import { collectLines, type TestChat } from "./chat";
 
 export function sandboxEnv(sandbox: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
@@ -217,4 +220,20 @@ export async function collectOnChain(world: Sandbox, typedData: TypedDataForWall
   const receipt = await createPublicClient({ transport: http(world.info.rpcUrl) }).waitForTransactionReceipt({ hash });
   expect(receipt.status).toBe("success");
   return hash;
+}
+
+/** The person's history as the page reads it (GET /api/spending/history), from their own signed-in session. */
+export async function historyOf(target: Pick<TestChat, "db" | "env">, wallet: string, format: "json" | "csv" = "json"): Promise<Response> {
+  const url = `http://localhost/api/spending/history?wallet=${wallet}&format=${format}`;
+  const cookie = sessionCookie(new Request(url), wallet, target.env).split(";")[0] ?? "";
+  return handleHistoryRequest(new Request(url, { headers: { cookie } }), {
+    env: () => target.env,
+    database: async () => target.db,
+    rateLimit: createRateLimiter({ limit: 100, windowMs: 60_000 }),
+  });
+}
+
+/** The history's payments, newest first. */
+export async function historyPaymentsOf(target: Pick<TestChat, "db" | "env">, wallet: string): Promise<HistoryEntry[]> {
+  return ((await (await historyOf(target, wallet)).json()) as { payments: HistoryEntry[] }).payments;
 }

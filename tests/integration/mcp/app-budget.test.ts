@@ -85,6 +85,8 @@ describe("an app's payment from the open page's agent budget", () => {
     const sessionBefore = await balanceOf(person.session.address);
     const approved = await approve(waiting.paymentId, await signQuote(person.session, waiting.quote));
     expect(approved.status).toBe(200);
+    // The budget's session key pays, but speaks for nobody: its signature starts no session of the wallet's.
+    expect(approved.headers.get("set-cookie")).toBeNull();
 
     expect(await callTool(client, "getPayment", { paymentId: waiting.paymentId, waitSeconds: 10 })).toMatchObject({ status: "delivered", data: { city: "Lisbon" } });
     expect(await balanceOf(person.session.address)).toBe(sessionBefore - BigInt(express().priceAtomic));
@@ -158,6 +160,25 @@ describe("an app's payment from the open page's agent budget", () => {
       expect(past.approvalUrl).toEqual(expect.stringContaining("/approve/"));
       // An hour after the first, it pays without a prompt again.
       expect(await quoteAt(3_600 + 2)).toMatchObject({ paidFrom: "agent budget" });
+    } finally {
+      mcp.setNow(undefined);
+      await client.close();
+    }
+  });
+
+  test("a quote the wallet must sign after all (above the threshold) gives back the budget's slot: a small one right after is paid without a prompt", async () => {
+    const person = await personWithBudget();
+    const client = await connectClient(mcp, person.token);
+    const at = new Date();
+    mcp.setNow(at);
+    try {
+      // A threshold under the express weather's price: this quote asks the wallet.
+      await pageChecksIn(person, 1_000n, person.cookie, at);
+      const above = await callTool(client, "payForService", { url: express().url, query: { city: "Paris" } });
+      expect(above).toMatchObject({ status: "awaiting-approval", approvalUrl: expect.stringContaining("/approve/") });
+      // Within the same 10 s, under a threshold that covers it: the budget pays it.
+      await pageChecksIn(person, 20_000n, person.cookie, at);
+      expect(await callTool(client, "payForService", { url: express().url, query: { city: "Lisbon" } })).toMatchObject({ paidFrom: "agent budget" });
     } finally {
       mcp.setNow(undefined);
       await client.close();

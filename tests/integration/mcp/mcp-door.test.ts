@@ -171,6 +171,39 @@ describe("an AI app with an access grant", () => {
     await client.close();
   });
 
+  test("getSpending tells an app the wallet's totals and its own payments, not the rest of the wallet's history", async () => {
+    // A door of its own (grants count against the endpoint's rate limit), whose chat pays the premium weather.
+    const door = await createTestMcp({ env: sandboxEnv(sandbox), model: modelCallingPayForService({ url: premium().url, query: { city: "London" } }) });
+    try {
+      const payer = await newPayer(sandbox);
+      // The chat pays the premium weather: the wallet's, not the app's.
+      const asked = { messages: [{ role: "user", content: "What's the weather in London with QuickWeather Pro?" }], walletAddress: payer.address, spendingLimits: { daily: "1", weekly: "5", monthly: "20", perPayment: "0.05" } };
+      const chatQuote = paymentsOf(await collectLines(await door.chat.post(asked))).find((line) => line.status === "awaiting-signature");
+      if (!chatQuote) throw new Error("the chat quoted nothing");
+      const paidInChat = await collectLines(await door.chat.post({ ...asked, payment: { paymentId: chatQuote.paymentId, token: chatQuote.approval?.token, signature: await signQuote(payer, chatQuote) } }));
+      const chatPayment = finishOf(paidInChat);
+      expect(chatPayment).toMatchObject({ finishReason: "payment-complete", txHash: expect.any(String) });
+
+      // The app pays one of its own.
+      const roomy = { daily: 100_000n, weekly: 500_000n, monthly: 1_000_000n, perPayment: 50_000n };
+      const { client } = await grantedClient(payer, roomy, door);
+      const quoted = await quoteWeather(client);
+      const page = await readForPage(String(quoted.paymentId), undefined, door);
+      expect((await approveInPage(String(quoted.paymentId), await signQuote(payer, page.body.quote), door)).response.status).toBe(200);
+
+      const spending = await callTool(client, "getSpending", { period: "day" });
+      // Both count against the totals...
+      expect(spending.periods).toEqual([expect.objectContaining({ period: "day", spentUsd: "0.02" })]);
+      // ...and only the app's own payment is named.
+      expect(spending.recentPayments).toEqual([expect.objectContaining({ service: "QuickWeather Pro", status: "settled" })]);
+      expect(JSON.stringify(spending)).not.toContain(String(chatPayment?.txHash));
+      expect(spending.history).toMatch(/Only the payments this app asked for are listed/);
+      await client.close();
+    } finally {
+      await door.close();
+    }
+  });
+
   test("two approvals at once, one through the chat and one through the page for the app, under a limit for one: one pays", async () => {
     const payer = await newPayer(sandbox);
     const limits = { daily: "0.015", weekly: "0.1", monthly: "0.5", perPayment: "0.05" };
@@ -370,6 +403,29 @@ describe("what the door refuses", () => {
       expect(await call.text()).toMatch(/revoked/);
     } finally {
       mcp.setNow(undefined);
+    }
+  });
+
+  test("a body sent as another media type, even one that names application/json in a parameter, is refused with 415 before it is read", async () => {
+    // A door of its own: these requests count against the grants endpoint's rate limit.
+    const door = await createTestMcp({ env: sandboxEnv(sandbox) });
+    try {
+      const payer = await newPayer(sandbox, 0n);
+      const grant = newGrant(payer.address, oneADay);
+      const signature = await payer.signTypedData(grantTypedData(grant, sandbox.info.chainId));
+      const cookie = await signIn(door, payer, sandbox.info.chainId);
+      // What a form on another site may send without asking (no CORS preflight), with the wallet's own cookie.
+      for (const contentType of ["text/plain; charset=application/json", "text/plain", "application/jsonx"]) {
+        const issued = await door.fetch(`${ORIGIN}/api/mcp/grants`, { method: "POST", headers: { "content-type": contentType, cookie }, body: JSON.stringify({ grant, chainId: sandbox.info.chainId, signature }) });
+        expect([contentType, issued.status]).toEqual([contentType, 415]);
+        const revoked = await door.fetch(`${ORIGIN}/api/mcp/grants`, { method: "DELETE", headers: { "content-type": contentType, cookie }, body: JSON.stringify({ id: grant.id }) });
+        expect([contentType, revoked.status]).toEqual([contentType, 415]);
+      }
+      // The same body as JSON is taken.
+      const issued = await door.fetch(`${ORIGIN}/api/mcp/grants`, { method: "POST", headers: { "content-type": "application/json; charset=utf-8", cookie }, body: JSON.stringify({ grant, chainId: sandbox.info.chainId, signature }) });
+      expect(issued.status).toBe(201);
+    } finally {
+      await door.close();
     }
   });
 

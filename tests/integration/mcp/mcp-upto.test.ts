@@ -125,3 +125,35 @@ describe("an upto payment through MCP", () => {
     await client.close();
   });
 });
+
+describe("an upto service that says it settled nothing, through MCP", () => {
+  test("the app reads it delivered, charged $0 so far with the maximum held until the deadline, and the grant's limits count it", async () => {
+    const payer = await payerWithPermit2();
+    const limits = { daily: 100_000n, weekly: 500_000n, monthly: 1_000_000n, perPayment: 50_000n };
+    const { body } = await issueGrant(mcp, payer, newGrant(payer.address, limits), sandbox.info.chainId);
+    const client = await connectClient(mcp, body.token ?? "");
+    const search = sandboxService(sandbox, "doc-search");
+    const quoted = await callTool(client, "payForService", { url: search.url, query: { q: "unicorns" } });
+    const paymentId = String(quoted.paymentId);
+    const page = (await (await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`)).json()) as { quote: PaymentStatus };
+    const typedData = page.quote.approval?.typedData as NestedTypedDataForWallet;
+    const signature = await payer.signTypedData({
+      domain: typedData.domain,
+      types: typedData.types,
+      primaryType: typedData.primaryType,
+      message: nestedTypedDataMessage(typedData),
+    } as Parameters<PrivateKeyAccount["signTypedData"]>[0]);
+    const approved = await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ signature }) });
+    expect(approved.status).toBe(200);
+    const deadline = new Date(Number((typedData.message as { deadline: string }).deadline) * 1000).toISOString();
+
+    const outcome = await callTool(client, "getPayment", { paymentId, waitSeconds: 10 });
+    expect(outcome).toMatchObject({ status: "delivered", upTo: "up to $0.015, charged $0 so far", held: { usd: "0.015", until: deadline } });
+    expect(String(outcome.summary)).toMatch(/stays held against your limits until .* unless/);
+    expect(await findPayment(mcp.db, paymentId)).toMatchObject({ status: "pending", amount: 15_000n });
+    // The grant's limits count the maximum while it is held.
+    const spending = await callTool(client, "getSpending", { period: "day" });
+    expect(spending).toMatchObject({ periods: [{ period: "day", spentUsd: "0.015" }], recentPayments: [{ status: "pending" }] });
+    await client.close();
+  });
+});

@@ -16,6 +16,7 @@ import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/cha
 import {
   collectOnChain,
   finishOf as finish,
+  historyPaymentsOf,
   modelCallingPayForService,
   newPayer as fundedPayer,
   paymentsOf as payments,
@@ -276,6 +277,10 @@ describe("paid means paid, over MPP", () => {
       expect(await sweepUnfinishedPayments({ db: chat.db, env: chat.env })).toMatchObject({ settled: 1 });
       expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", txHash: collected });
       expect(await balanceOf(payer.address)).toBe(before - BigInt(entry.priceAtomic));
+      // Told it was pending, the person finds it in their history with why it is there.
+      expect(await historyPaymentsOf(chat, payer.address)).toEqual([
+        expect.objectContaining({ txHash: collected, protocol: "mpp", collectedLate: { note: expect.stringMatching(/collected it on chain later/) } }),
+      ]);
     } finally {
       await chat.close();
     }

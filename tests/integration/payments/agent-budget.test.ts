@@ -165,6 +165,54 @@ describe("paying from the agent budget", () => {
     await target.close();
   });
 
+  test("two paid calls made in parallel in one step get one payment without a prompt, not two", async () => {
+    const weather = sandboxService(sandbox, "weather-budget");
+    const finishStep = (unified: "stop" | "tool-calls"): LanguageModelV4StreamPart => ({
+      type: "finish",
+      finishReason: { unified, raw: undefined },
+      usage: { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } },
+    });
+    // Both calls in the model's first step: the SDK runs their tools side by side.
+    const parallel = new MockLanguageModelV4({
+      doStream: async ({ prompt }) => {
+        const parts: LanguageModelV4StreamPart[] = prompt.some((message) => message.role === "tool")
+          ? [{ type: "text-start", id: "1" }, { type: "text-delta", id: "1", delta: "Done." }, { type: "text-end", id: "1" }, finishStep("stop")]
+          : [
+              { type: "tool-call", toolCallId: "c1", toolName: "payForService", input: JSON.stringify({ url: weather.url, query: { city: "Lisbon" } }) },
+              { type: "tool-call", toolCallId: "c2", toolName: "payForService", input: JSON.stringify({ url: weather.url, query: { city: "Paris" } }) },
+              finishStep("tool-calls"),
+            ];
+        return { stream: convertArrayToReadableStream(parts) };
+      },
+    });
+    const target = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: parallel });
+    const budget = await newBudget({ maxAmount: 50_000n });
+    const lines = await collectLines(
+      await target.post({
+        messages: [{ role: "user", content: "Weather in Lisbon and Paris, please" }],
+        walletAddress: budget.wallet.address,
+        spendingLimits: generousLimits,
+        preferences: { confirmationThreshold: threshold },
+        agentBudget: budget.grant,
+      }),
+    );
+    const quotes = payments(lines).filter((status) => status.status === "awaiting-signature");
+    expect(quotes).toHaveLength(2);
+    expect(quotes.filter((status) => status.paidFrom === "agent-budget")).toHaveLength(1);
+    await target.close();
+  });
+
+  test("an approval the budget's session key signed pays, but starts no session for the wallet", async () => {
+    const budget = await newBudget({ maxAmount: 50_000n });
+    const quoted = await quoteWith(budget, "What's the weather in Lisbon?");
+    expect(quoted.status.paidFrom).toBe("agent-budget");
+    const response = await approve(chat, quoted, await sign(budget.session, quoted.status));
+    expect(response.status).toBe(200);
+    expect(finish(await collectLines(response))?.finishReason).toBe("payment-complete");
+    // Whoever holds the hot session key cannot read the wallet's history with it.
+    expect(response.headers.get("set-cookie")).toBeNull();
+  });
+
   test("a payment above the confirmation threshold is quoted for the wallet, and says why", async () => {
     const budget = await newBudget({ maxAmount: 50_000n });
     const translate = sandboxService(sandbox, "translate");

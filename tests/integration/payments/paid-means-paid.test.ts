@@ -19,6 +19,7 @@ import { startStallingRpc } from "@/tests/helpers/stalling-rpc";
 import {
   finishOf,
   generousLimits,
+  historyPaymentsOf,
   newPayer,
   payingModel,
   paymentsOf,
@@ -177,6 +178,10 @@ describe("paid means paid", () => {
     const record = await expectSettled(target, quoted.status.paymentId, txHash);
     expect(record?.settledAt).toBeInstanceOf(Date);
     expect((record?.outcome as PaymentStatus | undefined)?.reason?.code).toBe("not-delivered");
+    // The person was told it was pending; their history now lists it, with why it is there.
+    expect(await historyPaymentsOf(target, payer.address)).toEqual([
+      expect.objectContaining({ txHash, amountUsd: "0.004", collectedLate: { note: expect.stringMatching(/answer failed .* collected it on chain later, without delivering its data/) } }),
+    ]);
     await target.close();
   });
 

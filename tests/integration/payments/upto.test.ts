@@ -32,6 +32,7 @@ import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/cha
 import {
   finishOf,
   generousLimits,
+  historyPaymentsOf,
   modelCallingPayForService,
   newPayer,
   requestQuote,
@@ -224,15 +225,7 @@ describe("paying an upto service through the chat", () => {
     // the history says it was collected after the service said it charged nothing.
     expect(await sweepUnfinishedPayments({ db: chat.db, env: chat.env })).toMatchObject({ settled: 1 });
     expect(await findPayment(chat.db, quoted.status.paymentId)).toMatchObject({ status: "settled", amount: maximum, txHash: collected.transaction });
-    const url = `http://localhost/api/spending/history?wallet=${payer.address}`;
-    const cookie = sessionCookie(new Request(url), payer.address, chat.env).split(";")[0] ?? "";
-    const response = await handleHistoryRequest(new Request(url, { headers: { cookie } }), {
-      env: () => chat.env,
-      database: async () => chat.db,
-      rateLimit: createRateLimiter({ limit: 100, windowMs: 60_000 }),
-    });
-    const page = (await response.json()) as HistoryPage;
-    expect(page.payments).toEqual([
+    expect(await historyPaymentsOf(chat, payer.address)).toEqual([
       expect.objectContaining({
         paymentId: quoted.status.paymentId,
         amountUsd: formatUsd(maximum),
@@ -524,7 +517,8 @@ describe("a usage-priced maximum held until its permit's deadline", () => {
       ["submitted", undefined],
       ["delivered", undefined],
     ]);
-    const deadline = Number(((quoted.status.approval?.typedData as NestedTypedDataForWallet).message as { deadline: string }).deadline);
+    const permit = quoted.status.approval?.typedData as NestedTypedDataForWallet | undefined;
+    const deadline = Number((permit?.message as { deadline?: string } | undefined)?.deadline);
     const chain = createTestClient({ mode: "anvil", transport: http(own.info.rpcUrl) });
     const sweep = () => sweepUnfinishedPayments({ db: chat.db, env: chat.env });
 
