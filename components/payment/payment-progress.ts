@@ -46,18 +46,26 @@ export function stepIndex(status: PaymentStatusName): number | undefined {
  * status the card has shown before (a failure happens at that step or after it).
  */
 export function paymentSteps(
-  payment: Pick<PaymentStatus, "status" | "txHash" | "reason">,
+  payment: Pick<PaymentStatus, "status" | "txHash" | "reason" | "collectableUntil"> & { amount?: PaymentStatus["amount"] },
   furthest = 0,
 ): PaymentStep[] {
   const reached = stepIndex(payment.status);
   if (reached !== undefined) {
-    return stepOrder.map((name, index) => ({
-      name,
-      label: stepLabels[name],
-      // The last step, once reached, is as done as it will ever be.
-      state: index < reached || (index === reached && name === "delivered") ? "done" : index === reached ? "current" : "upcoming",
-      current: index === reached,
-    }));
+    // Delivered with nothing settled on chain (a usage-priced service that says it used nothing):
+    // the chain step is not ticked, and says whether the signed maximum is still held.
+    const unsettled = payment.status === "delivered" && !payment.txHash && payment.amount?.charged !== undefined;
+    return stepOrder.map((name, index) => {
+      if (unsettled && name === "confirmed") {
+        return { name, label: payment.collectableUntil ? "Nothing settled yet" : "Nothing charged", state: "upcoming" as const, current: false };
+      }
+      return {
+        name,
+        label: stepLabels[name],
+        // The last step, once reached, is as done as it will ever be.
+        state: index < reached || (index === reached && name === "delivered") ? ("done" as const) : index === reached ? ("current" as const) : ("upcoming" as const),
+        current: index === reached,
+      };
+    });
   }
   const code: string | undefined = payment.reason?.code;
   // Money moved once there is a transaction: everything up to the chain is done.

@@ -69,6 +69,9 @@ test("a service that says it used nothing: delivered, charged $0 so far, and the
   await ui.reply(1);
   await expect(card).toHaveAttribute("data-status", "delivered");
   await expect(card.getByTestId("payment-charged")).toContainText("charged $0 so far");
+  // Nothing reached the chain: its step is not ticked.
+  await expect(card).toContainText("Nothing settled yet");
+  await expect(card).not.toContainText("Confirmed on chain");
   await expect(card.getByTestId("payment-held")).toContainText(/\$0\.015 held until \d{1,2}:\d{2}.* unless the service collects it/);
   // The wallet's approval signed it in: its budget lists what is held, and counts it against what is left.
   await expect(ui.budget.getByTestId("budget-held-payment")).toContainText("NoteFinder");

@@ -30,6 +30,20 @@ describe("payment steps", () => {
     expect(delivered.filter((step) => step.current).map((step) => step.name)).toEqual(["delivered"]);
   });
 
+  test("delivered with nothing settled on chain: the chain step is not ticked, and says whether the maximum is still held", () => {
+    const base = samplePaymentStatus({ status: "delivered" });
+    const held = paymentSteps({ ...base, txHash: undefined, amount: { ...base.amount, upTo: true, charged: "0" }, collectableUntil: "2030-01-01T12:00:00.000Z" });
+    expect(held.map((step) => [step.label, step.state])).toEqual([
+      ["Checking", "done"],
+      ["Waiting for your approval", "done"],
+      ["Submitted", "done"],
+      ["Nothing settled yet", "upcoming"],
+      ["Delivered", "done"],
+    ]);
+    const released = paymentSteps({ ...base, txHash: undefined, amount: { ...base.amount, upTo: true, charged: "0" } });
+    expect(released[3]).toMatchObject({ label: "Nothing charged", state: "upcoming" });
+  });
+
   test("a failure stops at the step its reason belongs to, or where the card last saw it", () => {
     expect(states(failed("limit-exceeded"))).toEqual(["failed", "upcoming", "upcoming", "upcoming", "upcoming"]);
     expect(states(failed("rejected"))).toEqual(["done", "failed", "upcoming", "upcoming", "upcoming"]);
