@@ -3,18 +3,9 @@
 // every query is plain SQL that runs on either.
 import type { PoolConfig } from "pg";
 import { migrate } from "./migrations";
+import type { Database, Queryable, Row } from "./queryable";
 
-export type Row = Record<string, unknown>;
-
-export interface Queryable {
-  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
-}
-
-export interface Database extends Queryable {
-  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
+export type { Database, Queryable, Row } from "./queryable";
 
 export type OpenDatabaseParameters = {
   /** A postgres:// URL; unset means PGlite. */

@@ -1,5 +1,5 @@
 // The schema, as an ordered list of migrations that run once each, on PGlite and Postgres alike.
-import type { Database } from "./client";
+import type { Database } from "./queryable";
 
 // Each statement runs on its own: the extended query protocol takes one statement at a time.
 type Migration = { id: number; name: string; statements: string[] };

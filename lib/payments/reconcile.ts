@@ -23,11 +23,11 @@ import {
   markFailed,
   markPending,
   markSettled,
+  STALE_RESERVATION_MS,
   type PaymentRecord,
 } from "./ledger";
 import type { PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentOutcome } from "./payment";
 import type { PaymentRail, PaymentScheme } from "./rails/rail";
-import { STALE_RESERVATION_MS } from "./sweep";
 
 /** The longest one reconciliation may wait on the chain before calling the answer unknown. */
 const CHAIN_TIMEOUT_MS = 12_000;

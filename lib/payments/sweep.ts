@@ -3,16 +3,11 @@
 // (lib/payments/reconcile.ts) on the first use of a database and then at most every minute. The
 // due check is a ledger read; the chains' code is loaded only when a payment needs asking about.
 import type { Database } from "@/lib/db";
-import { claimSweep, lastSweepAt, markChecked, unfinishedPayments } from "./ledger";
+import { claimSweep, lastSweepAt, markChecked, STALE_RESERVATION_MS, unfinishedPayments } from "./ledger";
 import type { RailEnv } from "./rails";
 
 /** Sweeps run at most this often, across every process sharing the database. */
 export const SWEEP_EVERY_MS = 60_000;
-/**
- * A reservation untouched this long has no request behind it any more: the paid call, its
- * reconciliation and the stream's deadline all end well within it.
- */
-export const STALE_RESERVATION_MS = 2 * 60_000;
 const SWEEP_BATCH = 25;
 
 export type SweepReport = { checked: number; settled: number; released: number; pending: number; skipped: number };
