@@ -16,7 +16,7 @@ import { chatStreamHeaders, type FinishMetadata, type StreamError } from "@/lib/
 import { createLineStream } from "@/lib/protocol/writer";
 import { openPayments } from "@/lib/payments";
 import type { AgentReport } from "@/lib/payments/payment";
-import type { ServiceCall } from "@/lib/x402/service-call";
+import type { ServiceCall } from "@/lib/net/service-call";
 import type { ModelMessage } from "ai";
 import { jsonValue, runAgent, type ChatOutcome, type ToolFactory } from "./agent";
 import { conversationDigest } from "./conversation";

@@ -37,7 +37,8 @@ const schemas = onFirstUse(() => {
       charged: z.optional(decimal),
     }),
     payTo: id,
-    protocol: z.optional(z.enum(["x402", "mpp"])),
+    protocol: z.optional(upTo(40)),
+    protocolLabel: z.optional(upTo(80)),
     paidFrom: z.optional(z.literal("agent-budget")),
     approval: z.optional(
       z.object({

@@ -216,7 +216,7 @@ function quoteView(update: PaymentUpdate) {
     // Usage-priced (x402 `upto`): the total is the most it can cost; the service settles what it uses.
     ...(card.amount.upTo ? { upTo: `up to $${card.amount.usd}` } : {}),
     payTo: facts.payTo,
-    protocol: facts.protocol,
+    protocol: facts.protocol.name,
     ...(update.approval ? { expiresAt: update.approval.expiresAt.toISOString() } : {}),
     ...(card.networkChoice ? { networkChoice: card.networkChoice } : {}),
   };

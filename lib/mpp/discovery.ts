@@ -9,7 +9,7 @@ import { readBoundedBody } from "@/lib/net/bounded-body";
 import { guardedFetchFollowing } from "@/lib/net/guarded-fetch";
 import { processState } from "@/lib/process-state";
 import { formatUsd } from "@/lib/money";
-import { asRecord, boundListing, filterServices, type DiscoveryEnv, type ServiceFilter, type ServiceListing } from "@/lib/x402/listings";
+import { asRecord, boundListing, filterServices, type DiscoveryEnv, type ServiceFilter, type ServiceListing } from "@/lib/discovery/listings";
 import { MPP_EVM_CHARGE } from "./scheme";
 
 /** The most of one OpenAPI document that is read; a longer one is skipped. */

@@ -1,15 +1,9 @@
-// The name an MPP `evm` charge goes by in the payment core, and the protocol a scheme name
-// stands for: free of imports, so the ledger, the history and the approval read it without
-// loading mppx.
+// The Machine Payments Protocol's names in the payment core: the protocol's registered name
+// (lib/payments/protocols/mpp.ts) and the scheme an MPP `evm` charge is quoted, approved and
+// recorded under. Free of imports, so the protocol's registration reads them without loading mppx.
+
+/** The protocol's registered name. */
+export const MPP_PROTOCOL = "mpp";
 
 /** The scheme name an MPP `evm` charge is quoted, approved and recorded under. */
 export const MPP_EVM_CHARGE = "mpp-evm-charge";
-
-/** The protocols a paid service speaks here. */
-export const protocols = ["x402", "mpp"] as const;
-export type PaidProtocol = (typeof protocols)[number];
-
-/** The protocol of a scheme name: MPP's `evm` charge, or an x402 scheme. */
-export function protocolOfScheme(scheme: string | undefined): PaidProtocol {
-  return scheme === MPP_EVM_CHARGE ? "mpp" : "x402";
-}

@@ -7,7 +7,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import { Challenge, Credential, Receipt } from "mppx";
 import { toSource } from "mppx/evm";
 import { getAddress, isAddress } from "viem";
-import { callService, PAID_CALL_TIMEOUT_MS, type ServiceCall, type Settlement } from "@/lib/x402/service-call";
+import { callService, PAID_CALL_TIMEOUT_MS, type ServiceCall } from "@/lib/net/service-call";
 import { challengeOf } from "./charge";
 
 /** The credential header answering the challenge an MPP payload carries: its name and value. */
@@ -54,7 +54,7 @@ export function callServiceWithCredential(
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 /** The settlement a paid answer's `Payment-Receipt` claims, if it parses and names a transaction. */
-export function readMppReceipt(response: Response): Settlement | undefined {
+export function readMppReceipt(response: Response): { success: true; transaction: string } | undefined {
   let receipt: Receipt.Receipt;
   try {
     receipt = Receipt.fromResponse(response);

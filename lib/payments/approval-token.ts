@@ -14,7 +14,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { mac, macMatches, signingKey, verifyingKeys, type SigningKeyEnv } from "@/lib/signing-keys";
-import type { ServiceCall } from "@/lib/x402/service-call";
+import type { ServiceCall } from "@/lib/net/service-call";
 import type { BudgetGrant, PreparedPayment } from "./rails/rail";
 import type { CheckedOffer } from "./receipt";
 
@@ -68,7 +68,7 @@ export function payerOf(claims: Pick<ApprovalClaims, "wallet" | "agentBudget">):
 
 /**
  * The longest approval token: the largest body and URL a service call may carry
- * (lib/x402/service-call.ts), base64url-encoded (4/3), with room for the rest of the claims
+ * (lib/net/service-call.ts), base64url-encoded (4/3), with room for the rest of the claims
  * (typed data, the x402 payload, names). A service whose 402 would make a token longer than
  * this is refused at quote time rather than given a token that request B could not carry.
  */

@@ -3,7 +3,6 @@
 // copy of one sent before, expired, or fresh. A door decides from it whether the request counts
 // against its cooldown (`countsAsMessage`) and answers all but a fresh one without its agent;
 // a fresh one goes on to ./delivery.ts to be paid.
-import { protocolOfScheme } from "@/lib/mpp/scheme";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -14,6 +13,7 @@ import { payerOf, verifyApproval, type ApprovalClaims } from "./approval-token";
 import { findPayment, type PaymentRecord } from "./ledger";
 import type { PaymentFacts } from "./payment";
 import { checkBalance } from "./preflight";
+import { infoOf, protocolOfScheme } from "./protocols";
 import { FIRST_SCHEME, paymentRails } from "./rails";
 import { ChainUnavailableError, type PaymentRail, type PaymentScheme, type PreparedPayment } from "./rails/rail";
 
@@ -101,7 +101,7 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
     amount: BigInt(claims.amount),
     ...(scheme.usagePriced ? { upTo: true as const } : {}),
     payTo: claims.payTo,
-    protocol: protocolOfScheme(claims.scheme),
+    protocol: infoOf(protocolOfScheme(claims.scheme)),
     ...(claims.agentBudget ? { paidFrom: "agent-budget" as const } : {}),
   };
   const payment: ApprovedPayment = { claims, facts, rail, scheme };

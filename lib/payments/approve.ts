@@ -10,7 +10,7 @@ import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { RateLimiter } from "@/lib/rate-limit";
-import type { ServiceCall } from "@/lib/x402/service-call";
+import type { ServiceCall } from "@/lib/net/service-call";
 import { checkApproval, countsAsMessage, type ApprovalInput } from "./approval";
 import { followPayment, sendApprovedPayment, type PaymentReport, type SentPayment } from "./delivery";
 import type { SpendingLimits } from "./limits";

@@ -15,8 +15,7 @@ import { AppError } from "@/lib/errors";
 import { afterPendingWrites } from "@/lib/pending-writes";
 import { formatUsd } from "@/lib/money";
 import { readSignedReceipt } from "@/lib/x402/offer-receipt";
-import { callServiceWithCredential, readMppReceipt } from "@/lib/mpp/service-call";
-import { callServiceWithPayment, readServiceBody, readSettlement, ServiceUnreachableError, type Settlement } from "@/lib/x402/service-call";
+import { readServiceBody, ServiceUnreachableError } from "@/lib/net/service-call";
 import { budgetOf } from "./agent-budget";
 import { preparedOf, type ApprovedPayment, type CheckedApproval, type FreshApproval } from "./approval";
 import { payerOf } from "./approval-token";
@@ -24,6 +23,7 @@ import { markFailed, markSettled, recordedUpdate, reservePayment, type PaymentRe
 import type { SpendingLimits } from "./limits";
 import type { AgentReport, PaymentEnd, PaymentFacts, PaymentOutcome, PaymentUpdate, ReceiptSummary } from "./payment";
 import { describeBreach } from "./preflight";
+import { protocolOfScheme, type SettlementClaim } from "./protocols";
 import type { PaymentScheme } from "./rails/rail";
 import { judgeReceipt, summaryOf, type ReceiptExpectation } from "./receipt";
 import { askChain, describeVerdict, reconcilePayment, recordVerdict, waitForOutcome, type DeliveryProblem } from "./reconcile";
@@ -153,10 +153,10 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
     ...(claims.offer ? { offer: claims.offer } : {}),
   };
   const context = { db, record: reservation.record, facts, scheme, receiptFor, log: parameters.log };
-  // Where the flow meets the service, each protocol sends its own proof: x402's payment header,
-  // or MPP's credential answering the challenge.
-  const paidCall = facts.protocol === "mpp" ? callServiceWithCredential : callServiceWithPayment;
-  const called = paidCall(claims.service, payload, {
+  // Where the flow meets the service, the payment's protocol sends its own proof (x402's payment
+  // header, MPP's credential answering the challenge...).
+  const protocol = protocolOfScheme(claims.scheme);
+  const called = protocol.callPaid(claims.service, payload, {
     allowPrivate: parameters.env.X402_ALLOW_PRIVATE_ADDRESSES,
     ...(parameters.paidCallTimeoutMs === undefined ? {} : { timeoutMs: parameters.paidCallTimeoutMs }),
   }).then(
@@ -220,8 +220,9 @@ async function concludeDelivery({
   problem?: DeliveryProblem;
   log?: SendApprovedPaymentParameters["log"];
 }): Promise<PaymentOutcome> {
-  // x402's PAYMENT-RESPONSE or MPP's Payment-Receipt: either way a claim, checked on chain below.
-  const settlement = response ? (facts.protocol === "mpp" ? readMppReceipt(response) : readSettlement(response)) : undefined;
+  // What the answer claims was settled, in its protocol's form (x402's PAYMENT-RESPONSE, MPP's
+  // Payment-Receipt...): a claim, checked on chain below.
+  const settlement = response ? await protocolOfScheme(scheme.scheme).readSettlement(response) : undefined;
   // A service's word that it was paid is a claim: the chain must show that transaction moving
   // exactly this authorization before the person is told "confirmed" or the ledger counts it
   // settled. The chain is asked while the body is read (the claim is in the answer's headers),
@@ -435,7 +436,7 @@ function recordedOutcome(record: PaymentRecord, facts: PaymentFacts): PaymentOut
 /** Why the service's answer settled nothing by itself, in the person's words. */
 function describeProblem(
   response: Response | undefined,
-  settlement: Settlement | undefined,
+  settlement: SettlementClaim | undefined,
   bodyBroken: boolean,
   facts: PaymentFacts,
 ): DeliveryProblem {

@@ -4,7 +4,6 @@
 // and the service's signed receipt where it gave one: verified, with the key that signed it, or
 // unverified, with why (lib/payments/receipt.ts). Text that came from services (their names and
 // URLs, what a receipt says) is written so that a spreadsheet never runs it as a formula.
-import { protocolOfScheme } from "@/lib/mpp/scheme";
 import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
@@ -13,6 +12,7 @@ import { describeUpTo, formatUnits } from "@/lib/money";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
 import { paymentHistory, periods, type HistoryCursor, type HistoryFilter, type PaymentRecord, type StoredReceipt } from "./ledger";
+import { protocolOfScheme } from "./protocols";
 import { paymentRails } from "./rails";
 import { transactionLink } from "./spending-report";
 import { spendingQuerySchema } from "./spending-request";
@@ -67,8 +67,8 @@ export type HistoryEntry = {
   explorerUrl: string;
   settledAt: string;
   paidFrom?: "agent-budget";
-  /** `mpp` for a payment made through the Machine Payments Protocol; absent for x402. */
-  protocol?: "mpp";
+  /** The protocol it was paid through, by its registered name (`x402`, `mpp`). */
+  protocol: string;
   /** The service's signed receipt (x402 `offer-receipt`), where it gave one. */
   receipt?: HistoryReceipt;
   /**
@@ -165,7 +165,7 @@ function entryOf(record: PaymentRecord, env: ServerEnv): HistoryEntry {
     explorerUrl: transactionLink(record.network, record.txHash ?? "", env),
     settledAt: settledAtOf(record).toISOString(),
     ...(record.payer ? { paidFrom: "agent-budget" as const } : {}),
-    ...(protocolOfScheme(record.scheme ?? undefined) === "mpp" ? { protocol: "mpp" as const } : {}),
+    protocol: protocolOfScheme(record.scheme).name,
     ...(record.receipt ? { receipt: historyReceipt(record.receipt) } : {}),
     ...(record.outcome?.collectedLate ? { collectedLate: { note: lateNote(record) } } : {}),
   };

@@ -58,8 +58,8 @@ export type PaymentFacts = {
   /** What a usage-priced payment settled, once the chain shows it (0 when the service used nothing). */
   settledAmount?: bigint;
   payTo: string;
-  /** The protocol the service is paid through: x402, or the Machine Payments Protocol (docs/contract.md, section 12). */
-  protocol: "x402" | "mpp";
+  /** The protocol the service is paid through, as registered (lib/payments/protocols): its name, and how a person reads it. */
+  protocol: { name: string; label: string };
   /** Paid by the wallet's agent budget (its session key) rather than the wallet's own prompt. */
   paidFrom?: "agent-budget";
 };

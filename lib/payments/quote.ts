@@ -12,17 +12,16 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { cleanText } from "@/lib/text";
-import { hasPaymentChallenge, MPP_EVM_CHARGE, readMppChallenges } from "@/lib/mpp/charge";
-import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { serviceInputProblem } from "@/lib/x402/service-input";
-import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/x402/service-call";
-import { typicalFromTags } from "@/lib/x402/listings";
+import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/net/service-call";
+import { typicalFromTags } from "@/lib/discovery/listings";
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
 import { issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
 import { findPaymentByNonce } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import type { PaymentApproval, PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentUpdate } from "./payment";
 import { runPreflight, type PreflightResult } from "./preflight";
+import { infoOf, readPaymentRequest } from "./protocols";
 import { paymentRails, type PayableOption, type RailEnv } from "./rails";
 import type { BudgetGrant, PayableRequirement, PaymentRail, PaymentScheme, PreparedPayment } from "./rails/rail";
 import { checkOffer } from "./receipt";
@@ -111,7 +110,8 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     return { kind: "free", data };
   }
 
-  const asked = readPaymentRequest(response, await readServiceBody(response), call, env);
+  const rails = paymentRails(env);
+  const asked = await readPaymentRequest({ response, body: await readServiceBody(response), call }, (requirements, x402Version) => rails.check(requirements, x402Version).payable);
   if (asked.kind === "unreadable") return { kind: "unreadable" };
   if (asked.kind === "unpayable") return { kind: "not-payable", message: asked.message };
   const { paymentRequired, protocol } = asked;
@@ -141,7 +141,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     amount: quote.amount,
     ...(quote.scheme.usagePriced ? { upTo: true as const, ...typicalOf(paymentRequired.resource?.tags, quote.amount) } : {}),
     payTo: quote.payTo,
-    protocol,
+    protocol: infoOf(protocol),
   };
   emit({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
@@ -235,33 +235,6 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   };
   emit(quoted);
   return { kind: "quoted", paymentId, quote: quoted };
-}
-
-/**
- * What a 402 asks for, in the protocol it speaks: MPP's `WWW-Authenticate: Payment` challenges
- * (read with mppx, lib/mpp/charge.ts) or x402's PAYMENT-REQUIRED. A service that offers both (as
- * mppx's `evm` method does) is paid through MPP when one of its challenges can be paid here (the
- * rails' rule), else through x402 when it offers that; otherwise its MPP options are quoted, and
- * refused with the rails' reasons. One whose challenges are all for methods this agent does not
- * pay (Tempo, Stripe), and no x402, is answered plainly with why.
- */
-function readPaymentRequest(
-  response: Response,
-  body: unknown,
-  call: ServiceCall,
-  env: RailEnv,
-): { kind: "asked"; paymentRequired: PaymentRequired; protocol: "x402" | "mpp" } | { kind: "unpayable"; message: string } | { kind: "unreadable" } {
-  const mpp = hasPaymentChallenge(response) ? readMppChallenges(response, { url: call.url, body: call.method === "POST" ? JSON.stringify(call.body ?? {}) : undefined }) : undefined;
-  const mppOptions = mpp?.paymentRequired.accepts ?? [];
-  const rails = paymentRails(env);
-  if (mpp && mppOptions.some((requirements) => rails.check(requirements, 2).payable)) return { kind: "asked", paymentRequired: mpp.paymentRequired, protocol: "mpp" };
-  const x402 = readPaymentRequired(response, body);
-  // An option in MPP's scheme comes from an MPP challenge only, never from x402's header.
-  const accepts = x402?.accepts.filter((requirements) => requirements.scheme !== MPP_EVM_CHARGE) ?? [];
-  if (x402 && accepts.length > 0) return { kind: "asked", paymentRequired: { ...x402, accepts }, protocol: "x402" };
-  if (mpp && mppOptions.length > 0) return { kind: "asked", paymentRequired: mpp.paymentRequired, protocol: "mpp" };
-  if (mpp) return { kind: "unpayable", message: `The service asks for a payment this agent cannot make: ${[...new Set(mpp.refused)].join("; ")}. Nothing was quoted or paid.` };
-  return { kind: "unreadable" };
 }
 
 export type PaymentQuote = PayableRequirement &

@@ -14,7 +14,6 @@
 // that cannot tell leaves it pending too. A service's word moves none of these: a usage-priced
 // service that says it settled nothing has delivered, but its maximum stays held (pending) until
 // the permit is used or its deadline has passed.
-import { protocolOfScheme } from "@/lib/mpp/scheme";
 import type { Database } from "@/lib/db";
 import { formatUsd } from "@/lib/money";
 import {
@@ -27,6 +26,7 @@ import {
   type PaymentRecord,
 } from "./ledger";
 import type { PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentOutcome } from "./payment";
+import { infoOf, protocolOfScheme } from "./protocols";
 import type { PaymentRail, PaymentScheme } from "./rails/rail";
 
 /** The longest one reconciliation may wait on the chain before calling the answer unknown. */
@@ -334,7 +334,7 @@ export function factsOf(record: PaymentRecord, { rail, network }: { rail: Paymen
     amount: record.maxAmount ?? record.amount,
     ...usage,
     payTo: rail.formatAddress(record.payTo) ?? record.payTo,
-    protocol: protocolOfScheme(record.scheme ?? undefined),
+    protocol: infoOf(protocolOfScheme(record.scheme)),
   };
 }
 

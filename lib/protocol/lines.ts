@@ -53,8 +53,10 @@ export type PaymentStatus = {
   asset: { symbol: string; address: string; decimals: number };
   amount: PaymentAmount;
   payTo: string;
-  /** The protocol the service is paid through: `x402`, or `mpp` (the Machine Payments Protocol). */
-  protocol?: "x402" | "mpp";
+  /** The protocol the service is paid through, by its registered name (`x402`, `mpp`)... */
+  protocol?: string;
+  /** ...and as a person reads it ("x402", "MPP (Machine Payments Protocol)"). */
+  protocolLabel?: string;
   /**
    * `agent-budget`: paid by the session key of the wallet's agent budget, signed in the page
    * without a prompt; absent: the wallet signs.

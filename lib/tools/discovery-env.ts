@@ -5,7 +5,7 @@
 // route.
 import type { ServerEnv } from "@/lib/env";
 import { checkAnyRequirement } from "@/lib/payments/rails";
-import type { DiscoveryEnv } from "@/lib/x402/listings";
+import type { DiscoveryEnv } from "@/lib/discovery/listings";
 
 const byEnv = new WeakMap<ServerEnv, ServerEnv & DiscoveryEnv>();
 

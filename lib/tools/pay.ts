@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { QuoteResult } from "@/lib/payments";
 import type { AgentReport } from "@/lib/payments/payment";
-import type { ServiceCall } from "@/lib/x402/service-call";
+import type { ServiceCall } from "@/lib/net/service-call";
 
 export const payForServiceInput = z.object({
   url: z.url({ protocol: /^https?$/ }).describe("The service URL, as listed by discoverServices"),

@@ -8,7 +8,8 @@
 // slow, huge or broken is skipped and the others still answer; one malformed listing is skipped,
 // not its registry. Listing text is untrusted data: bounded, never followed.
 import type { DiscoveryResource } from "@x402/extensions/bazaar";
-import { filterServices, listingKey, listingsOf, matchesTerms, type DiscoveryEnv, type ServiceFilter, type ServiceListing } from "./listings";
+import { filterServices, listingKey, matchesTerms, type DiscoveryEnv, type ServiceFilter, type ServiceListing } from "@/lib/discovery/listings";
+import { listingsOf } from "./listings";
 import { clearIndexes, findInIndex, firstReadOf, refreshIndex, type IndexState } from "./registry-index";
 import { readRegistryPage, REGISTRY_PAGE_SIZE, RegistryHasNoSearch, searchRegistry } from "./registry";
 import { processState } from "@/lib/process-state";

@@ -4,7 +4,8 @@
 // found by word through an inverted index. A read is bounded in pages and in time, so a registry
 // that lies about its size, repeats itself or never ends stops the read, not the product; a read
 // that fails keeps the last good index. Refreshed every INDEX_REFRESH_MS, only when asked for.
-import { listingKey, listingsOf, listingWords, matchesTerms, queryWords, wordForms, type DiscoveryEnv, type ServiceFilter, type ServiceListing } from "./listings";
+import { listingKey, listingWords, matchesTerms, queryWords, wordForms, type DiscoveryEnv, type ServiceFilter, type ServiceListing } from "@/lib/discovery/listings";
+import { listingsOf } from "./listings";
 import { readRegistryPage, REGISTRY_PAGE_SIZE } from "./registry";
 import { processState } from "@/lib/process-state";
 

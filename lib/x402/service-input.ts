@@ -4,9 +4,9 @@
 // take would be quoted, signed and then refused by the service; it is stopped here instead.
 // A service that declares nothing is taken at its word: nothing is checked.
 import type { PaymentRequired } from "@x402/core/types";
-import { asRecord } from "./listings";
+import { asRecord } from "@/lib/discovery/listings";
 import { cleanText } from "@/lib/text";
-import { serviceUrl, type ServiceCall } from "./service-call";
+import { serviceUrl, type ServiceCall } from "@/lib/net/service-call";
 
 const MAX_NAMED_VALUES = 12;
 

@@ -15,7 +15,7 @@ import {
   type ApprovalClaims,
 } from "@/lib/payments/approval-token";
 import { createQuote } from "@/lib/payments/quote";
-import { MAX_CALL_BODY_BYTES, MAX_CALL_URL_CHARS } from "@/lib/x402/service-call";
+import { MAX_CALL_BODY_BYTES, MAX_CALL_URL_CHARS } from "@/lib/net/service-call";
 
 const env = parseServerEnv({ X402_NETWORKS: "eip155:84532", PAYMENT_TOKEN_SECRET: "a-test-secret-of-at-least-32-characters" });
 const wallet = privateKeyToAccount(generatePrivateKey()).address;

@@ -4,7 +4,8 @@
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { discoveryEnvOf } from "@/lib/tools/discovery-env";
-import { filterServices, hasTrackRecord, listingsOf, rankServices, type ServiceListing } from "@/lib/x402/listings";
+import { filterServices, hasTrackRecord, rankServices, type ServiceListing } from "@/lib/discovery/listings";
+import { listingsOf } from "@/lib/x402/listings";
 
 const listing = (name: string, description: string, tags: string[], url: string): ServiceListing => ({
   protocol: "x402",

@@ -1,7 +1,7 @@
 // What a usage-priced service says a usual request costs: read from its listing's tags, in
 // micro-dollars, and only when it is below the maximum it asks the wallet to sign.
 import { describe, expect, it } from "vitest";
-import { typicalFromTags } from "@/lib/x402/listings";
+import { typicalFromTags } from "@/lib/discovery/listings";
 
 describe("a usage-priced listing's typical price", () => {
   it("is read from its typical-usd tag, as atomic units", () => {

@@ -65,10 +65,10 @@ export function checkAnyRequirement(
   requirements: PaymentRequirements,
   env: RailEnv,
   options: { x402Version?: number } = {},
-): { payable: true; networkId: string; amount: bigint; asset: string; payTo: string } | { payable: false; reason: string } {
+): { payable: true; networkId: string; amount: bigint; asset: string; payTo: string; usagePriced: boolean } | { payable: false; reason: string } {
   const check = paymentRails(env).check(requirements, options.x402Version);
   if (!check.payable) return check;
-  return { payable: true, networkId: check.network.id, amount: check.amount, asset: check.asset, payTo: check.payTo };
+  return { payable: true, networkId: check.network.id, amount: check.amount, asset: check.asset, payTo: check.payTo, usagePriced: check.scheme.usagePriced === true };
 }
 
 /** Schemes by network pattern and name, with the rail each pattern's networks are on. */

@@ -12,7 +12,7 @@ import type { AgentReport } from "@/lib/payments/payment";
 import type { StreamError } from "@/lib/protocol/lines";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { payForServiceAnswer, payForServiceInput, serviceCallOf, withinWords } from "@/lib/tools/pay";
-import type { ServiceCall } from "@/lib/x402/service-call";
+import type { ServiceCall } from "@/lib/net/service-call";
 
 // Wrapped once per process so that its JSON schema is made once (see discovery-tools.ts).
 const inputSchema = zodSchema(payForServiceInput);

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, listServices } from "@/lib/x402/discovery";
-import { LISTING_LIMITS } from "@/lib/x402/listings";
+import { LISTING_LIMITS } from "@/lib/discovery/listings";
 import { startLoopbackServer, streamsHugeBody, type LoopbackServer } from "./loopback-server";
 
 const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";

@@ -1,7 +1,7 @@
-// Calling a service through lib/x402/service-call: a refused address never connects (so nothing
+// Calling a service through lib/net/service-call: a refused address never connects (so nothing
 // can be paid), and a service's answer is read only up to the cap, the cut said in the result.
 import { afterEach, describe, expect, test } from "vitest";
-import { callService, MAX_ANSWER_BYTES, readServiceBody, ServiceUnreachableError } from "@/lib/x402/service-call";
+import { callService, MAX_ANSWER_BYTES, readServiceBody, ServiceUnreachableError } from "@/lib/net/service-call";
 import { startLoopbackServer, streamsHugeBody, type LoopbackServer } from "./loopback-server";
 
 const servers: LoopbackServer[] = [];

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/chat/request";
 import { createChatTools } from "@/lib/tools/chat";
 import { findPayment } from "@/lib/payments/ledger";
-import { MAX_CALL_BODY_BYTES, MAX_CALL_URL_CHARS } from "@/lib/x402/service-call";
+import { MAX_CALL_BODY_BYTES, MAX_CALL_URL_CHARS } from "@/lib/net/service-call";
 import { startSandbox, type Sandbox, type SandboxServiceInfo } from "@/sandbox";
 import { listen, readBody, type RunningServer } from "@/sandbox/http";
 import { collectLines, createTestChat, textOf, type TestChat } from "@/tests/helpers/chat";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { parseServerEnv } from "@/lib/env";
 import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, listServices } from "@/lib/x402/discovery";
-import { filterServices } from "@/lib/x402/listings";
+import { filterServices } from "@/lib/discovery/listings";
 import { createQuote } from "@/lib/payments/quote";
 import type { TypedDataForWallet } from "@/lib/chain/typed-data";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
