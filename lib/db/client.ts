@@ -3,7 +3,7 @@
 // every query is plain SQL that runs on either.
 import type { PoolConfig } from "pg";
 import { migrate } from "./migrations";
-import type { Database, Queryable, Row } from "./queryable";
+import type { Database, Row } from "./queryable";
 
 export type { Database, Queryable, Row } from "./queryable";
 
