@@ -42,9 +42,26 @@ const schemas = onFirstUse(() => {
     paidFrom: z.optional(z.literal("agent-budget")),
     approval: z.optional(
       z.object({
+        // What the wallet signs, in order; each request what it is for, and what to do instead of an optional one.
+        toSign: z.optional(
+          z
+            .array(
+              z.intersection(
+                z.union([
+                  z.object({ kind: z.literal("typed-data"), typedData: z.unknown() }),
+                  z.object({ kind: z.literal("transaction"), transaction: upTo(8_000) }),
+                ]),
+                z.object({
+                  purpose: text,
+                  answeredAs: id,
+                  instead: z.optional(z.object({ kind: z.literal("token-approval"), token: id, spender: id, label: upTo(80), note: text })),
+                }),
+              ),
+            )
+            .check(z.minLength(1), z.maxLength(8)),
+        ),
         typedData: z.optional(z.unknown()),
         transaction: z.optional(upTo(8_000)),
-        permit: z.optional(z.object({ typedData: z.unknown() })),
         token: z.optional(z.string()),
         expiresAt: time,
       }),

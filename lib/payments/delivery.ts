@@ -142,7 +142,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
 
   // From here on the signed payment is out of this server's hands: its delivery runs to its
   // end and is recorded, whoever is still waiting for it.
-  const payload = scheme.complete(preparedOf(claims), approval.signed, approval.permitSigned);
+  const payload = scheme.complete(preparedOf(claims), approval.signed);
   // What a signed receipt in the answer must say, short of the transaction the chain will name.
   const receiptFor: Omit<ReceiptExpectation, "txHash"> = {
     payer: payerOf(claims),

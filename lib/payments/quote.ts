@@ -216,8 +216,6 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     nonce: quote.exposure.instrument,
     expiresAt: quote.exposure.until,
     toSign: quote.toSign,
-    signs: quote.signs,
-    ...(quote.permit ? { permit: quote.permit } : {}),
     payload: withPaymentIdentifier(quote.unsignedPayload, paymentId),
     ...(budget ? { agentBudget: budget.grant } : {}),
     ...(countedWith.length > 0 ? { countedWith } : {}),
@@ -229,7 +227,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   const quoted: QuotedUpdate = {
     facts,
     stage: "awaiting-signature",
-    approval: { toSign: quote.toSign, signs: quote.signs, ...(quote.permit ? { permit: quote.permit } : {}), token, expiresAt: new Date(quote.exposure.until * 1000) },
+    approval: { toSign: quote.toSign, token, expiresAt: new Date(quote.exposure.until * 1000) },
     warnings: [...notes, ...preflight.warnings],
     ...(quote.networkChoice ? { networkChoice: quote.networkChoice } : {}),
   };

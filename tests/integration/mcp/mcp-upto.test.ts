@@ -90,7 +90,9 @@ describe("an upto payment through MCP", () => {
 
     const page = (await (await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`)).json()) as { quote: PaymentStatus };
     const typedData = page.quote.approval?.typedData as NestedTypedDataForWallet;
-    const permit = page.quote.approval?.permit?.typedData as TypedDataForWallet;
+    const [permitRequest] = page.quote.approval?.toSign ?? [];
+    expect(page.quote.approval?.toSign).toHaveLength(2);
+    const permit = (permitRequest?.kind === "typed-data" ? permitRequest.typedData : undefined) as TypedDataForWallet;
     expect(permit).toMatchObject({ primaryType: "Permit", message: { owner: payer.address, spender: PERMIT2_ADDRESS, value: "20000", nonce: "0" } });
     const signature = await payer.signTypedData({
       domain: typedData.domain,

@@ -67,7 +67,9 @@ async function payerWithPermit2(usdc = 1_000_000n): Promise<PrivateKeyAccount> {
 }
 
 function permitOf(status: PaymentStatus): TypedDataForWallet {
-  const permit = status.approval?.permit?.typedData as TypedDataForWallet | undefined;
+  const requests = status.approval?.toSign ?? [];
+  const first = requests.length > 1 ? requests[0] : undefined;
+  const permit = (first?.kind === "typed-data" ? first.typedData : undefined) as TypedDataForWallet | undefined;
   if (!permit) throw new Error(`the quote asks for no permit: ${JSON.stringify(status.approval)}`);
   return permit;
 }
@@ -432,11 +434,11 @@ describe("paying an upto service through the chat", () => {
       return { quote, notReady: await quote.scheme.readiness?.({ network: quote.network, payer: payer.address, amount: quote.amount, prepared: quote }) };
     };
     const without = await quoteOf({ ...paymentRequired, extensions: others });
-    expect(without.quote.permit).toBeUndefined();
+    expect(without.quote.toSign).toHaveLength(1);
     expect(without.quote.unsignedPayload.extensions?.eip2612GasSponsoring).toBeUndefined();
     expect(without.notReady).toMatch(/has not approved yet\. Approve Permit2 once .* Nothing was reserved or paid\.$/);
     const declared = await quoteOf(paymentRequired);
-    expect(declared.quote.permit).toBeDefined();
+    expect(declared.quote.toSign).toHaveLength(2);
     expect(declared.notReady).toBeUndefined();
   });
 
