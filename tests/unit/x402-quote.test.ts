@@ -10,7 +10,7 @@ import { createQuote, type PaymentQuote } from "@/lib/payments/quote";
 import { withinWords } from "@/lib/tools/pay";
 import { authorizationOf, authorizationTypedData, withSignature } from "@/lib/payments/rails/evm/exact/prepare";
 import { MAX_AUTHORIZATION_SECONDS } from "@/lib/payments/rails/rail";
-import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
+import { typedDataMessage, } from "@/lib/chain/typed-data";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
 
 const wallet = privateKeyToAccount(generatePrivateKey());

@@ -6,7 +6,6 @@
 import type { PaymentRequirements } from "@x402/core/types";
 import { getAddress, type Hex } from "viem";
 import { getAuthorizationState, usedInTransaction } from "@/lib/chain/authorization";
-import type { TypedDataForWallet } from "@/lib/chain/typed-data";
 import type { PaymentScheme, RailEnv, RequirementVerdict } from "../../rail";
 import { evmNetworkConfig, evmPayer, paymentNetworkOf } from "..";
 import { authorizationSignature, authorizationTypedData, prepareEvmPayment, withSignature } from "./prepare";

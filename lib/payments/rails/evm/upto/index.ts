@@ -7,9 +7,8 @@
 // (./requirement.ts); the limits are held to the maximum, which the core reserves and then
 // releases down to what the chain shows settled.
 import type { PaymentRequirements } from "@x402/core/types";
-import { getAddress, type Hex } from "viem";
+import { getAddress, } from "viem";
 import { getPermit2Allowance, getUptoPaymentState, uptoSettlementIn } from "@/lib/chain/permit2";
-import type { NestedTypedDataForWallet, TypedDataForWallet } from "@/lib/chain/typed-data";
 import type { PaymentScheme, RailEnv, RequirementVerdict } from "../../rail";
 import { evmNetworkConfig, evmPayer, paymentNetworkOf } from "..";
 import { PERMIT_REQUEST, prepareUptoPayment, uptoAnswers, uptoRequests, withUptoSignatures } from "./prepare";
