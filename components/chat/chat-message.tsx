@@ -79,16 +79,16 @@ function AssistantMessage({
             {error.message}
           </p>
         ))}
-        <ReplyFooter entry={entry} />
+        <ReplyFooter entry={entry} paid={payments.length > 0} />
       </div>
     </li>
   );
 }
 
-function ReplyFooter({ entry }: { entry: AssistantEntry }) {
+function ReplyFooter({ entry, paid }: { entry: AssistantEntry; paid: boolean }) {
   // Copy once the text stands still: what is copied is what the person has read.
   const copyable = entry.content.trim().length > 0 && entry.state !== "waiting" && entry.state !== "streaming";
-  const meta = <ReplyMeta entry={entry} />;
+  const meta = <ReplyMeta entry={entry} paid={paid} />;
   if (!copyable) return meta;
   return (
     <div className={replyStyles.footer}>
@@ -98,7 +98,11 @@ function ReplyFooter({ entry }: { entry: AssistantEntry }) {
   );
 }
 
-function ReplyMeta({ entry }: { entry: AssistantEntry }) {
+/** Names the payment ending only where the reply had a payment (a card, or the ending names one):
+ * a request the service refused before anything was quoted did not fail a payment. */
+const PAYMENT_ENDINGS: ReadonlySet<FinishReason> = new Set(["payment-complete", "payment-failed"]);
+
+function ReplyMeta({ entry, paid }: { entry: AssistantEntry; paid: boolean }) {
   if (entry.state === "stopped") {
     return (
       <p className={styles.meta} data-testid="message-meta">
@@ -108,7 +112,8 @@ function ReplyMeta({ entry }: { entry: AssistantEntry }) {
   }
   if (!entry.finish) return null;
   const { finishReason, model, explorerUrl, txHash } = entry.finish;
-  const label = finishReason === "stop" ? undefined : finishLabels[finishReason];
+  const aboutPayment = paid || entry.finish.paymentId !== undefined;
+  const label = finishReason === "stop" || (PAYMENT_ENDINGS.has(finishReason) && !aboutPayment) ? undefined : finishLabels[finishReason];
   const transaction = txHash ? safeLink(explorerUrl) : undefined;
   return (
     <p className={styles.meta} data-testid="message-meta" data-finish-reason={finishReason}>

@@ -90,7 +90,8 @@ function answerOf(result: QuoteResult) {
   } satisfies AgentReport;
 }
 
-/** A problem the person sees as an `e:` line: one that reached no payment card. */
+/** A problem the person sees as an `e:` line: one that reached no payment card. A value the
+ * service does not take is not one: the agent says it in its reply, once, with what it takes. */
 function noticeOf(result: QuoteResult): StreamError | undefined {
   switch (result.kind) {
     case "too-large":
@@ -99,8 +100,6 @@ function noticeOf(result: QuoteResult): StreamError | undefined {
       return { code: "service-unavailable", message: result.problem };
     case "unreadable":
       return { code: "payment-failed", message: "The service asked for payment in a form this agent cannot read." };
-    case "bad-input":
-      return { code: "payment-failed", message: `${result.problem} Nothing was quoted or paid.` };
     case "rate-limited":
       return { code: "rate-limited", message: `Another payment after a paid answer counts as a new message. ${result.wait}` };
     case "not-payable":
