@@ -9,6 +9,7 @@
 import { useEffect, useState } from "react";
 import { CopyButton } from "@/components/chat/copy-button";
 import { safeLink } from "@/lib/client/safe-link";
+import { dollarsOf } from "@/lib/money";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
 import { formatCountdown, formatLocalTime, localizeIsoTimes, receiptWords, shortHex } from "./payment-display";
 import { explainFailure } from "./payment-failure";
@@ -115,7 +116,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
       <dl className={styles.details}>
         <dt>{amount.upTo ? "Up to" : "Total"}</dt>
         <dd data-testid="payment-total">
-          {amount.total} {amount.currency} <span className={styles.muted}>(${amount.usd})</span>
+          {amount.total} {amount.currency} <span className={styles.muted}>({dollarsOf(amount.usd)})</span>
           {amount.upTo && amount.charged === undefined ? <span className={styles.muted}> the service charges what it uses, at most this</span> : null}
         </dd>
         {amount.typical !== undefined && amount.charged === undefined ? (
@@ -130,7 +131,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           <>
             <dt>Charged</dt>
             <dd data-testid="payment-charged">
-              {amount.charged} {amount.currency} <span className={styles.muted}>(up to ${amount.usd}, charged ${amount.charged})</span>
+              {amount.charged} {amount.currency} <span className={styles.muted}>(up to {dollarsOf(amount.usd)}, charged {dollarsOf(amount.charged)})</span>
             </dd>
           </>
         ) : null}
@@ -313,7 +314,7 @@ function Permit2Offer({ payment, approvePermit2 }: { payment: PaymentStatus; app
 }
 
 function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
-  const price = `${payment.amount.upTo ? "up to " : ""}$${payment.amount.usd}`;
+  const price = `${payment.amount.upTo ? "up to " : ""}${dollarsOf(payment.amount.usd)}`;
   if (payment.paidFrom === "agent-budget") return `Pay ${price} from the agent budget`;
   if (actions.wrongChain) return `Switch to ${actions.wrongChain.name} and pay${actions.confirmRequired ? ` ${price}` : ""}`;
   if (actions.confirmRequired) return `Confirm and pay ${price}`;

@@ -31,3 +31,42 @@ test("an MPP service's refusal names the service and what it takes, read from it
   await expect(ui.errors).toHaveCount(0);
   await expect(reply.getByTestId("message-meta")).toHaveText("Offline model");
 });
+
+test("a comparison is one table, with what the services share said once", async ({ page }) => {
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.ask("Compare prices for weather");
+  const reply = await ui.reply(0);
+  const table = reply.getByRole("table");
+  await expect(table).toHaveCount(1);
+  await expect(table.getByRole("row")).toHaveCount(4);
+  await expect(table.getByRole("row").nth(1)).toContainText("Budget Weather");
+  await expect(table.getByRole("row").nth(1)).toContainText("$0.002");
+  await expect(table.getByRole("row").nth(2)).toContainText("Meteo Machine");
+  await expect(table.getByRole("row").nth(2)).toContainText("MPP");
+  await expect(table.getByRole("row").nth(3)).toContainText("QuickWeather Pro");
+  await expect(table.getByRole("row").nth(3)).toContainText("$0.01");
+  // The twelve cities, and what the services all answer, once for the three of them.
+  const text = await reply.innerText();
+  expect(occurrences(text, "Reykjavik")).toBe(1);
+  expect(occurrences(text, "Current weather for a city")).toBe(1);
+});
+
+test("amounts are written one way in replies, as in the budget panel: $0.50 and $5.00, never $0.5 or $5", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0");
+  expect(wallet.signRequests).toBe(0);
+  await ui.ask("Set my daily limit to 0.5");
+  const proposal = await ui.reply(0);
+  await expect(proposal).toContainText("daily limit → $0.50");
+  await expect(ui.budget.getByTestId("budget-meter-day")).toContainText("$0.00 of $0.50 spent");
+
+  await ui.ask("How much have I spent this week?");
+  const spending = await ui.reply(1);
+  await expect(spending).toContainText("Last 7 days: spent $0.00 of $5.00, $5.00 left.");
+  await expect(spending).toContainText("Per-payment limit: $0.50.");
+  await expect(spending).not.toContainText(/\$\d+(?!\.?\d)|\$\d+\.\d(?!\d)/);
+});

@@ -6,7 +6,7 @@
 // which comes with request B.
 import { tool, zodSchema } from "ai";
 import type { ToolContext } from "@/lib/chat/agent";
-import { formatUsd } from "@/lib/money";
+import { formatDollars, formatUsd } from "@/lib/money";
 import type { QuoteResult } from "@/lib/payments";
 import type { AgentReport } from "@/lib/payments/payment";
 import type { StreamError } from "@/lib/protocol/lines";
@@ -69,7 +69,7 @@ function answerOf(result: QuoteResult) {
   const { facts, approval } = result.quote;
   const { network, amount } = facts;
   // Usage-priced (x402 `upto`): the wallet signs for the maximum; the service settles what it uses.
-  const price = `${facts.upTo ? "up to " : ""}$${formatUsd(amount)} USDC to ${facts.service.name} on ${network.name}${facts.upTo ? " (the service charges what it uses, at most this)" : ""}`;
+  const price = `${facts.upTo ? "up to " : ""}${formatDollars(amount)} USDC to ${facts.service.name} on ${network.name}${facts.upTo ? " (the service charges what it uses, at most this)" : ""}`;
   const quoted = { status: "awaiting-signature", paymentId: result.paymentId, service: facts.service.name, network: network.name };
   if (facts.paidFrom === "agent-budget") {
     return {
@@ -84,7 +84,7 @@ function answerOf(result: QuoteResult) {
     serviceFeeUsd: formatUsd(amount),
     gasFeeUsd: formatUsd(network.payerFee),
     totalUsd: formatUsd(amount + network.payerFee),
-    ...(facts.upTo ? { upTo: `up to $${formatUsd(amount)}` } : {}),
+    ...(facts.upTo ? { upTo: `up to ${formatDollars(amount)}` } : {}),
     expiresAt: approval.expiresAt.toISOString(),
     summary: `The payment of ${price} (no gas fee for you: the facilitator pays it) is ready. Please review it on the card and approve it in your wallet ${withinWords(approval.expiresAt.getTime() - Date.now())}.`,
   } satisfies AgentReport;
