@@ -53,11 +53,11 @@ function priceWords(service: ServiceView): string {
   return service.upTo && service.typicalUsd ? `${price}, typically ${dollarsOf(service.typicalUsd)}` : price;
 }
 
+/** "150 ms", "3 s", "2.5 s": the number and its unit kept on one line. */
 function speedWords(latencyMs: number | undefined): string {
   if (latencyMs === undefined) return "";
-  if (latencyMs < 1_000) return `about ${latencyMs} ms`;
-  const tenths = Math.round(latencyMs / 100) / 10;
-  return `about ${tenths} s`;
+  if (latencyMs < 1_000) return `${latencyMs}\u00a0ms`;
+  return `${Math.round(latencyMs / 100) / 10}\u00a0s`;
 }
 
 function usageWords(service: ServiceView): string {

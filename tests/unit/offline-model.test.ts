@@ -100,7 +100,7 @@ describe("offline model", () => {
       },
     ]);
     expect(turn.kind === "text" && turn.text).toContain("| # | Service | Price per call | Speed | Network | Protocol |");
-    expect(turn.kind === "text" && turn.text).toContain("| 1 | Fast Weather | $0.01 | about 50 ms | eip155:31337 | x402 |");
+    expect(turn.kind === "text" && turn.text).toContain("| 1 | Fast Weather | $0.01 | 50\u00a0ms | eip155:31337 | x402 |");
     expect(turn.kind === "text" && turn.text).toContain("| 2 | Slow Weather | $0.002 |  | eip155:31337 | x402 |");
   });
 
@@ -214,9 +214,9 @@ test("a comparison is one table: what each service says of itself in its row, wh
       [
         "| # | Service | Price per call | Speed | Network | Protocol | About |",
         "| --- | --- | --- | --- | --- | --- | --- |",
-        "| 1 | Budget Weather | $0.002 | about 3 s | Sandbox | x402 | Cheap but slow (answers in about 3 s). |",
-        "| 2 | Meteo Machine | $0.005 | about 400 ms | Sandbox | MPP | Paid over MPP (answers in about 400 ms). |",
-        "| 3 | Pipe \\| Weather | $1.00 | about 150 ms | Sandbox | x402 | Fast, e.g. Lisbon in 150 ms. |",
+        "| 1 | Budget Weather | $0.002 | 3\u00a0s | Sandbox | x402 | Cheap but slow (answers in about 3 s). |",
+        "| 2 | Meteo Machine | $0.005 | 400\u00a0ms | Sandbox | MPP | Paid over MPP (answers in about 400 ms). |",
+        "| 3 | Pipe \\| Weather | $1.00 | 150\u00a0ms | Sandbox | x402 | Fast, e.g. Lisbon in 150 ms. |",
       ].join("\n"),
       `All three: ${what} ${cities}`,
     ].join("\n\n"),
