@@ -1,6 +1,7 @@
 // One entry of the conversation: a user message (plain text), an assistant reply (markdown as
 // it streams, its payment cards, its errors, how it ended, and a Copy button), or a refused
 // request.
+import { memo } from "react";
 import { safeLink } from "@/lib/client/safe-link";
 import type { FinishReason, PaymentStatus } from "@/lib/protocol/lines";
 import { PaymentCard, type PaymentActions } from "@/components/payment/payment-card";
@@ -27,7 +28,7 @@ export type ChatMessageProps = {
   paymentActions?: PaymentActions | undefined;
 };
 
-export function ChatMessage({ entry, payments, paymentActions }: ChatMessageProps) {
+export const ChatMessage = memo(function ChatMessage({ entry, payments, paymentActions }: ChatMessageProps) {
   switch (entry.role) {
     case "user":
       return (
@@ -47,7 +48,7 @@ export function ChatMessage({ entry, payments, paymentActions }: ChatMessageProp
         </li>
       );
   }
-}
+});
 
 function AssistantMessage({
   entry,

@@ -13,6 +13,7 @@ import { ErrorBoundary } from "./error-boundary";
 import styles from "./chat.module.css";
 
 const NEAR_BOTTOM_PX = 80;
+const NO_PAYMENTS: PaymentStatus[] = [];
 /** Room left above a quote shown from its top, so it reads as following what came before. */
 const ABOVE_QUOTE_PX = 8;
 
@@ -74,11 +75,16 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
       aria-label="Conversation"
     >
       <ol className={styles.log} data-testid="message-list">
-        {entries.map((entry) => (
-          <ErrorBoundary key={entry.id} what="This message" item>
-            <ChatMessage entry={entry} payments={payments.get(entry.id) ?? []} paymentActions={paymentActions} />
-          </ErrorBoundary>
-        ))}
+        {entries.map((entry) => {
+          // Only a reply with cards follows the wallet and the approval: the other messages'
+          // props stay the same object, so they are not rendered again (ChatMessage is memoized).
+          const shown = payments.get(entry.id) ?? NO_PAYMENTS;
+          return (
+            <ErrorBoundary key={entry.id} what="This message" item>
+              <ChatMessage entry={entry} payments={shown} paymentActions={shown.length > 0 ? paymentActions : undefined} />
+            </ErrorBoundary>
+          );
+        })}
       </ol>
     </div>
   );

@@ -37,8 +37,9 @@ export function useCooldown(seconds: number): Cooldown {
 
   useEffect(() => {
     const current = Date.now();
-    setNow(current);
+    // No wait running (a page's usual load): nothing to count, and no render of the chat for it.
     if (nextMessageAt <= current) return;
+    setNow(current);
     // A stored time further away than one full cooldown is stale (the setting was lowered) or
     // tampered with; it must not lock the composer for longer than the server would.
     if (seconds > 0 && nextMessageAt > current + seconds * 1000 + 1000) {
