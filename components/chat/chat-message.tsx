@@ -1,6 +1,6 @@
 // One entry of the conversation: a user message (plain text), an assistant reply (markdown as
 // it streams, its payment cards, its errors, how it ended, and a Copy button), or a refused
-// request.
+// request. Memoized: an entry renders again only when it, or its cards and their actions, change.
 import { memo } from "react";
 import { safeLink } from "@/lib/client/safe-link";
 import type { FinishReason, PaymentStatus } from "@/lib/protocol/lines";
