@@ -16,7 +16,7 @@ import { readApprovalTypedData } from "@/lib/client/wallet-signer";
 import { formatUnits, parseUsd } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { latestPayments, type ChatEntry } from "./chat-entries";
-import type { SendOutcome, UseChatStreamResult } from "./use-chat-stream";
+import type { SendOptions, SendOutcome, UseChatStreamResult } from "./use-chat-stream";
 import type { ChatAgentBudget } from "./use-chat-agent-budget";
 import { useWalletWait } from "./use-wallet-wait";
 
@@ -39,7 +39,7 @@ export type QuoteApproval = {
   /** The wallet's USDC balance on the waiting quote's network (else the first network). */
   balance: string | undefined;
   /** Sends a message once the wallet is there (or has not come within a moment). */
-  send: (text: string) => Promise<SendOutcome>;
+  send: (text: string, options?: SendOptions) => Promise<SendOutcome>;
 };
 
 export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, threshold, refreshKey }: QuoteApprovalParameters): QuoteApproval {
@@ -55,10 +55,10 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
   const sendNow = useRef(chat.send);
   sendNow.current = chat.send;
   const silentThisMessage = useRef(0);
-  const send = async (text: string) => {
+  const send = async (text: string, options?: SendOptions) => {
     if (wallet.status === "loading") await walletWait.forMessage();
     silentThisMessage.current = 0;
-    return sendNow.current(text);
+    return sendNow.current(text, options);
   };
 
   const pending = useMemo(() => latestQuote(chat.entries), [chat.entries]);

@@ -5,19 +5,24 @@
 // decimal strings, shown as they are: the page never does arithmetic on money. A quote waiting
 // for a signature offers Approve and Reject (docs/contract.md, section 4) when the chat hands the card its
 // actions, with a live countdown to the quote's deadline. Delivered, it says what the service's
-// signed receipt came to, if it gave one. Times are the person's locale's.
+// signed receipt came to, if it gave one. Times are the person's locale's. What a person decides
+// by stays in view (the total, the network, the deadline, the buttons, which stick to the bottom
+// of the conversation while the card is taller than it); the fees, the protocol and the addresses
+// are folded under Details. A payment the person turned down reads "Declined", quietly: it is
+// their choice, not a failure.
 import { useEffect, useState } from "react";
 import { CopyButton } from "@/components/chat/copy-button";
 import { safeLink } from "@/lib/client/safe-link";
+import { dollarsOf } from "@/lib/money";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
-import { formatCountdown, formatLocalTime, localizeIsoTimes, receiptWords, shortHex } from "./payment-display";
+import { formatCountdown, formatLocalTime, localizeIsoTimes, receiptWords, serviceAddressParts, shortHex } from "./payment-display";
 import { explainFailure } from "./payment-failure";
 import { paymentSteps, stepIndex, stepLabels, type PaymentStep } from "./payment-progress";
 import styles from "./payment-card.module.css";
 
 const statusLabels: Record<PaymentStatusName, string> = { ...stepLabels, failed: "Failed" };
 
-type Tone = "progress" | "attention" | "success" | "failure";
+type Tone = "progress" | "attention" | "success" | "failure" | "quiet";
 const statusTones: Record<PaymentStatusName, Tone> = {
   checking: "progress",
   "awaiting-signature": "attention",
@@ -75,21 +80,24 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
   const failure = payment.status === "failed" ? explainFailure(payment, formatTime) : undefined;
   // Delivered, and the chain has not settled the signed maximum yet: it stays held until its window ends.
   const held = payment.status === "delivered" && payment.collectableUntil ? new Date(payment.collectableUntil) : undefined;
+  // Turned down by the person: said as their choice, without the alarm of a failure.
+  const declined = payment.status === "failed" && payment.reason?.code === "rejected";
+  const label = declined ? "Declined" : statusLabels[payment.status];
   return (
     <article
       className={styles.card}
       data-testid="payment-card"
       data-payment-id={payment.paymentId}
       data-status={payment.status}
-      aria-label={`Payment to ${payment.service.name}: ${statusLabels[payment.status]}`}
+      aria-label={`Payment to ${payment.service.name}: ${label}`}
     >
       <header className={styles.header}>
         <h3 className={styles.service}>{payment.service.name}</h3>
-        <span className={styles.status} data-tone={statusTones[payment.status]} data-testid="payment-status">
-          {statusLabels[payment.status]}
+        <span className={styles.status} data-tone={declined ? "quiet" : statusTones[payment.status]} data-testid="payment-status">
+          {label}
         </span>
       </header>
-      <PaymentSteps steps={steps} failedNote={failure?.stepNote} />
+      <PaymentSteps steps={steps} failedNote={failure?.stepNote} quiet={declined} />
       {payment.paidFrom === "agent-budget" ? (
         <p className={styles.note} data-testid="payment-paid-from">
           {awaiting
@@ -100,7 +108,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         </p>
       ) : null}
       {failure ? (
-        <div className={styles.failure} role="alert" data-paid={failure.paid}>
+        <div className={styles.failure} role={declined ? undefined : "alert"} data-paid={failure.paid} data-tone={declined ? "quiet" : undefined}>
           <p className={styles.failureSummary} data-testid="payment-failure-summary">
             {failure.summary}
           </p>
@@ -117,7 +125,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
       <dl className={styles.details}>
         <dt>{amount.upTo ? "Up to" : "Total"}</dt>
         <dd data-testid="payment-total">
-          {amount.total} {amount.currency} <span className={styles.muted}>(${amount.usd})</span>
+          {amount.total} {amount.currency} <span className={styles.muted}>({dollarsOf(amount.usd)})</span>
           {amount.upTo && amount.charged === undefined ? <span className={styles.muted}> the service charges what it uses, at most this</span> : null}
         </dd>
         {amount.typical !== undefined && amount.charged === undefined ? (
@@ -134,7 +142,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
             <dd data-testid="payment-charged">
               {amount.charged} {amount.currency}{" "}
               <span className={styles.muted}>
-                (up to ${amount.usd}, charged ${amount.charged}
+                (up to {dollarsOf(amount.usd)}, charged {dollarsOf(amount.charged)}
                 {held ? " so far" : ""})
               </span>
             </dd>
@@ -144,23 +152,11 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           <>
             <dt>Held</dt>
             <dd data-testid="payment-held">
-              ${amount.usd} held until {formatTime(held)} unless the service collects it{" "}
+              {dollarsOf(amount.usd)} held until {formatTime(held)} unless the service collects it{" "}
               <span className={styles.muted}>(it counts against your limits until then; what it collects is counted and listed)</span>
             </dd>
           </>
         ) : null}
-        <dt data-testid="payment-service-fee-label">{amount.upTo ? "Service fee, at most" : "Service fee"}</dt>
-        <dd>
-          {amount.serviceFee} {amount.currency}
-        </dd>
-        <dt>Gas fee</dt>
-        <dd>
-          {amount.gasFee} {amount.currency}
-        </dd>
-        <dt>Protocol</dt>
-        <dd data-testid="payment-protocol" data-protocol={payment.protocol ?? "x402"}>
-          {payment.protocol === "mpp" ? "MPP (Machine Payments Protocol)" : "x402"}
-        </dd>
         <dt>Network</dt>
         <dd>
           {payment.chain} <span className={styles.muted}>({payment.network})</span>
@@ -170,40 +166,22 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
             </span>
           ) : null}
         </dd>
-        {awaiting ? (
+        {awaiting && deadline !== undefined && msLeft !== undefined ? (
           <>
-            <dt>Service</dt>
-            <dd className={styles.copyable}>
-              <LongValue value={payment.service.url} tail={12} data-testid="payment-service-url" />
-              <CopyButton text={payment.service.url} label="Copy service address" />
+            <dt>Expires</dt>
+            <dd data-testid="payment-expiry">
+              {expired ? (
+                <strong className={styles.expired}>Expired</strong>
+              ) : (
+                <>
+                  {/* Ticks every second without being read out each time (see the status below). */}
+                  <span role="timer" aria-live="off" className={msLeft <= LAST_MINUTE_MS ? styles.lastMinute : styles.countdown}>
+                    in {formatCountdown(msLeft)}
+                  </span>{" "}
+                  <span className={styles.muted}>(at {formatTime(new Date(deadline))})</span>
+                </>
+              )}
             </dd>
-            <dt>Pay to</dt>
-            <dd className={styles.copyable}>
-              <LongValue value={payment.payTo} tail={4} data-testid="payment-pay-to" />
-              <CopyButton text={payment.payTo} label="Copy pay-to address" />
-            </dd>
-            {deadline !== undefined && msLeft !== undefined ? (
-              <>
-                <dt>Expires</dt>
-                <dd data-testid="payment-expiry">
-                  {expired ? (
-                    <strong className={styles.expired}>Expired</strong>
-                  ) : (
-                    <>
-                      {/* Ticks every second without being read out each time (see the status below). */}
-                      <span
-                        role="timer"
-                        aria-live="off"
-                        className={msLeft <= LAST_MINUTE_MS ? styles.lastMinute : styles.countdown}
-                      >
-                        in {formatCountdown(msLeft)}
-                      </span>{" "}
-                      <span className={styles.muted}>(at {formatTime(new Date(deadline))})</span>
-                    </>
-                  )}
-                </dd>
-              </>
-            ) : null}
           </>
         ) : null}
         {payment.txHash ? (
@@ -211,13 +189,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
             <dt>Transaction</dt>
             <dd className={styles.hash}>
               {explorer ? (
-                <a
-                  href={explorer}
-                  target="_blank"
-                  rel="noopener noreferrer"
-                  title={payment.txHash}
-                  data-testid="payment-tx-link"
-                >
+                <a href={explorer} target="_blank" rel="noopener noreferrer" title={payment.txHash} data-testid="payment-tx-link">
                   {shortHex(payment.txHash, 8, 6)}
                 </a>
               ) : (
@@ -227,6 +199,37 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           </>
         ) : null}
       </dl>
+      <details className={styles.more} data-testid="payment-details">
+        <summary>Details</summary>
+        <dl className={styles.details}>
+          <dt data-testid="payment-service-fee-label">{amount.upTo ? "Service fee, at most" : "Service fee"}</dt>
+          <dd>
+            {amount.serviceFee} {amount.currency}
+          </dd>
+          <dt>Gas fee</dt>
+          <dd>
+            {amount.gasFee} {amount.currency}
+          </dd>
+          <dt>Protocol</dt>
+          <dd data-testid="payment-protocol" data-protocol={payment.protocol ?? "x402"}>
+            {payment.protocol === "mpp" ? "MPP (Machine Payments Protocol)" : "x402"}
+          </dd>
+          <dt>Service</dt>
+          <dd className={styles.copyable}>
+            <ServiceAddress url={payment.service.url} />
+            <CopyButton text={payment.service.url} label="Copy service address" />
+          </dd>
+          {awaiting ? (
+            <>
+              <dt>Pay to</dt>
+              <dd className={styles.copyable}>
+                <LongValue value={payment.payTo} tail={4} data-testid="payment-pay-to" />
+                <CopyButton text={payment.payTo} label="Copy pay-to address" />
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      </details>
       {payment.receipt ? (
         <p className={styles.receipt} data-testid="payment-receipt" data-receipt={payment.receipt.status} title={payment.receipt.signer}>
           {receiptWords(payment.receipt)}
@@ -237,7 +240,6 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           {msLeft !== undefined && msLeft > 0 && msLeft <= LAST_MINUTE_MS ? "Less than a minute left to approve this payment." : ""}
         </p>
       ) : null}
-      {awaiting && actions ? <ApprovalPanel payment={payment} actions={actions} expired={expired} /> : null}
       {payment.warnings && payment.warnings.length > 0 ? (
         <ul className={styles.warnings}>
           {payment.warnings.map((warning) => (
@@ -245,6 +247,8 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           ))}
         </ul>
       ) : null}
+      {/* Last: it sticks to the bottom of the conversation while the card is taller than it. */}
+      {awaiting && actions ? <ApprovalPanel payment={payment} actions={actions} expired={expired} /> : null}
     </article>
   );
 }
@@ -256,9 +260,9 @@ const stepStateText: Record<PaymentStep["state"], string> = {
   upcoming: "not reached",
 };
 
-function PaymentSteps({ steps, failedNote }: { steps: PaymentStep[]; failedNote: string | undefined }) {
+function PaymentSteps({ steps, failedNote, quiet }: { steps: PaymentStep[]; failedNote: string | undefined; quiet: boolean }) {
   return (
-    <ol className={styles.steps} aria-label="Payment progress" data-testid="payment-steps">
+    <ol className={styles.steps} aria-label="Payment progress" data-testid="payment-steps" data-quiet={quiet || undefined}>
       {steps.map((step, index) => (
         <li
           key={step.name}
@@ -268,11 +272,11 @@ function PaymentSteps({ steps, failedNote }: { steps: PaymentStep[]; failedNote:
           aria-current={step.current ? "step" : undefined}
         >
           <span className={styles.marker} aria-hidden="true">
-            {step.state === "done" ? "✓" : step.state === "failed" ? "✕" : index + 1}
+            {step.state === "done" ? "✓" : step.state === "failed" ? (quiet ? "–" : "✕") : index + 1}
           </span>
           <span className={styles.stepLabel}>
             {step.label}
-            <span className="sr-only">: {stepStateText[step.state]}</span>
+            <span className="sr-only">: {quiet && step.state === "failed" ? "declined here" : stepStateText[step.state]}</span>
           </span>
           {step.state === "failed" ? <span className={styles.stepNote}>{failedNote ?? "Failed"}</span> : null}
         </li>
@@ -288,6 +292,23 @@ function LongValue({ value, tail, "data-testid": testId }: { value: string; tail
     <span className={styles.longValue} title={value} data-testid={testId}>
       <span className={styles.longHead}>{value.slice(0, cut)}</span>
       {cut < value.length ? <span className={styles.longTail}>{value.slice(cut)}</span> : null}
+    </span>
+  );
+}
+
+/**
+ * A service's URL with its host and port whole (they say who is paid for what); only its path,
+ * which can be long, is shortened on screen. Its text (to select, copy or hear) is whole.
+ */
+function ServiceAddress({ url }: { url: string }) {
+  const parts = serviceAddressParts(url);
+  return (
+    <span className={styles.address} title={url} data-testid="payment-service-url">
+      <span className={styles.addressHost}>
+        {parts.scheme}
+        <span data-testid="payment-service-host">{parts.host}</span>
+      </span>
+      {parts.rest ? <span className={styles.addressPath}>{parts.rest}</span> : null}
     </span>
   );
 }
@@ -328,7 +349,7 @@ function Permit2Offer({ payment, approvePermit2 }: { payment: PaymentStatus; app
 }
 
 function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
-  const price = `${payment.amount.upTo ? "up to " : ""}$${payment.amount.usd}`;
+  const price = `${payment.amount.upTo ? "up to " : ""}${dollarsOf(payment.amount.usd)}`;
   if (payment.paidFrom === "agent-budget") return `Pay ${price} from the agent budget`;
   if (actions.wrongChain) return `Switch to ${actions.wrongChain.name} and pay${actions.confirmRequired ? ` ${price}` : ""}`;
   if (actions.confirmRequired) return `Confirm and pay ${price}`;

@@ -103,7 +103,8 @@ export function useUsdcBalance(address: `0x${string}` | undefined, network: Wall
     args: address ? [address] : undefined,
     chainId: network?.chainId,
     scopeKey: `usdc-${refreshKey}`,
-    query: { enabled: Boolean(address && network), refetchInterval: 30_000 },
+    // Only a new balance renders the reporter again, not each step of the query's fetching.
+    query: { enabled: Boolean(address && network), refetchInterval: 30_000, notifyOnChangeProps: ["data"] },
   });
   return typeof data === "bigint" && network ? formatUnits(data, network.usdc.decimals) : undefined;
 }

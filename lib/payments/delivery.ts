@@ -13,7 +13,7 @@ import type { ServerEnv } from "@/lib/env";
 import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import { AppError } from "@/lib/errors";
 import { afterPendingWrites } from "@/lib/pending-writes";
-import { formatUsd } from "@/lib/money";
+import { formatDollars, formatUsd } from "@/lib/money";
 import { readSignedReceipt } from "@/lib/x402/offer-receipt";
 import { readServiceBody, ServiceUnreachableError } from "@/lib/net/service-call";
 import { budgetOf } from "./agent-budget";
@@ -288,8 +288,8 @@ function deliveredOutcome(facts: PaymentFacts, txHash: string | undefined, data:
   const name = facts.service.name;
   const paid =
     settled === undefined
-      ? `Paid $${formatUsd(facts.amount)} USDC`
-      : `Charged $${formatUsd(settled)} USDC of the up to $${formatUsd(facts.amount)} approved`;
+      ? `Paid ${formatDollars(facts.amount)} USDC`
+      : `Charged ${formatDollars(settled)} USDC of the up to ${formatDollars(facts.amount)} approved`;
   const where = txHash ? ` (transaction ${txHash})` : settled === 0n ? " (nothing was settled on chain)" : "";
   return {
     updates: [

@@ -15,7 +15,7 @@
 // service that says it settled nothing has delivered, but its maximum stays held (pending) until
 // the permit is used or its deadline has passed.
 import type { Database } from "@/lib/db";
-import { formatUsd } from "@/lib/money";
+import { formatDollars, formatUsd } from "@/lib/money";
 import {
   findPayment,
   markChecked,
@@ -184,12 +184,12 @@ export function describeVerdict(
   // What a usage-priced payment settled, as the chain shows it, goes with every update.
   const facts = verdict.kind === "used" && verdict.amount !== undefined ? { ...told, settledAmount: verdict.amount } : told;
   const because = problem ? `${problem.message} ` : "";
-  const amount = `$${formatUsd(facts.amount)}`;
+  const amount = formatDollars(facts.amount);
   const service = facts.service.name;
   switch (verdict.kind) {
     case "used": {
       const txHash = verdict.txHash;
-      const amount = `$${formatUsd(verdict.amount ?? facts.amount)}`;
+      const amount = formatDollars(verdict.amount ?? facts.amount);
       const explorerUrl = txHash ? facts.network.transactionUrl.replace("{txHash}", txHash) : undefined;
       const link = { ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
       const paid = txHash ? `${amount} USDC was paid on chain (transaction ${txHash})` : `The chain shows the ${amount} USDC payment was made`;

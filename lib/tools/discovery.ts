@@ -3,7 +3,7 @@
 // alike. Listing text is passed on as data, marked as such.
 import { z } from "zod";
 import type { ServerEnv } from "@/lib/env";
-import { parseUsd } from "@/lib/money";
+import { dollarsOf, parseUsd } from "@/lib/money";
 import type { PaymentRails } from "@/lib/payments/rails";
 import type { DiscoveryEnv, ServiceFilter, ServiceListing } from "@/lib/discovery/listings";
 
@@ -99,7 +99,7 @@ function view(listing: ServiceListing, rails: PaymentRails, protocolNote: string
       ? {
           upTo: true,
           ...(listing.typicalUsd ? { typicalUsd: listing.typicalUsd } : {}),
-          priceNote: `up to $${listing.priceUsd} per call${listing.typicalUsd ? `, typically $${listing.typicalUsd}` : ""}: the service charges what it uses, at most this`,
+          priceNote: `up to ${dollarsOf(listing.priceUsd)} per call${listing.typicalUsd ? `, typically ${dollarsOf(listing.typicalUsd)}` : ""}: the service charges what it uses, at most this`,
         }
       : {}),
     network: listing.network,
