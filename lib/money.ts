@@ -37,9 +37,25 @@ export function formatUnits(amount: bigint, decimals: number = USD_DECIMALS): st
 export const formatUsd = (micros: bigint): string => formatUnits(micros, USD_DECIMALS);
 
 /**
+ * A USD amount as a person reads it, the one way replies, cards and panels write money: a dollar
+ * sign and at least two decimals, all the decimals it has beyond that (1000000n -> "$1.00",
+ * 500000n -> "$0.50", 4000n -> "$0.004"). `formatUsd` stays the decimal string of data fields.
+ */
+export function formatDollars(micros: bigint): string {
+  const [whole, fraction = ""] = formatUsd(micros < 0n ? -micros : micros).split(".");
+  return `${micros < 0n ? "-" : ""}$${whole}.${fraction.padEnd(2, "0")}`;
+}
+
+/** A decimal USD string written as `formatDollars` writes it ("1" -> "$1.00"); text that is not an amount is shown as given. */
+export function dollarsOf(amount: string): string {
+  const micros = parseUsd(amount);
+  return micros === undefined ? amount : formatDollars(micros);
+}
+
+/**
  * A usage-priced (x402 `upto`) payment's amount in words: "up to $0.02" while its charge is not
  * known, "up to $0.02, charged $0.000405" once the chain shows it.
  */
 export function describeUpTo(maximum: bigint, charged: bigint | undefined): string {
-  return charged === undefined ? `up to $${formatUsd(maximum)}` : `up to $${formatUsd(maximum)}, charged $${formatUsd(charged)}`;
+  return charged === undefined ? `up to ${formatDollars(maximum)}` : `up to ${formatDollars(maximum)}, charged ${formatDollars(charged)}`;
 }

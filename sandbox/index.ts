@@ -271,10 +271,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const path = await writeInfoFile(info, options.dataDir ?? DEFAULT_DATA_DIR);
       log(`wrote ${path}`);
     }
-    if (!quiet) {
-      console.log(describeInfo(info));
-      console.log(JSON.stringify(info, null, 2));
-    }
+    // The description, never the file's JSON: that holds the sandbox's keys.
+    if (!quiet) console.log(describeInfo(info));
 
     return {
       info,

@@ -12,7 +12,7 @@ import { formatLocalTime, shortHex } from "@/components/payment/payment-display"
 import { explorerTxUrl } from "@/lib/chain/networks";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { safeLink } from "@/lib/client/safe-link";
-import { formatUsd, parseUsd } from "@/lib/money";
+import { dollarsOf, formatDollars, formatUsd, parseUsd } from "@/lib/money";
 import panel from "@/components/budget/budget-panel.module.css";
 import own from "./agent-budget.module.css";
 import type { AppBudgetPayment } from "@/components/mcp/use-app-budget-watch";
@@ -72,8 +72,8 @@ function AppPayments({ payments }: { payments: readonly AppBudgetPayment[] }) {
             return (
               <li key={payment.paymentId} className={styles.muted} data-testid="agent-budget-app-payment" data-outcome={payment.outcome}>
                 {payment.outcome === "paid"
-                  ? `${payment.app}: paid $${payment.amountUsd} to ${payment.service} from the budget, ${formatLocalTime(new Date(payment.at))}.`
-                  : `${payment.app} asked for $${payment.amountUsd} to ${payment.service}: ${payment.summary}`}{" "}
+                  ? `${payment.app}: paid ${dollarsOf(payment.amountUsd)} to ${payment.service} from the budget, ${formatLocalTime(new Date(payment.at))}.`
+                  : `${payment.app} asked for ${dollarsOf(payment.amountUsd)} to ${payment.service}: ${payment.summary}`}{" "}
                 {link ? (
                   <a href={link} target="_blank" rel="noreferrer">
                     Transaction
@@ -107,8 +107,8 @@ function ActiveBudget({ budget, threshold, left }: { budget: AgentBudgetState; t
         data-left={left === undefined ? undefined : formatUsd(left)}
         data-state={revoked ? "revoked" : unfunded ? "unfunded" : expired ? "expired" : "active"}
       >
-        <strong>${formatUsd(granted)}</strong> granted · {used === undefined ? "…" : `$${formatUsd(used)} used`} ·{" "}
-        <strong>{left === undefined ? "…" : `$${formatUsd(left)} left`}</strong>
+        <strong>{formatDollars(granted)}</strong> granted · {used === undefined ? "…" : `${formatDollars(used)} used`} ·{" "}
+        <strong>{left === undefined ? "…" : `${formatDollars(left)} left`}</strong>
       </p>
       <p className={styles.muted}>
         {revoked
@@ -119,7 +119,7 @@ function ActiveBudget({ budget, threshold, left }: { budget: AgentBudgetState; t
               : "The transfer to the budget did not finish, so the agent does not use it. Withdraw returns whatever arrived."
             : expired
             ? `Expired ${formatLocalTime(until)}: every payment asks your wallet again. Revoke it to take back what is left.`
-            : `Until ${formatLocalTime(until)}, payments up to $${threshold} are paid from it without asking. Larger ones, and any past the budget, ask your wallet.`}
+            : `Until ${formatLocalTime(until)}, payments up to ${dollarsOf(threshold)} are paid from it without asking. Larger ones, and any past the budget, ask your wallet.`}
       </p>
       <p className={styles.muted}>
         Held at <span title={stored.grant.session}>{shortHex(stored.grant.session)}</span> on {stored.network.name}, by a key kept in this browser only.

@@ -121,7 +121,7 @@ export function rejectPayment(entries: readonly ChatEntry[], paymentId: string):
               ...payment,
               status: "failed" as const,
               approval: undefined,
-              reason: { code: "rejected" as const, message: "You rejected this payment." },
+              reason: { code: "rejected" as const, message: "You declined this payment." },
             }
           : payment,
       ),

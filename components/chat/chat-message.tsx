@@ -1,6 +1,7 @@
 // One entry of the conversation: a user message (plain text), an assistant reply (markdown as
 // it streams, its payment cards, its errors, how it ended, and a Copy button), or a refused
-// request.
+// request. Memoized: an entry renders again only when it, or its cards and their actions, change.
+import { memo } from "react";
 import { safeLink } from "@/lib/client/safe-link";
 import type { FinishReason, PaymentStatus } from "@/lib/protocol/lines";
 import { PaymentCard, type PaymentActions } from "@/components/payment/payment-card";
@@ -27,7 +28,7 @@ export type ChatMessageProps = {
   paymentActions?: PaymentActions | undefined;
 };
 
-export function ChatMessage({ entry, payments, paymentActions }: ChatMessageProps) {
+export const ChatMessage = memo(function ChatMessage({ entry, payments, paymentActions }: ChatMessageProps) {
   switch (entry.role) {
     case "user":
       return (
@@ -47,7 +48,7 @@ export function ChatMessage({ entry, payments, paymentActions }: ChatMessageProp
         </li>
       );
   }
-}
+});
 
 function AssistantMessage({
   entry,
@@ -79,16 +80,16 @@ function AssistantMessage({
             {error.message}
           </p>
         ))}
-        <ReplyFooter entry={entry} />
+        <ReplyFooter entry={entry} paid={payments.length > 0} />
       </div>
     </li>
   );
 }
 
-function ReplyFooter({ entry }: { entry: AssistantEntry }) {
+function ReplyFooter({ entry, paid }: { entry: AssistantEntry; paid: boolean }) {
   // Copy once the text stands still: what is copied is what the person has read.
   const copyable = entry.content.trim().length > 0 && entry.state !== "waiting" && entry.state !== "streaming";
-  const meta = <ReplyMeta entry={entry} />;
+  const meta = <ReplyMeta entry={entry} paid={paid} />;
   if (!copyable) return meta;
   return (
     <div className={replyStyles.footer}>
@@ -98,7 +99,11 @@ function ReplyFooter({ entry }: { entry: AssistantEntry }) {
   );
 }
 
-function ReplyMeta({ entry }: { entry: AssistantEntry }) {
+/** Names the payment ending only where the reply had a payment (a card, or the ending names one):
+ * a request the service refused before anything was quoted did not fail a payment. */
+const PAYMENT_ENDINGS: ReadonlySet<FinishReason> = new Set(["payment-complete", "payment-failed"]);
+
+function ReplyMeta({ entry, paid }: { entry: AssistantEntry; paid: boolean }) {
   if (entry.state === "stopped") {
     return (
       <p className={styles.meta} data-testid="message-meta">
@@ -108,7 +113,8 @@ function ReplyMeta({ entry }: { entry: AssistantEntry }) {
   }
   if (!entry.finish) return null;
   const { finishReason, model, explorerUrl, txHash } = entry.finish;
-  const label = finishReason === "stop" ? undefined : finishLabels[finishReason];
+  const aboutPayment = paid || entry.finish.paymentId !== undefined;
+  const label = finishReason === "stop" || (PAYMENT_ENDINGS.has(finishReason) && !aboutPayment) ? undefined : finishLabels[finishReason];
   const transaction = txHash ? safeLink(explorerUrl) : undefined;
   return (
     <p className={styles.meta} data-testid="message-meta" data-finish-reason={finishReason}>

@@ -135,6 +135,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
             onStop={chat.stop}
             streaming={streaming || approving !== undefined}
             cooldownSeconds={composer.cooldownRemaining}
+            held={composer.held}
             ready={composer.hydrated}
           />
         </main>

@@ -1,7 +1,8 @@
 "use client";
 // The message box: Enter sends, Shift+Enter adds a line. Sending is blocked while a reply streams
-// (Stop is offered instead) and during the cooldown, whose countdown is shown beside the button.
-// The text box itself stays usable so the next message can be written while waiting.
+// (Stop is offered instead) and during the cooldown, whose countdown is shown beside the button;
+// a message the server held back for it says when it goes. The text box itself stays usable so
+// the next message can be written (or a held one changed) while waiting.
 import { useId, type FormEvent, type KeyboardEvent } from "react";
 import styles from "./chat.module.css";
 
@@ -12,11 +13,13 @@ export type ComposerProps = {
   onStop: () => void;
   streaming: boolean;
   cooldownSeconds: number;
+  /** The text is a message held for the cooldown, sent by itself when it is over. */
+  held?: boolean;
   /** False until the page is interactive, so an early click cannot submit the form natively. */
   ready: boolean;
 };
 
-export function Composer({ value, onChange, onSend, onStop, streaming, cooldownSeconds, ready }: ComposerProps) {
+export function Composer({ value, onChange, onSend, onStop, streaming, cooldownSeconds, held = false, ready }: ComposerProps) {
   const inputId = useId();
   const hintId = useId();
   const canSend = ready && !streaming && cooldownSeconds === 0 && value.trim().length > 0;
@@ -54,7 +57,7 @@ export function Composer({ value, onChange, onSend, onStop, streaming, cooldownS
         <p id={hintId} className={styles.hint}>
           {cooldownSeconds > 0 ? (
             <span className={styles.cooldown} role="timer" data-testid="cooldown-indicator">
-              Next message in {cooldownSeconds} s
+              {held ? `Sending in ${cooldownSeconds} s` : `Next message in ${cooldownSeconds} s`}
             </span>
           ) : (
             <span>Enter to send, Shift+Enter for a new line</span>

@@ -1,14 +1,31 @@
 "use client";
 // The conversation log. It follows new text to the bottom while the reader is at the bottom,
-// and leaves the scroll position alone once they scroll up to read something earlier.
+// and leaves the scroll position alone once they scroll up to read something earlier. A quote
+// that arrives waiting for the person, and does not fit below what they were reading, is shown
+// from its top (its buttons stick to the pane's bottom edge, payment-card.module.css); the log
+// follows the bottom again with the next message or approval.
 import { useLayoutEffect, useMemo, useRef } from "react";
 import type { PaymentActions } from "@/components/payment/payment-card";
+import type { PaymentStatus } from "@/lib/protocol/lines";
 import { paymentsByReply, type ChatEntry } from "./chat-entries";
 import { ChatMessage } from "./chat-message";
 import { ErrorBoundary } from "./error-boundary";
 import styles from "./chat.module.css";
 
 const NEAR_BOTTOM_PX = 80;
+const NO_PAYMENTS: PaymentStatus[] = [];
+/** Room left above a quote shown from its top, so it reads as following what came before. */
+const ABOVE_QUOTE_PX = 8;
+
+/** The latest payment waiting for the person's approval, by its id. */
+function awaitingQuote(entries: readonly ChatEntry[], payments: ReadonlyMap<string, readonly PaymentStatus[]>): string | undefined {
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const entry = entries[index];
+    const waiting = entry ? payments.get(entry.id)?.findLast((payment) => payment.status === "awaiting-signature") : undefined;
+    if (waiting) return waiting.paymentId;
+  }
+  return undefined;
+}
 
 export type MessageListProps = { entries: ChatEntry[]; streaming: boolean; paymentActions?: PaymentActions };
 
@@ -17,11 +34,27 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
   const payments = useMemo(() => paymentsByReply(entries), [entries]);
   const scroller = useRef<HTMLDivElement>(null);
   const followBottom = useRef(true);
+  const entryCount = useRef(0);
+  const shownQuote = useRef<string | undefined>(undefined);
 
   useLayoutEffect(() => {
     const element = scroller.current;
-    if (element && followBottom.current) element.scrollTop = element.scrollHeight;
-  }, [entries]);
+    if (!element) return;
+    // A new message, or an approval's reply: the person wants to see it.
+    if (entries.length > entryCount.current) followBottom.current = true;
+    entryCount.current = entries.length;
+    if (followBottom.current) element.scrollTop = element.scrollHeight;
+    const quote = awaitingQuote(entries, payments);
+    if (quote === undefined || quote === shownQuote.current) return;
+    const card = [...element.querySelectorAll<HTMLElement>("[data-payment-id]")].find((node) => node.dataset.paymentId === quote);
+    if (!card) return;
+    shownQuote.current = quote;
+    const top = card.getBoundingClientRect().top - element.getBoundingClientRect().top + element.scrollTop - ABOVE_QUOTE_PX;
+    if (top < element.scrollTop) {
+      element.scrollTop = top;
+      followBottom.current = false;
+    }
+  }, [entries, payments]);
 
   const onScroll = () => {
     const element = scroller.current;
@@ -42,11 +75,16 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
       aria-label="Conversation"
     >
       <ol className={styles.log} data-testid="message-list">
-        {entries.map((entry) => (
-          <ErrorBoundary key={entry.id} what="This message" item>
-            <ChatMessage entry={entry} payments={payments.get(entry.id) ?? []} paymentActions={paymentActions} />
-          </ErrorBoundary>
-        ))}
+        {entries.map((entry) => {
+          // Only a reply with cards follows the wallet and the approval: the other messages'
+          // props stay the same object, so they are not rendered again (ChatMessage is memoized).
+          const shown = payments.get(entry.id) ?? NO_PAYMENTS;
+          return (
+            <ErrorBoundary key={entry.id} what="This message" item>
+              <ChatMessage entry={entry} payments={shown} paymentActions={shown.length > 0 ? paymentActions : undefined} />
+            </ErrorBoundary>
+          );
+        })}
       </ol>
     </div>
   );

@@ -26,9 +26,14 @@ export type StreamReplyParameters = {
   onProposal?: ((data: StreamMetadata) => void) | undefined;
   /** The reply ended; its finish metadata (a payment's outcome included). */
   onFinish?: ((finish: FinishMetadata) => void) | undefined;
+  /**
+   * The server took the request (its 200 arrived): it has counted the message against the
+   * cooldown by now, so this is the instant the page counts the cooldown from too.
+   */
+  onAccepted?: (() => void) | undefined;
 };
 
-export async function streamReply({ endpoint, body, signal, updateReply, withdraw, onProposal, onFinish }: StreamReplyParameters): Promise<SendOutcome> {
+export async function streamReply({ endpoint, body, signal, updateReply, withdraw, onProposal, onFinish, onAccepted }: StreamReplyParameters): Promise<SendOutcome> {
   try {
     let response: Response;
     try {
@@ -52,6 +57,7 @@ export async function streamReply({ endpoint, body, signal, updateReply, withdra
       withdraw(error);
       return { kind: "refused", error };
     }
+    onAccepted?.();
 
     let finished = false;
     for await (const line of readLines(response.body)) {

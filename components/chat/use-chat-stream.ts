@@ -16,6 +16,15 @@ import { useChatEntries } from "./use-chat-entries";
 
 export type { SendOutcome };
 
+/** What the composer follows of a message it sends. */
+export type SendOptions = {
+  /** The server took it: the cooldown counts from now (stream-reply.ts). */
+  onAccepted?: () => void;
+};
+
+/** How a retry ended, and the question it asked again (a refused one is given back to the composer). */
+export type RetryOutcome = SendOutcome & { question?: string };
+
 export type ChatRequestExtras = Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model" | "agentBudget">;
 
 export type UseChatStreamOptions = {
@@ -47,9 +56,9 @@ export type UseChatStreamResult = {
   streaming: boolean;
   /** The paymentId whose approval is being signed or sent, if any. */
   approving: string | undefined;
-  send: (text: string) => Promise<SendOutcome>;
+  send: (text: string, options?: SendOptions) => Promise<SendOutcome>;
   /** Sends the last user message again, in place of the reply it got. */
-  retry: () => Promise<SendOutcome>;
+  retry: (options?: SendOptions) => Promise<RetryOutcome>;
   /** Signs the quote and sends the approval (request B) with the messages of its request. */
   approve: (payment: PaymentStatus, options?: ApproveOptions) => Promise<SendOutcome>;
   /** Turns a quote down, locally: no request is made. */
@@ -78,7 +87,7 @@ export function useChatStream({
 
   /** Posts one request and streams its answer into a new reply (after `userText`'s entry, if any). */
   const run = useCallback(
-    async (body: ChatRequestBody, userText: string | undefined, controller: AbortController): Promise<SendOutcome> => {
+    async (body: ChatRequestBody, userText: string | undefined, controller: AbortController, options: SendOptions = {}): Promise<SendOutcome> => {
       setStreaming(true);
       const userId = newId();
       const replyId = newId();
@@ -89,10 +98,16 @@ export function useChatStream({
           body,
           signal: controller.signal,
           updateReply: (change) => update((current) => current.map((entry) => (entry.id === replyId && entry.role === "assistant" ? change(entry) : entry))),
+          // A message refused for the cooldown is not refused for good: the composer holds it and
+          // sends it when the wait is over, so no refusal is shown for it.
           withdraw: (error) =>
-            update((current) => [...current.filter((entry) => entry.id !== userId && entry.id !== replyId), { id: newId(), role: "refusal", error }]),
+            update((current) => [
+              ...current.filter((entry) => entry.id !== userId && entry.id !== replyId),
+              ...(error.status === 429 && userText !== undefined ? [] : [{ id: newId(), role: "refusal" as const, error }]),
+            ]),
           onProposal,
           onFinish,
+          onAccepted: options.onAccepted,
         });
       } finally {
         controllerRef.current = null;
@@ -103,7 +118,7 @@ export function useChatStream({
   );
 
   const send = useCallback(
-    async (text: string): Promise<SendOutcome> => {
+    async (text: string, options?: SendOptions): Promise<SendOutcome> => {
       if (controllerRef.current) return { kind: "busy" };
       const controller = new AbortController();
       controllerRef.current = controller;
@@ -113,12 +128,12 @@ export function useChatStream({
         ...(solanaAddress ? { solanaAddress } : {}),
         ...extras?.(),
       };
-      return run(body, text, controller);
+      return run(body, text, controller, options);
     },
     [extras, run, solanaAddress, walletAddress],
   );
 
-  const retry = useCallback(async (): Promise<SendOutcome> => {
+  const retry = useCallback(async (options?: SendOptions): Promise<RetryOutcome> => {
     if (controllerRef.current) return { kind: "busy" };
     const current = entriesRef.current;
     const lastUser = current.findLastIndex((entry) => entry.role === "user");
@@ -130,7 +145,7 @@ export function useChatStream({
     }
     // The last question and what followed it (a failed or stopped reply, a refusal) are replaced.
     update((entries) => entries.slice(0, lastUser));
-    return send(entry.content);
+    return { ...(await send(entry.content, options)), question: entry.content };
   }, [send, update]);
 
   const { approving, approve } = useApprovalRequest({ chat: chatEntries, controllerRef, run, extras, walletAddress, sign, solanaAddress, signSolana, signFromBudget });

@@ -1,18 +1,22 @@
 "use client";
-// The composer's side of the chat: the draft, the cooldown a message starts when it leaves (the
-// server counts it on arrival, docs/contract.md, section 2), retrying the last message, and what a
-// message the server did not take gives back: the wait undone, and its text returned to fix or
-// resend, unless it held a secret. Nothing acts before React runs in the browser (`hydrated`).
-import { startTransition, useEffect, useState } from "react";
+// The composer's side of the chat: the draft, the cooldown a message starts when it leaves and
+// counts again from when the server took it (the server counts it on arrival, docs/contract.md,
+// section 2), retrying the last message, and what a message the server did not take gives back:
+// the wait undone, and its text returned to fix or resend, unless it held a secret. A message the
+// server holds back for the cooldown (429) is not dropped: it stays in the composer and is sent
+// by itself when the wait is over (the person may still change it, or clear it to not send it).
+// Nothing acts before React runs in the browser (`hydrated`).
+import { startTransition, useEffect, useRef, useState } from "react";
 import { preloadMarkdown } from "./markdown";
 import type { SendOutcome } from "./stream-reply";
 import { useCooldown } from "./use-cooldown";
+import type { RetryOutcome, SendOptions } from "./use-chat-stream";
 
 export type ComposerParameters = {
   /** CHAT_COOLDOWN_SECONDS: the pause between messages the server enforces; 0 for none. */
   cooldownSeconds: number;
-  send: (text: string) => Promise<SendOutcome>;
-  retry: () => Promise<SendOutcome>;
+  send: (text: string, options?: SendOptions) => Promise<SendOutcome>;
+  retry: (options?: SendOptions) => Promise<RetryOutcome>;
   /** No reply is streaming and no approval is under way. */
   idle: boolean;
   /** The conversation ends with a reply: the question before it may be asked again. */
@@ -26,6 +30,8 @@ export type ComposerState = {
   hydrated: boolean;
   /** Seconds until the next message may leave. */
   cooldownRemaining: number;
+  /** The draft is a message the server held back for the cooldown: it is sent when the wait is over. */
+  held: boolean;
   onSend: () => Promise<void>;
   canRetry: boolean;
   onRetry: () => Promise<void>;
@@ -39,10 +45,16 @@ export function useComposer({ cooldownSeconds, send, retry, idle, endsWithReply 
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => startTransition(() => setHydrated(true)), []);
 
+  const [held, setHeld] = useState(false);
+  // The server counts the message when it arrives, after it left: the wait is counted again then.
+  const sendOptions: SendOptions = { onAccepted: cooldown.countFromNow };
+
   const afterSend = (outcome: SendOutcome, text: string, undoCooldown: () => void) => {
     if (outcome.kind === "answered") return;
     if (outcome.kind === "refused" && outcome.error.status === 429) {
+      // Retry-After is whole seconds rounded up from this answer: by then the server takes it.
       cooldown.waitFor(outcome.error.retryAfterSeconds ?? Math.max(cooldownSeconds, 1));
+      if (text.length > 0) setHeld(true);
     } else if (outcome.kind !== "refused" || outcome.error.status < 500) {
       // Refused before the server counted it (it validates before claiming the cooldown), never
       // delivered, or not sent at all: the person need not wait for a message that was not taken.
@@ -59,18 +71,29 @@ export function useComposer({ cooldownSeconds, send, retry, idle, endsWithReply 
     setDraft("");
     // The reply will be markdown: its renderer is fetched while the question travels.
     preloadMarkdown();
-    // The wait starts when the message leaves, as the server counts it on arrival.
+    setHeld(false);
+    // The wait shows as the message leaves, and is counted again when the server takes it.
     const undoCooldown = cooldown.start();
-    afterSend(await send(text), text, undoCooldown);
+    afterSend(await send(text, sendOptions), text, undoCooldown);
   };
+
+  // A held message goes when the wait is over, unless the person cleared it meanwhile.
+  const sendHeld = useRef(onSend);
+  sendHeld.current = onSend;
+  const due = held && hydrated && idle && cooldown.remainingSeconds === 0;
+  useEffect(() => {
+    if (!due) return;
+    if (draft.trim().length === 0) setHeld(false);
+    else void sendHeld.current();
+  }, [due, draft]);
 
   const canRetry = hydrated && idle && cooldown.remainingSeconds === 0 && endsWithReply;
   const onRetry = async () => {
     const undoCooldown = cooldown.start();
-    const outcome = await retry();
+    const outcome = await retry(sendOptions);
     if (outcome.kind === "busy") undoCooldown();
-    else if (outcome.kind !== "answered") afterSend(outcome, "", undoCooldown);
+    else if (outcome.kind !== "answered") afterSend(outcome, outcome.question ?? "", undoCooldown);
   };
 
-  return { draft, setDraft, hydrated, cooldownRemaining: cooldown.remainingSeconds, onSend, canRetry, onRetry };
+  return { draft, setDraft, hydrated, cooldownRemaining: cooldown.remainingSeconds, held: held && draft.trim().length > 0, onSend, canRetry, onRetry };
 }

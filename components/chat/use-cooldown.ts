@@ -1,7 +1,10 @@
 "use client";
 // The client side of the chat cooldown (docs/contract.md, section 5): a countdown to the next allowed message,
 // read from local storage (lib/client/cooldown-store) so it survives a refresh and holds across
-// tabs. `seconds` is the server's CHAT_COOLDOWN_SECONDS; 0 turns the client wait off.
+// tabs. `seconds` is the server's CHAT_COOLDOWN_SECONDS; 0 turns the client wait off. It ends when
+// the server's does: it is counted again from the moment the server took the message (its answer
+// arriving, which is after the server counted it), and rounded up to whole seconds as the
+// server's Retry-After is, so at 0 the server takes the next message.
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import { readNextMessageAt, subscribeNextMessageAt, writeNextMessageAt } from "@/lib/client/cooldown-store";
 
@@ -10,6 +13,8 @@ export type Cooldown = {
   remainingSeconds: number;
   /** Starts the wait after a message is sent; returns a function that undoes it. */
   start: () => () => void;
+  /** The server took the message: the wait counts from now, never from before the server's own count. */
+  countFromNow: () => void;
   /** Follows the server's 429: wait this many seconds from now. */
   waitFor: (seconds: number) => void;
 };
@@ -32,8 +37,9 @@ export function useCooldown(seconds: number): Cooldown {
 
   useEffect(() => {
     const current = Date.now();
-    setNow(current);
+    // No wait running (a page's usual load): nothing to count, and no render of the chat for it.
     if (nextMessageAt <= current) return;
+    setNow(current);
     // A stored time further away than one full cooldown is stale (the setting was lowered) or
     // tampered with; it must not lock the composer for longer than the server would.
     if (seconds > 0 && nextMessageAt > current + seconds * 1000 + 1000) {
@@ -57,6 +63,13 @@ export function useCooldown(seconds: number): Cooldown {
     return () => writeNextMessageAt(previous);
   }, [seconds]);
 
+  const countFromNow = useCallback(() => {
+    if (seconds <= 0) return;
+    const current = Date.now();
+    setNow(current);
+    writeNextMessageAt(current + seconds * 1000);
+  }, [seconds]);
+
   const waitFor = useCallback((wait: number) => {
     const current = Date.now();
     setNow(current);
@@ -66,5 +79,5 @@ export function useCooldown(seconds: number): Cooldown {
   // Capped at one full cooldown: `now` can lag a render behind a change from another tab.
   const left = nextMessageAt > now ? Math.ceil((nextMessageAt - now) / 1000) : 0;
   const remainingSeconds = seconds > 0 ? Math.min(left, seconds) : left;
-  return { remainingSeconds, start, waitFor };
+  return { remainingSeconds, start, countFromNow, waitFor };
 }

@@ -19,11 +19,14 @@ export type KeptConversationParameters = {
 export function useKeptConversation({ entries, streaming, entriesRef, nextId, setEntries }: KeptConversationParameters): void {
   const restored = useRef(false);
   const revealOnRender = useRef(false);
+  // What storage holds already: the conversation just brought back is not written again.
+  const stored = useRef<ChatEntry[] | undefined>(undefined);
   useEffect(() => {
     const saved = loadConversation();
     if (saved.length > 0 && entriesRef.current.length === 0) {
       nextId.current = Math.max(0, ...saved.map((entry) => Number(/^entry-(\d+)$/.exec(entry.id)?.[1] ?? 0)));
       entriesRef.current = saved;
+      stored.current = saved;
       // A transition: rendering a long conversation yields to the page between its parts.
       startTransition(() => setEntries(saved));
       // The welcome stays hidden until the conversation is rendered in its place.
@@ -41,6 +44,8 @@ export function useKeptConversation({ entries, streaming, entriesRef, nextId, se
     }
   }, [entries]);
   useEffect(() => {
-    if (restored.current && !streaming) saveConversation(entriesRef.current);
+    if (!restored.current || streaming || entriesRef.current === stored.current) return;
+    stored.current = entriesRef.current;
+    saveConversation(entriesRef.current);
   }, [entries, entriesRef, streaming]);
 }

@@ -10,13 +10,13 @@
 import { useEffect, useMemo, useRef } from "react";
 import type { ApproveOptions, PaymentActions } from "@/components/payment/payment-card";
 import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
-import { permit2Approval, useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
+import { insteadApproval, useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
 import { formatUnits, parseUsd } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { latestPayments, type ChatEntry } from "./chat-entries";
-import type { SendOutcome, UseChatStreamResult } from "./use-chat-stream";
+import type { SendOptions, SendOutcome, UseChatStreamResult } from "./use-chat-stream";
 import type { ChatAgentBudget } from "./use-chat-agent-budget";
 import { useWalletWait } from "./use-wallet-wait";
 
@@ -39,7 +39,7 @@ export type QuoteApproval = {
   /** The wallet's USDC balance on the waiting quote's network (else the first network). */
   balance: string | undefined;
   /** Sends a message once the wallet is there (or has not come within a moment). */
-  send: (text: string) => Promise<SendOutcome>;
+  send: (text: string, options?: SendOptions) => Promise<SendOutcome>;
 };
 
 export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, threshold, refreshKey }: QuoteApprovalParameters): QuoteApproval {
@@ -55,10 +55,10 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
   const sendNow = useRef(chat.send);
   sendNow.current = chat.send;
   const silentThisMessage = useRef(0);
-  const send = async (text: string) => {
+  const send = async (text: string, options?: SendOptions) => {
     if (wallet.status === "loading") await walletWait.forMessage();
     silentThisMessage.current = 0;
-    return sendNow.current(text);
+    return sendNow.current(text, options);
   };
 
   const pending = useMemo(() => latestQuote(chat.entries), [chat.entries]);
@@ -82,9 +82,8 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
     ...(payer.address ? { payingFrom: payer.address } : {}),
     ...(payer.balance !== undefined ? { balance: payer.balance } : {}),
     ...(wrongChain && !payer.fromBudget ? { wrongChain } : {}),
-    // A usage-priced payment refused for want of a Permit2 allowance, or whose quote asks for a
-    // permit the wallet would rather not sign: the wallet approves Permit2 once, with its gas.
-    ...permit2Approval(wallet.actions, networks),
+    // What a quote's optional request or a failure's remedy offers instead: the wallet does it once, with its gas.
+    ...insteadApproval(wallet.actions, networks),
   };
 
   const prompted = useRef(new Set<string>());

@@ -5,19 +5,25 @@
 // decimal strings, shown as they are: the page never does arithmetic on money. A quote waiting
 // for a signature offers Approve and Reject (docs/contract.md, section 4) when the chat hands the card its
 // actions, with a live countdown to the quote's deadline. Delivered, it says what the service's
-// signed receipt came to, if it gave one. Times are the person's locale's.
+// signed receipt came to, if it gave one. Times are the person's locale's. What a person decides
+// by stays in view (the total, the network, the deadline, the buttons, which stick to the bottom
+// of the conversation while the card is taller than it); the fees, the protocol and the addresses
+// are folded under Details. A payment the person turned down reads "Declined", quietly: it is
+// their choice, not a failure.
 import { useEffect, useState } from "react";
 import { CopyButton } from "@/components/chat/copy-button";
 import { safeLink } from "@/lib/client/safe-link";
+import { optionalRequestOf, requestsOf, type WalletFallback } from "@/lib/client/wallet-requests";
+import { dollarsOf } from "@/lib/money";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
-import { formatCountdown, formatLocalTime, localizeIsoTimes, receiptWords, shortHex } from "./payment-display";
+import { formatCountdown, formatLocalTime, localizeIsoTimes, receiptWords, serviceAddressParts, shortHex } from "./payment-display";
 import { explainFailure } from "./payment-failure";
 import { paymentSteps, stepIndex, stepLabels, type PaymentStep } from "./payment-progress";
 import styles from "./payment-card.module.css";
 
 const statusLabels: Record<PaymentStatusName, string> = { ...stepLabels, failed: "Failed" };
 
-type Tone = "progress" | "attention" | "success" | "failure";
+type Tone = "progress" | "attention" | "success" | "failure" | "quiet";
 const statusTones: Record<PaymentStatusName, Tone> = {
   checking: "progress",
   "awaiting-signature": "attention",
@@ -48,15 +54,14 @@ export type PaymentActions = {
   /** The wallet is on another chain than the quote's: approving switches to this one first. */
   wrongChain?: { name: string };
   /**
-   * For a usage-priced payment refused for want of a Permit2 allowance, or whose quote asks for a
-   * gasless permit the wallet does not sign: sends the wallet's one-time approval of Permit2 (the
-   * person pays the gas). Resolves once it is mined.
+   * Does once, with the wallet, what a quote's optional request or a failure's remedy offers
+   * (approve a token's spender; the person pays the gas). Resolves once it is mined.
    */
-  approvePermit2?: (payment: PaymentStatus) => Promise<void>;
+  approveInstead?: (payment: PaymentStatus, fallback: WalletFallback) => Promise<void>;
 };
 
-/** How the person approves: `withoutPermit` once the wallet has approved Permit2 itself, so the quote's permit is not signed. */
-export type ApproveOptions = { withoutPermit?: boolean };
+/** How the person approves: `skip`, the quote's optional requests they did otherwise, which the wallet is then not asked for. */
+export type ApproveOptions = { skip?: number[] };
 
 // Under a minute left, the countdown is marked and announced once.
 const LAST_MINUTE_MS = 60_000;
@@ -75,21 +80,24 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
   const failure = payment.status === "failed" ? explainFailure(payment, formatTime) : undefined;
   // Delivered, and the chain has not settled the signed maximum yet: it stays held until its window ends.
   const held = payment.status === "delivered" && payment.collectableUntil ? new Date(payment.collectableUntil) : undefined;
+  // Turned down by the person: said as their choice, without the alarm of a failure.
+  const declined = payment.status === "failed" && payment.reason?.code === "rejected";
+  const label = declined ? "Declined" : statusLabels[payment.status];
   return (
     <article
       className={styles.card}
       data-testid="payment-card"
       data-payment-id={payment.paymentId}
       data-status={payment.status}
-      aria-label={`Payment to ${payment.service.name}: ${statusLabels[payment.status]}`}
+      aria-label={`Payment to ${payment.service.name}: ${label}`}
     >
       <header className={styles.header}>
         <h3 className={styles.service}>{payment.service.name}</h3>
-        <span className={styles.status} data-tone={statusTones[payment.status]} data-testid="payment-status">
-          {statusLabels[payment.status]}
+        <span className={styles.status} data-tone={declined ? "quiet" : statusTones[payment.status]} data-testid="payment-status">
+          {label}
         </span>
       </header>
-      <PaymentSteps steps={steps} failedNote={failure?.stepNote} />
+      <PaymentSteps steps={steps} failedNote={failure?.stepNote} quiet={declined} />
       {payment.paidFrom === "agent-budget" ? (
         <p className={styles.note} data-testid="payment-paid-from">
           {awaiting
@@ -100,7 +108,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         </p>
       ) : null}
       {failure ? (
-        <div className={styles.failure} role="alert" data-paid={failure.paid}>
+        <div className={styles.failure} role={declined ? undefined : "alert"} data-paid={failure.paid} data-tone={declined ? "quiet" : undefined}>
           <p className={styles.failureSummary} data-testid="payment-failure-summary">
             {failure.summary}
           </p>
@@ -109,15 +117,15 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
               .filter((part) => part.length > 0)
               .join(" ")}
           </p>
-          {amount.upTo && actions?.approvePermit2 && /\bPermit2\b/.test(payment.reason?.message ?? "") ? (
-            <Permit2Offer payment={payment} approvePermit2={actions.approvePermit2} />
+          {payment.reason?.remedy && actions?.approveInstead ? (
+            <RemedyOffer payment={payment} remedy={payment.reason.remedy} approveInstead={actions.approveInstead} />
           ) : null}
         </div>
       ) : null}
       <dl className={styles.details}>
         <dt>{amount.upTo ? "Up to" : "Total"}</dt>
         <dd data-testid="payment-total">
-          {amount.total} {amount.currency} <span className={styles.muted}>(${amount.usd})</span>
+          {amount.total} {amount.currency} <span className={styles.muted}>({dollarsOf(amount.usd)})</span>
           {amount.upTo && amount.charged === undefined ? <span className={styles.muted}> the service charges what it uses, at most this</span> : null}
         </dd>
         {amount.typical !== undefined && amount.charged === undefined ? (
@@ -134,7 +142,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
             <dd data-testid="payment-charged">
               {amount.charged} {amount.currency}{" "}
               <span className={styles.muted}>
-                (up to ${amount.usd}, charged ${amount.charged}
+                (up to {dollarsOf(amount.usd)}, charged {dollarsOf(amount.charged)}
                 {held ? " so far" : ""})
               </span>
             </dd>
@@ -144,23 +152,11 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           <>
             <dt>Held</dt>
             <dd data-testid="payment-held">
-              ${amount.usd} held until {formatTime(held)} unless the service collects it{" "}
+              {dollarsOf(amount.usd)} held until {formatTime(held)} unless the service collects it{" "}
               <span className={styles.muted}>(it counts against your limits until then; what it collects is counted and listed)</span>
             </dd>
           </>
         ) : null}
-        <dt data-testid="payment-service-fee-label">{amount.upTo ? "Service fee, at most" : "Service fee"}</dt>
-        <dd>
-          {amount.serviceFee} {amount.currency}
-        </dd>
-        <dt>Gas fee</dt>
-        <dd>
-          {amount.gasFee} {amount.currency}
-        </dd>
-        <dt>Protocol</dt>
-        <dd data-testid="payment-protocol" data-protocol={payment.protocol ?? "x402"}>
-          {payment.protocol === "mpp" ? "MPP (Machine Payments Protocol)" : "x402"}
-        </dd>
         <dt>Network</dt>
         <dd>
           {payment.chain} <span className={styles.muted}>({payment.network})</span>
@@ -170,40 +166,22 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
             </span>
           ) : null}
         </dd>
-        {awaiting ? (
+        {awaiting && deadline !== undefined && msLeft !== undefined ? (
           <>
-            <dt>Service</dt>
-            <dd className={styles.copyable}>
-              <LongValue value={payment.service.url} tail={12} data-testid="payment-service-url" />
-              <CopyButton text={payment.service.url} label="Copy service address" />
+            <dt>Expires</dt>
+            <dd data-testid="payment-expiry">
+              {expired ? (
+                <strong className={styles.expired}>Expired</strong>
+              ) : (
+                <>
+                  {/* Ticks every second without being read out each time (see the status below). */}
+                  <span role="timer" aria-live="off" className={msLeft <= LAST_MINUTE_MS ? styles.lastMinute : styles.countdown}>
+                    in {formatCountdown(msLeft)}
+                  </span>{" "}
+                  <span className={styles.muted}>(at {formatTime(new Date(deadline))})</span>
+                </>
+              )}
             </dd>
-            <dt>Pay to</dt>
-            <dd className={styles.copyable}>
-              <LongValue value={payment.payTo} tail={4} data-testid="payment-pay-to" />
-              <CopyButton text={payment.payTo} label="Copy pay-to address" />
-            </dd>
-            {deadline !== undefined && msLeft !== undefined ? (
-              <>
-                <dt>Expires</dt>
-                <dd data-testid="payment-expiry">
-                  {expired ? (
-                    <strong className={styles.expired}>Expired</strong>
-                  ) : (
-                    <>
-                      {/* Ticks every second without being read out each time (see the status below). */}
-                      <span
-                        role="timer"
-                        aria-live="off"
-                        className={msLeft <= LAST_MINUTE_MS ? styles.lastMinute : styles.countdown}
-                      >
-                        in {formatCountdown(msLeft)}
-                      </span>{" "}
-                      <span className={styles.muted}>(at {formatTime(new Date(deadline))})</span>
-                    </>
-                  )}
-                </dd>
-              </>
-            ) : null}
           </>
         ) : null}
         {payment.txHash ? (
@@ -211,13 +189,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
             <dt>Transaction</dt>
             <dd className={styles.hash}>
               {explorer ? (
-                <a
-                  href={explorer}
-                  target="_blank"
-                  rel="noopener noreferrer"
-                  title={payment.txHash}
-                  data-testid="payment-tx-link"
-                >
+                <a href={explorer} target="_blank" rel="noopener noreferrer" title={payment.txHash} data-testid="payment-tx-link">
                   {shortHex(payment.txHash, 8, 6)}
                 </a>
               ) : (
@@ -227,6 +199,37 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           </>
         ) : null}
       </dl>
+      <details className={styles.more} data-testid="payment-details">
+        <summary>Details</summary>
+        <dl className={styles.details}>
+          <dt data-testid="payment-service-fee-label">{amount.upTo ? "Service fee, at most" : "Service fee"}</dt>
+          <dd>
+            {amount.serviceFee} {amount.currency}
+          </dd>
+          <dt>Gas fee</dt>
+          <dd>
+            {amount.gasFee} {amount.currency}
+          </dd>
+          <dt>Protocol</dt>
+          <dd data-testid="payment-protocol" data-protocol={payment.protocol ?? "x402"}>
+            {payment.protocolLabel ?? payment.protocol ?? "x402"}
+          </dd>
+          <dt>Service</dt>
+          <dd className={styles.copyable}>
+            <ServiceAddress url={payment.service.url} />
+            <CopyButton text={payment.service.url} label="Copy service address" />
+          </dd>
+          {awaiting ? (
+            <>
+              <dt>Pay to</dt>
+              <dd className={styles.copyable}>
+                <LongValue value={payment.payTo} tail={4} data-testid="payment-pay-to" />
+                <CopyButton text={payment.payTo} label="Copy pay-to address" />
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      </details>
       {payment.receipt ? (
         <p className={styles.receipt} data-testid="payment-receipt" data-receipt={payment.receipt.status} title={payment.receipt.signer}>
           {receiptWords(payment.receipt)}
@@ -237,7 +240,6 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           {msLeft !== undefined && msLeft > 0 && msLeft <= LAST_MINUTE_MS ? "Less than a minute left to approve this payment." : ""}
         </p>
       ) : null}
-      {awaiting && actions ? <ApprovalPanel payment={payment} actions={actions} expired={expired} /> : null}
       {payment.warnings && payment.warnings.length > 0 ? (
         <ul className={styles.warnings}>
           {payment.warnings.map((warning) => (
@@ -245,6 +247,8 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           ))}
         </ul>
       ) : null}
+      {/* Last: it sticks to the bottom of the conversation while the card is taller than it. */}
+      {awaiting && actions ? <ApprovalPanel payment={payment} actions={actions} expired={expired} /> : null}
     </article>
   );
 }
@@ -256,9 +260,9 @@ const stepStateText: Record<PaymentStep["state"], string> = {
   upcoming: "not reached",
 };
 
-function PaymentSteps({ steps, failedNote }: { steps: PaymentStep[]; failedNote: string | undefined }) {
+function PaymentSteps({ steps, failedNote, quiet }: { steps: PaymentStep[]; failedNote: string | undefined; quiet: boolean }) {
   return (
-    <ol className={styles.steps} aria-label="Payment progress" data-testid="payment-steps">
+    <ol className={styles.steps} aria-label="Payment progress" data-testid="payment-steps" data-quiet={quiet || undefined}>
       {steps.map((step, index) => (
         <li
           key={step.name}
@@ -268,11 +272,11 @@ function PaymentSteps({ steps, failedNote }: { steps: PaymentStep[]; failedNote:
           aria-current={step.current ? "step" : undefined}
         >
           <span className={styles.marker} aria-hidden="true">
-            {step.state === "done" ? "✓" : step.state === "failed" ? "✕" : index + 1}
+            {step.state === "done" ? "✓" : step.state === "failed" ? (quiet ? "–" : "✕") : index + 1}
           </span>
           <span className={styles.stepLabel}>
             {step.label}
-            <span className="sr-only">: {stepStateText[step.state]}</span>
+            <span className="sr-only">: {quiet && step.state === "failed" ? "declined here" : stepStateText[step.state]}</span>
           </span>
           {step.state === "failed" ? <span className={styles.stepNote}>{failedNote ?? "Failed"}</span> : null}
         </li>
@@ -293,15 +297,32 @@ function LongValue({ value, tail, "data-testid": testId }: { value: string; tail
 }
 
 /**
- * A usage-priced payment refused for want of a Permit2 allowance: the wallet's one-time approval,
- * offered in place (one transaction, with its gas); then the person asks again.
+ * A service's URL with its host and port whole (they say who is paid for what); only its path,
+ * which can be long, is shortened on screen. Its text (to select, copy or hear) is whole.
  */
-function Permit2Offer({ payment, approvePermit2 }: { payment: PaymentStatus; approvePermit2: (payment: PaymentStatus) => Promise<void> }) {
+function ServiceAddress({ url }: { url: string }) {
+  const parts = serviceAddressParts(url);
+  return (
+    <span className={styles.address} title={url} data-testid="payment-service-url">
+      <span className={styles.addressHost}>
+        {parts.scheme}
+        <span data-testid="payment-service-host">{parts.host}</span>
+      </span>
+      {parts.rest ? <span className={styles.addressPath}>{parts.rest}</span> : null}
+    </span>
+  );
+}
+
+/**
+ * A payment refused for want of something the wallet does once (approving a spender): offered in
+ * place (one transaction, with its gas); then the person asks again.
+ */
+function RemedyOffer({ payment, remedy, approveInstead }: { payment: PaymentStatus; remedy: WalletFallback; approveInstead: NonNullable<PaymentActions["approveInstead"]> }) {
   const [state, setState] = useState<"idle" | "sending" | "done" | "failed">("idle");
   if (state === "done") {
     return (
-      <p className={styles.reason} data-testid="permit2-approved">
-        Permit2 is approved for your USDC. Ask again to pay.
+      <p className={styles.reason} data-testid="remedy-done">
+        Done: {remedy.label} went through. Ask again to pay.
       </p>
     );
   }
@@ -310,25 +331,25 @@ function Permit2Offer({ payment, approvePermit2 }: { payment: PaymentStatus; app
       <button
         type="button"
         className={styles.approve}
-        data-testid="approve-permit2"
+        data-testid="remedy"
         disabled={state === "sending"}
         onClick={() => {
           setState("sending");
-          approvePermit2(payment).then(
+          approveInstead(payment, remedy).then(
             () => setState("done"),
             () => setState("failed"),
           );
         }}
       >
-        {state === "sending" ? "Approving Permit2…" : "Approve Permit2 (one transaction, with its gas)"}
+        {state === "sending" ? `${sentenceCase(remedy.label)}…` : `${sentenceCase(remedy.label)} (one transaction, with its gas)`}
       </button>
-      {state === "failed" ? " The approval was not made; nothing was paid. Try again." : null}
+      {state === "failed" ? " It was not made; nothing was paid. Try again." : null}
     </p>
   );
 }
 
 function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
-  const price = `${payment.amount.upTo ? "up to " : ""}$${payment.amount.usd}`;
+  const price = `${payment.amount.upTo ? "up to " : ""}${dollarsOf(payment.amount.usd)}`;
   if (payment.paidFrom === "agent-budget") return `Pay ${price} from the agent budget`;
   if (actions.wrongChain) return `Switch to ${actions.wrongChain.name} and pay${actions.confirmRequired ? ` ${price}` : ""}`;
   if (actions.confirmRequired) return `Confirm and pay ${price}`;
@@ -337,11 +358,11 @@ function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
 
 function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; actions: PaymentActions; expired: boolean }) {
   const inFlight = actions.approving === payment.paymentId;
-  // A quote that asks for a gasless permit for Permit2 first; the person may approve Permit2 with
-  // its gas instead, after which only the payment is signed.
-  const asksPermit = payment.approval?.permit !== undefined && payment.paidFrom !== "agent-budget";
-  const [permit2, setPermit2] = useState<"idle" | "sending" | "done" | "failed">("idle");
-  const withoutPermit = asksPermit && permit2 === "done";
+  // What the wallet is asked for, in order; one it may decline, having done what it offers instead.
+  const requests = payment.paidFrom === "agent-budget" ? undefined : requestsOf(payment.approval);
+  const optional = optionalRequestOf(requests);
+  const [instead, setInstead] = useState<"idle" | "sending" | "done" | "failed">("idle");
+  const skipped = optional !== undefined && instead === "done";
   const canApprove = (actions.canSign || actions.walletLoading === true) && !actions.busy && !expired && payment.approval !== undefined;
   const hint = expired
     ? "This quote has expired. Ask again for a new one."
@@ -381,7 +402,7 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
           className={styles.approve}
           data-testid="approve-payment"
           disabled={!canApprove}
-          onClick={() => actions.approve(payment, withoutPermit ? { withoutPermit } : undefined)}
+          onClick={() => actions.approve(payment, skipped ? { skip: [optional.index] } : undefined)}
         >
           {approveLabel(payment, actions)}
         </button>
@@ -395,30 +416,34 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
           Reject
         </button>
       </div>
-      {asksPermit && !expired ? (
-        <p className={styles.note} data-testid="payment-permit-note">
-          {withoutPermit
-            ? "Permit2 is approved for your USDC: your wallet now asks only for the payment."
-            : "The first time, your wallet asks twice: a gasless USDC permit for Permit2, then the payment."}
-          {actions.approvePermit2 && !withoutPermit ? (
+      {requests && requests.length > 1 && !expired ? (
+        <p className={styles.note} data-testid="payment-requests-note">
+          {skipped
+            ? `Done: ${optional.instead.label} went through. Your wallet now asks only for ${requests
+                .filter((_, index) => index !== optional.index)
+                .map((request) => request.purpose)
+                .join(", then ")}.`
+            : `Your wallet asks ${requests.length === 2 ? "twice" : `${requests.length} times`}: ${requests.map((request) => request.purpose).join(", then ")}.`}
+          {optional && actions.approveInstead && !skipped ? (
             <>
               {" "}
               <button
                 type="button"
                 className={styles.reject}
-                data-testid="approve-permit2"
-                disabled={permit2 === "sending" || actions.busy}
+                data-testid="approve-instead"
+                title={optional.instead.note}
+                disabled={instead === "sending" || actions.busy}
                 onClick={() => {
-                  setPermit2("sending");
-                  actions.approvePermit2?.(payment).then(
-                    () => setPermit2("done"),
-                    () => setPermit2("failed"),
+                  setInstead("sending");
+                  actions.approveInstead?.(payment, optional.instead).then(
+                    () => setInstead("done"),
+                    () => setInstead("failed"),
                   );
                 }}
               >
-                {permit2 === "sending" ? "Approving Permit2…" : "Or approve Permit2 yourself (one transaction, with its gas)"}
+                {instead === "sending" ? `${sentenceCase(optional.instead.label)}…` : `Or ${optional.instead.label} yourself instead (one transaction, with its gas)`}
               </button>
-              {permit2 === "failed" ? " The approval was not made; nothing was paid." : null}
+              {instead === "failed" ? " It was not made; nothing was paid." : null}
             </>
           ) : null}
         </p>
@@ -467,4 +492,9 @@ function parseTime(iso: string | undefined): number | undefined {
   if (!iso) return undefined;
   const at = Date.parse(iso);
   return Number.isNaN(at) ? undefined : at;
+}
+
+/** A fallback's label ("approve ...") opening a sentence. */
+function sentenceCase(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

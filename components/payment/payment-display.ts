@@ -64,6 +64,18 @@ export function localizeIsoTimes(message: string, format: (at: Date) => string):
   });
 }
 
+/**
+ * A service URL in the parts a card shows: the scheme (`http://`), the host with its port, whole
+ * ("127.0.0.1:4151", "weather.example"), and the rest (path and query), the only part that may be
+ * shortened. Something that is not a URL is all `rest`.
+ */
+export function serviceAddressParts(url: string): { scheme: string; host: string; rest: string } {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/i.exec(url);
+  if (!match) return { scheme: "", host: "", rest: url };
+  const [, scheme = "", host = "", rest = ""] = match;
+  return { scheme, host, rest: rest === "/" ? "" : rest };
+}
+
 /** `0x1234…abcd`: enough of a hash or address to recognise it, the whole value elsewhere. */
 export function shortHex(value: string, head = 6, tail = 4): string {
   return value.length > head + tail + 1 ? `${value.slice(0, head)}…${value.slice(-tail)}` : value;

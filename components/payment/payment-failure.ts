@@ -20,7 +20,7 @@ const plainWords: Record<string, { summary: string; stepNote: string }> = {
   "insufficient-balance": { summary: "Your wallet does not hold enough USDC for this payment.", stepNote: "Not enough USDC" },
   "service-unavailable": { summary: "The service is not answering right now.", stepNote: "Service down" },
   "payment-failed": { summary: "The payment did not go through.", stepNote: "Failed" },
-  rejected: { summary: "You turned this payment down, so nothing was sent.", stepNote: "Rejected" },
+  rejected: { summary: "You turned this payment down, so nothing was sent.", stepNote: "Declined" },
   expired: { summary: "The quote ran out before it was approved, so nothing was sent.", stepNote: "Expired" },
   "insufficient-gas": { summary: "There is not enough gas to send this payment.", stepNote: "No gas" },
   "network-congestion": { summary: "The network is too busy right now, so the payment was not sent.", stepNote: "Network busy" },

@@ -12,7 +12,7 @@
 //   settings.pending             // AmountChange[]: raises still above the current values
 //   settings.applied             // Change[]: what the latest proposal applied, for the banner
 //   settings.confirmPending() / dismissPending() / dismissApplied()
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { startTransition, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { browserPendingProposalStore, type PendingProposalStore } from "@/lib/client/pending-proposal";
 import {
   amountOf,
@@ -52,9 +52,10 @@ export function useSettings(store: SettingsStore = browserSettingsStore, kept: P
   const [queued, setQueued] = useState<AmountChange[] | undefined>(undefined);
   const [applied, setApplied] = useState<Change[]>([]);
 
+  // A transition: read as the page mounts, and the chat's render for it yields between its parts.
   useEffect(() => {
     const restored = kept.load();
-    setQueued((current) => current ?? restored);
+    startTransition(() => setQueued((current) => current ?? restored));
   }, [kept]);
   // Written on every change once read, so what was read is never overwritten by the empty start.
   useEffect(() => {

@@ -10,7 +10,7 @@
 // button a person reaches for: pointing at it or focusing it loads RainbowKit, and a click opens
 // what that button opens (the wallet list, the account, the chains) as soon as RainbowKit's is
 // there (it is clicked for the person, and keeps the focus).
-import { useEffect, useRef, useState } from "react";
+import { startTransition, useEffect, useRef, useState } from "react";
 import { Identicon } from "./identicon";
 import { useWalletContext } from "./wallet-context";
 import styles from "./connect-button.module.css";
@@ -32,8 +32,9 @@ export function WalletConnectButton() {
   const [clicked, setClicked] = useState<{ part: Part; address: string | undefined } | undefined>(undefined);
   const focused = useRef<Part | undefined>(undefined);
 
+  // A transition: the page's render for it yields between its parts (it follows hydration at once).
   useEffect(() => {
-    setConnectTarget(target);
+    startTransition(() => setConnectTarget(target));
     return () => setConnectTarget(null);
   }, [target, setConnectTarget]);
 

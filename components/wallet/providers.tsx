@@ -108,9 +108,10 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
     if (status === "failed") ready.current.reject(new Error("The wallet could not be loaded. Reload the page to try again."));
   }, [status]);
 
+  // A transition: asked for as the page mounts, and the page's render for it yields between its parts.
   const requestBalance = useCallback((query: BalanceQuery) => {
-    setBalanceQuery((current) =>
-      current.network?.id === query.network?.id && current.refreshKey === query.refreshKey ? current : query,
+    startTransition(() =>
+      setBalanceQuery((current) => (current.network?.id === query.network?.id && current.refreshKey === query.refreshKey ? current : query)),
     );
   }, []);
   const whenReady = useCallback(() => ready.current.promise, []);

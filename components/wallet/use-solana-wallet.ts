@@ -3,7 +3,7 @@
 // through the Wallet Standard as they register), the one connected, and signing a quoted
 // transaction with it. The wallet last connected is reconnected silently on the next visit, if
 // it still allows this site.
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { startTransition, useCallback, useEffect, useMemo, useState } from "react";
 import type { WalletAccount } from "@wallet-standard/base";
 import {
   connectSolanaWallet,
@@ -41,7 +41,12 @@ export function useSolanaWallet({ enabled, sandbox }: { enabled: boolean; sandbo
 
   useEffect(() => {
     if (!enabled) return;
-    const refresh = () => setWallets(solanaWallets());
+    // A transition, and none when nothing changed: on a page's load the list is read before any
+    // wallet has registered, and the whole chat need not render again for the same empty list.
+    const refresh = () => {
+      const next = solanaWallets();
+      startTransition(() => setWallets((current) => (current.length === next.length && current.every((wallet, index) => wallet === next[index]) ? current : next)));
+    };
     const off = onSolanaWalletsChanged(refresh);
     refresh();
     // Loaded only on the sandbox: no other page carries the demo wallet.

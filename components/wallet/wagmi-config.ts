@@ -80,6 +80,10 @@ export function createWagmiConfig(setup: WalletSetup): Config {
     chains,
     connectors,
     transports,
+    // The page reads one balance at a time: nothing to batch, and wagmi's default (multicall)
+    // builds and throws viem's "chain does not support multicall3" error on every read of a
+    // chain without it, such as the sandbox's, before falling back to a plain call.
+    batch: { multicall: false },
     // EIP-6963: every wallet extension that announces itself is listed.
     multiInjectedProviderDiscovery: true,
     // The stack renders only in the browser, but with `ssr` wagmi restores and reconnects once,

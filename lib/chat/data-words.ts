@@ -3,6 +3,7 @@
 // (temperatureC → "Temperature | 11.9 °C"), times become dates in words, a list of records
 // becomes a bulleted list of their titles; anything else is shown as bounded JSON. The data is
 // a stranger's: it is only ever displayed, and every text is cut to length and kept to one line.
+import { dollarsOf } from "@/lib/money";
 import { cleanText } from "@/lib/text";
 
 const MAX_ROWS = 12;
@@ -15,7 +16,7 @@ const UNITS: Array<{ suffix: RegExp; write: (value: string) => string }> = [
   { suffix: /Percent$/, write: (value) => `${value} %` },
   { suffix: /Kph$/, write: (value) => `${value} km/h` },
   { suffix: /Ms$/, write: (value) => `${value} ms` },
-  { suffix: /Usd$/, write: (value) => `$${value}` },
+  { suffix: /Usd$/, write: (value) => dollarsOf(value) },
 ];
 const UNIT_WORDS = /(TemperatureC|Percent|Kph|Ms|Usd)$|(?<=[a-z])C$/;
 

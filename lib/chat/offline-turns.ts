@@ -1,9 +1,12 @@
 // What the offline model says or does next, decided from the conversation alone. It recognises
 // the five request kinds of docs/contract.md, section 1 by plain keyword rules, calls the same tools Gemini
-// would, and answers from their results in sentences (a paid service's data as a small table).
+// would, and answers from their results in sentences (a list of services, and a paid service's
+// data, as a small table).
 // The first reply of a conversation says once that it comes from the offline model.
 
+import { dollarsOf } from "@/lib/money";
 import { describeServiceData, rawDataBlock } from "./data-words";
+import { serviceTable, type ServiceView } from "./service-table";
 
 export type OfflineToolResult = { toolName: string; input: unknown; output: unknown; isError: boolean };
 
@@ -214,26 +217,6 @@ function stripFiller(text: string): string {
 
 // --- Answering from tool results ----------------------------------------------------------------
 
-type ServiceView = {
-  name?: string;
-  url: string;
-  method?: string;
-  /** The paid-HTTP protocol it speaks, when the listing says (x402 or MPP). */
-  protocol?: string;
-  priceUsd?: string;
-  /** Usage-priced: `priceUsd` is the most a call can cost. */
-  upTo?: boolean;
-  /** Usage-priced: what the listing says a usual call costs. */
-  typicalUsd?: string;
-  network?: string;
-  /** The network's name, e.g. "Base". */
-  chain?: string;
-  description?: string;
-  latencyMs?: number;
-  paidCalls?: number;
-  uniquePayers?: number;
-};
-
 function firstService(output: unknown): ServiceView | undefined {
   const list = servicesOf(output);
   return list[0];
@@ -249,6 +232,7 @@ function servicesOf(output: unknown): ServiceView[] {
         ...(typeof item.name === "string" ? { name: item.name } : {}),
         ...(typeof item.method === "string" ? { method: item.method } : {}),
         ...(typeof item.protocol === "string" ? { protocol: item.protocol } : {}),
+        ...(typeof item.protocolLabel === "string" ? { protocolLabel: item.protocolLabel } : {}),
         ...(typeof item.priceUsd === "string" ? { priceUsd: item.priceUsd } : {}),
         ...(item.upTo === true ? { upTo: true } : {}),
         ...(typeof item.typicalUsd === "string" ? { typicalUsd: item.typicalUsd } : {}),
@@ -270,14 +254,6 @@ function trackRecordOf(value: unknown): Pick<ServiceView, "paidCalls" | "uniqueP
   };
 }
 
-/** "12 paid calls by 5 payers in the last 30 days", from what the registry reported; nothing when no one paid. */
-function usageOf(service: ServiceView): string {
-  if (!service.paidCalls && !service.uniquePayers) return "";
-  const calls = service.paidCalls === undefined ? "" : `${service.paidCalls} paid ${service.paidCalls === 1 ? "call" : "calls"}`;
-  const payers = service.uniquePayers === undefined ? "" : `${calls ? " by " : ""}${service.uniquePayers} ${service.uniquePayers === 1 ? "payer" : "payers"}`;
-  return `, ${calls}${payers} in the last 30 days`;
-}
-
 function summarise(result: OfflineToolResult): string {
   if (result.isError) return `That did not work: ${stringify(result.output)}`;
   const output = result.output;
@@ -291,24 +267,7 @@ function summarise(result: OfflineToolResult): string {
       ];
       if (services.length === 0) return ["I found no matching paid services (x402 registries, MPP services).", ...notes].join("\n");
       const heading = result.toolName === "comparePrices" ? "Here is how they compare, best first:" : "These paid services are available:";
-      // A service listed once per network it takes, at one price, is one line naming its networks.
-      const grouped = new Map<string, { service: ServiceView; chains: string[] }>();
-      for (const service of services) {
-        const chain = service.chain ?? service.network ?? "unknown network";
-        const key = `${service.url} ${service.priceUsd ?? ""}`;
-        const found = grouped.get(key);
-        if (found) found.chains.push(chain);
-        else grouped.set(key, { service, chains: [chain] });
-      }
-      const lines = [...grouped.values()].map(({ service, chains }, index) => {
-        const typical = service.upTo && service.typicalUsd ? `, typically $${service.typicalUsd}` : "";
-        const price = service.priceUsd ? `${service.upTo ? "up to " : ""}$${service.priceUsd} per call${typical}` : "price unknown";
-        const speed = service.latencyMs !== undefined ? `, about ${service.latencyMs} ms` : "";
-        const about = service.description ? `: ${service.description}` : "";
-        const over = service.protocol === "mpp" ? ", paid over MPP" : "";
-        return `${index + 1}. ${service.name ?? service.url} (${price}${speed}, ${chains.join(" or ")}${over}${usageOf(service)})${about}`;
-      });
-      return [heading, ...lines, ...notes].join("\n");
+      return [heading, serviceTable(services), ...notes].join("\n\n");
     }
     case "payForService":
       if (isRecord(output) && output.status === "delivered" && "data" in output) return deliveredWords(output);
@@ -323,7 +282,7 @@ function summarise(result: OfflineToolResult): string {
 /** A delivered payment: what was paid, to whom, and the service's answer as a person reads it. */
 function deliveredWords(output: Record<string, unknown>): string {
   const service = typeof output.service === "string" ? output.service : "The service";
-  const paid = typeof output.paidUsd === "string" ? `Paid $${output.paidUsd}` : "Paid";
+  const paid = typeof output.paidUsd === "string" ? `Paid ${dollarsOf(output.paidUsd)}` : "Paid";
   const network = typeof output.network === "string" ? ` on ${output.network}` : "";
   return `${paid} to ${service}${network}. Its answer:\n\n${describeServiceData(output.data)}\n\n${rawDataBlock(output.data)}`;
 }

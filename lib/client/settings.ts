@@ -8,7 +8,7 @@
 import * as z from "zod/mini";
 import type { chatRequestSchema } from "@/lib/chat/request";
 import type { ModelTier } from "@/lib/chat/models";
-import { formatUsd, parseUsd } from "@/lib/money";
+import { dollarsOf, formatUsd, parseUsd } from "@/lib/money";
 import { onFirstUse } from "./lazy-load";
 
 export const limitKeys = ["daily", "weekly", "monthly", "perPayment"] as const;
@@ -71,10 +71,7 @@ export function usdError(value: string): string | undefined {
  * Text only, never arithmetic; something that is not an amount is shown as given.
  */
 export function displayUsd(amount: string): string {
-  const micros = parseUsd(amount);
-  if (micros === undefined) return amount;
-  const [whole, fraction = ""] = formatUsd(micros).split(".");
-  return `$${whole}.${fraction.padEnd(2, "0")}`;
+  return dollarsOf(amount);
 }
 
 // ---------------------------------------------------------------------------------------------

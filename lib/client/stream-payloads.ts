@@ -19,6 +19,8 @@ const schemas = onFirstUse(() => {
   const hash = upTo(200);
   const time = upTo(40);
   const decimal = z.string().check(z.regex(/^\d{1,78}(\.\d{1,78})?$/));
+  // What the person can do once with the wallet instead (approve a token's spender, with its gas).
+  const fallback = z.object({ kind: z.literal("token-approval"), token: id, spender: id, label: upTo(80), note: text });
   const payment = z.object({
     paymentId: id,
     status: z.enum(paymentStages),
@@ -54,7 +56,7 @@ const schemas = onFirstUse(() => {
                 z.object({
                   purpose: text,
                   answeredAs: id,
-                  instead: z.optional(z.object({ kind: z.literal("token-approval"), token: id, spender: id, label: upTo(80), note: text })),
+                  instead: z.optional(fallback),
                 }),
               ),
             )
@@ -68,7 +70,7 @@ const schemas = onFirstUse(() => {
     ),
     txHash: z.optional(hash),
     explorerUrl: z.optional(text),
-    reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text })),
+    reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text, remedy: z.optional(fallback) })),
     collectableUntil: z.optional(time),
     warnings: z.optional(z.array(text).check(z.maxLength(20))),
     networkChoice: z.optional(text),

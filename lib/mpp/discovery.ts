@@ -36,9 +36,18 @@ export async function findMppServices(
   return filterServices(perDocument.flat(), filter);
 }
 
-async function listingsOfDocument(url: string, env: MppDiscoveryEnv, { signal, maxBytes, now }: { signal: AbortSignal; maxBytes: number; now: number }): Promise<ServiceListing[]> {
+async function listingsOfDocument(url: string, env: MppDiscoveryEnv, options: { signal: AbortSignal; maxBytes: number; now: number }): Promise<ServiceListing[]> {
+  return listingsOf(await readDocument(url, env, options), url, env);
+}
+
+/** A configured document as read: from the cache while it is fresh, else fetched (and cached). */
+async function readDocument(
+  url: string,
+  env: Pick<MppDiscoveryEnv, "X402_ALLOW_PRIVATE_ADDRESSES">,
+  { signal, maxBytes, now }: { signal: AbortSignal; maxBytes: number; now: number },
+): Promise<unknown> {
   const hit = documents.get(url);
-  if (hit && now - hit.at < DOCUMENT_CACHE_MS) return listingsOf(hit.document, url, env);
+  if (hit && now - hit.at < DOCUMENT_CACHE_MS) return hit.document;
   const response = await guardedFetchFollowing(url, { headers: { accept: "application/json" }, signal, allowPrivate: env.X402_ALLOW_PRIVATE_ADDRESSES });
   if (!response.ok) {
     await response.body?.cancel();
@@ -48,7 +57,38 @@ async function listingsOfDocument(url: string, env: MppDiscoveryEnv, { signal, m
   if (body.cut) throw new Error(`OpenAPI document larger than ${maxBytes} bytes`);
   const document: unknown = JSON.parse(body.text);
   documents.set(url, { at: now, document });
-  return listingsOf(document, url, env);
+  return document;
+}
+
+/** What a service's OpenAPI document says of one of its operations: the service's name and the operation's query parameters. */
+export type DescribedOperation = { name: string; input: Record<string, unknown> | undefined };
+
+/**
+ * What the configured documents on the call's own origin say of the operation it calls (its URL
+ * without the query, and its method), paid or not: for saying why the service refused the call
+ * in its own terms. Undefined when no document describes it, or none can be read.
+ */
+export async function describeMppOperation(
+  env: Pick<MppDiscoveryEnv, "MPP_SERVICES" | "X402_ALLOW_PRIVATE_ADDRESSES">,
+  call: { url: string; method: "GET" | "POST" },
+  { signal, maxBytes = OPENAPI_MAX_BYTES, now = Date.now() }: { signal: AbortSignal; maxBytes?: number; now?: number },
+): Promise<DescribedOperation | undefined> {
+  const target = new URL(call.url);
+  const wanted = `${target.origin}${target.pathname}`.replace(/\/+$/, "");
+  for (const url of env.MPP_SERVICES) {
+    if (new URL(url).origin !== target.origin) continue;
+    const document = await readDocument(url, env, { signal, maxBytes, now }).catch(() => undefined);
+    const parsed = DiscoveryDocument.safeParse(document);
+    if (!parsed.success) continue;
+    const base = serverOf(document, target.origin);
+    const rawPaths = asRecord(asRecord(document)?.paths);
+    for (const path of Object.keys(parsed.data.paths ?? {})) {
+      if (`${base}${path}`.replace(/\/+$/, "") !== wanted) continue;
+      const operation = asRecord(asRecord(rawPaths?.[path])?.[call.method.toLowerCase()]);
+      if (operation) return { name: parsed.data.info.title, input: inputOf(operation.parameters) };
+    }
+  }
+  return undefined;
 }
 
 /**

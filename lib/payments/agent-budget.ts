@@ -9,7 +9,7 @@
 import { sameAddress } from "@/lib/address";
 import type { Queryable } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { formatUsd } from "@/lib/money";
+import { formatDollars } from "@/lib/money";
 import { findBudgetBreach, type BudgetCap } from "./ledger";
 import type { PaymentNetwork } from "./payment";
 import { describeBreach } from "./preflight";
@@ -48,7 +48,7 @@ export async function chooseAgentBudget({
   if (amount > threshold) {
     return {
       use: false,
-      note: `This payment of $${formatUsd(amount)} is above your confirmation threshold of $${formatUsd(threshold)}, so your agent budget does not pay it: it needs your wallet's approval.`,
+      note: `This payment of ${formatDollars(amount)} is above your confirmation threshold of ${formatDollars(threshold)}, so your agent budget does not pay it: it needs your wallet's approval.`,
     };
   }
   const budget = budgetOf(grant);

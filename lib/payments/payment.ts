@@ -116,7 +116,8 @@ export type PaymentUpdate = {
   approval?: PaymentApproval;
   txHash?: string;
   explorerUrl?: string;
-  reason?: { code: PaymentFailureCode; message: string };
+  /** Why it failed; `remedy`, where the person can do one thing with the wallet that lets the payment go through (approve a spender once). */
+  reason?: { code: PaymentFailureCode; message: string; remedy?: WalletFallback };
   /** With `payment-pending`: until when the service could still collect the signed payment. */
   collectableUntil?: Date;
   warnings?: string[];

@@ -2,7 +2,7 @@
 // before a signed payment is sent, the balance must cover the price plus any gas the payer
 // pays, and no daily, weekly, monthly or per-payment limit may be passed.
 import type { Queryable } from "@/lib/db";
-import { formatUsd } from "@/lib/money";
+import { formatDollars, formatUsd } from "@/lib/money";
 import { findBudgetBreach, findLimitBreach, type BudgetCap, type LimitBreach } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { totalOf, type PaymentNetwork } from "./payment";
@@ -84,11 +84,11 @@ const limitNames: Record<LimitBreach["limit"], string> = {
 export function describeBreach(breach: LimitBreach): string {
   if (breach.limit === "agentBudget") {
     const left = breach.limitAmount > breach.spent ? breach.limitAmount - breach.spent : 0n;
-    return `Your agent budget has $${formatUsd(left)} of $${formatUsd(breach.limitAmount)} left, less than this payment of $${formatUsd(breach.amount)}.`;
+    return `Your agent budget has ${formatDollars(left)} of ${formatDollars(breach.limitAmount)} left, less than this payment of ${formatDollars(breach.amount)}.`;
   }
   if (breach.limit === "perPayment") {
-    return `This payment of $${formatUsd(breach.amount)} is above your per-payment limit of $${formatUsd(breach.limitAmount)}.`;
+    return `This payment of ${formatDollars(breach.amount)} is above your per-payment limit of ${formatDollars(breach.limitAmount)}.`;
   }
   const left = breach.limitAmount > breach.spent ? breach.limitAmount - breach.spent : 0n;
-  return `This payment of $${formatUsd(breach.amount)} would pass your ${limitNames[breach.limit]} limit of $${formatUsd(breach.limitAmount)}: $${formatUsd(breach.spent)} is already spent, $${formatUsd(left)} is left.`;
+  return `This payment of ${formatDollars(breach.amount)} would pass your ${limitNames[breach.limit]} limit of ${formatDollars(breach.limitAmount)}: ${formatDollars(breach.spent)} is already spent, ${formatDollars(left)} is left.`;
 }

@@ -12,7 +12,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { cleanText } from "@/lib/text";
-import { serviceInputProblem } from "@/lib/x402/service-input";
+import { listingInput, serviceInputProblem, serviceRefusalProblem } from "@/lib/x402/service-input";
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/net/service-call";
 import { typicalFromTags } from "@/lib/discovery/listings";
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
@@ -23,7 +23,7 @@ import type { PaymentApproval, PaymentEnd, PaymentFacts, PaymentFailureCode, Pay
 import { runPreflight, type PreflightResult } from "./preflight";
 import { infoOf, readPaymentRequest } from "./protocols";
 import { paymentRails, type PayableOption, type RailEnv } from "./rails";
-import type { BudgetGrant, PayableRequirement, PaymentRail, PaymentScheme, PreparedPayment } from "./rails/rail";
+import type { BudgetGrant, PayableRequirement, PaymentRail, PaymentScheme, PreparedPayment, WalletFallback } from "./rails/rail";
 import { checkOffer } from "./receipt";
 
 export type QuotePaymentParameters = {
@@ -66,8 +66,8 @@ export type QuotePolicy = {
 export type QuoteResult =
   /** The service answered without asking to be paid. */
   | { kind: "free"; data: unknown }
-  /** The service answered with an error, and asked for no payment. */
-  | { kind: "service-error"; httpStatus: number }
+  /** The service answered with an error, and asked for no payment (`problem`: why it refused, in its own terms, when it says). */
+  | { kind: "service-error"; httpStatus: number; problem?: string }
   /** Nothing was sent: the call is larger than an approval can carry (`problem`, in the person's words). */
   | { kind: "too-large"; problem: string }
   /** The service could not be reached (`problem`, in the person's words). */
@@ -106,7 +106,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   }
   if (response.status !== 402) {
     const data = await readServiceBody(response);
-    if (!response.ok) return { kind: "service-error", httpStatus: response.status };
+    if (!response.ok) return { kind: "service-error", httpStatus: response.status, ...(await refusalOf(response.status, data, parameters)) };
     return { kind: "free", data };
   }
 
@@ -176,8 +176,8 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   }
   preflight ??= await runPreflight({ db, wallet, countedWith, rail, network, amount, limits });
   if (budget) facts.paidFrom = "agent-budget";
-  const fail = (code: PaymentFailureCode, end: PaymentEnd, message: string, why: Extract<QuoteResult, { kind: "failed" }>["why"]): QuoteResult => {
-    emit({ facts, stage: "failed", reason: { code, message } });
+  const fail = (code: PaymentFailureCode, end: PaymentEnd, message: string, why: Extract<QuoteResult, { kind: "failed" }>["why"], remedy?: WalletFallback): QuoteResult => {
+    emit({ facts, stage: "failed", reason: { code, message, ...(remedy ? { remedy } : {}) } });
     return { kind: "failed", paymentId, code, end, message, why };
   };
   if (!preflight.ok) {
@@ -186,7 +186,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   }
   // What the scheme needs of the payer first (for `upto`, Permit2's allowance): said before signing.
   const notReady = await scheme.readiness?.({ network, payer: quote.payer, amount, prepared: quote });
-  if (notReady) return fail("payment-failed", "payment-failed", notReady, "preflight");
+  if (notReady) return fail("payment-failed", "payment-failed", notReady.message, "preflight", notReady.remedy);
 
   // A quote alike in every byte to a payment already sent (a service that fixes everything that
   // tells its payments apart, within one blockhash on Solana) could only be that payment again:
@@ -360,4 +360,20 @@ function withPaymentIdentifier(payload: PaymentPayload, paymentId: string): Paym
 function typicalOf(tags: readonly unknown[] | undefined, maximum: bigint): { typical?: bigint } {
   const typical = typicalFromTags(tags, maximum);
   return typical === undefined ? {} : { typical };
+}
+
+/** How long a refusal waits for the service's OpenAPI document, when it is not read already. */
+const REFUSAL_LOOKUP_MS = 1_500;
+
+/**
+ * Why a service refused the call before asking to be paid (a 4xx), in its own terms: what its
+ * OpenAPI document declares (an MPP service's, read by the first discovery; its code is loaded
+ * only here), else the message of its answer. A server error says nothing of the call.
+ */
+async function refusalOf(status: number, answer: unknown, { call, env, signal }: QuotePaymentParameters): Promise<{ problem?: string }> {
+  if (status >= 500) return {};
+  const { describeMppOperation } = await import("@/lib/mpp/discovery");
+  const operation = await describeMppOperation(env, call, { signal: AbortSignal.any([signal, AbortSignal.timeout(REFUSAL_LOOKUP_MS)]) }).catch(() => undefined);
+  const problem = serviceRefusalProblem({ answer, call, serviceName: cleanText(operation?.name || new URL(call.url).host, 80), declared: listingInput(operation?.input) });
+  return problem ? { problem } : {};
 }

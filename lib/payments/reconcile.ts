@@ -15,7 +15,7 @@
 // service that says it settled nothing has delivered, but its maximum stays held (pending) until
 // the permit is used or its deadline has passed.
 import type { Database } from "@/lib/db";
-import { formatUsd } from "@/lib/money";
+import { formatDollars, formatUsd } from "@/lib/money";
 import {
   findPayment,
   markChecked,
@@ -27,7 +27,7 @@ import {
 } from "./ledger";
 import type { PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentOutcome } from "./payment";
 import { infoOf, protocolOfScheme } from "./protocols";
-import type { PaymentRail, PaymentScheme } from "./rails/rail";
+import type { PaymentRail, PaymentScheme, WalletFallback } from "./rails/rail";
 
 /** The longest one reconciliation may wait on the chain before calling the answer unknown. */
 const CHAIN_TIMEOUT_MS = 12_000;
@@ -46,7 +46,7 @@ export type ChainVerdict =
  * Why the service's answer did not settle the question, in the person's words; its code and
  * finish reason stand when the chain shows that nothing moved.
  */
-export type DeliveryProblem = { message: string; code?: PaymentFailureCode; end?: PaymentEnd };
+export type DeliveryProblem = { message: string; code?: PaymentFailureCode; end?: PaymentEnd; remedy?: WalletFallback };
 
 /**
  * The service delivered its data while the chain had not settled the exposure (a usage-priced
@@ -184,12 +184,12 @@ export function describeVerdict(
   // What a usage-priced payment settled, as the chain shows it, goes with every update.
   const facts = verdict.kind === "used" && verdict.amount !== undefined ? { ...told, settledAmount: verdict.amount } : told;
   const because = problem ? `${problem.message} ` : "";
-  const amount = `$${formatUsd(facts.amount)}`;
+  const amount = formatDollars(facts.amount);
   const service = facts.service.name;
   switch (verdict.kind) {
     case "used": {
       const txHash = verdict.txHash;
-      const amount = `$${formatUsd(verdict.amount ?? facts.amount)}`;
+      const amount = formatDollars(verdict.amount ?? facts.amount);
       const explorerUrl = txHash ? facts.network.transactionUrl.replace("{txHash}", txHash) : undefined;
       const link = { ...(txHash ? { txHash } : {}), ...(explorerUrl ? { explorerUrl } : {}) };
       const paid = txHash ? `${amount} USDC was paid on chain (transaction ${txHash})` : `The chain shows the ${amount} USDC payment was made`;
@@ -215,7 +215,7 @@ export function describeVerdict(
       const message = `${because}${why} Nothing was charged.`;
       return {
         verdict,
-        updates: [{ facts, stage: "failed", reason: { code, message } }],
+        updates: [{ facts, stage: "failed", reason: { code, message, ...(problem?.remedy ? { remedy: problem.remedy } : {}) } }],
         end: problem?.end ?? "payment-failed",
         txHash: undefined,
         explorerUrl: undefined,

@@ -2,7 +2,7 @@
 // route, the browser, the tests and the benchmarks. Each line is `<prefix>:<JSON>\n`. Its payment
 // vocabulary (stages, failure codes, how a payment ends) is the payment core's own. Imports are
 // relative: the bench's reference app builds this file without the project's `@/` alias.
-import { paymentEnds, paymentFailureCodes, paymentStages, type PaymentFailureCode, type PaymentStage, type ReceiptSummary, type WalletRequest } from "../payments/payment";
+import { paymentEnds, paymentFailureCodes, paymentStages, type PaymentFailureCode, type PaymentStage, type ReceiptSummary, type WalletFallback, type WalletRequest } from "../payments/payment";
 
 /** The stream's finish reasons: `stop`, or how the request's payment ended. */
 export const finishReasons = ["stop", ...paymentEnds] as const;
@@ -65,7 +65,8 @@ export type PaymentStatus = {
   approval?: PaymentApproval;
   txHash?: string;
   explorerUrl?: string;
-  reason?: { code: PaymentFailureCode; message: string };
+  /** `remedy`: what the person can do once with the wallet so that asking again pays (approve a spender, with its gas). */
+  reason?: { code: PaymentFailureCode; message: string; remedy?: WalletFallback };
   /**
    * With `payment-pending`: until when (ISO 8601) the service could still collect the signed
    * authorization; after it, unused, the reserved amount is released.

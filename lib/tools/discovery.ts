@@ -3,7 +3,7 @@
 // alike. Listing text is passed on as data, marked as such.
 import { z } from "zod";
 import type { ServerEnv } from "@/lib/env";
-import { parseUsd } from "@/lib/money";
+import { dollarsOf, parseUsd } from "@/lib/money";
 import type { PaymentRails } from "@/lib/payments/rails";
 import type { DiscoveryEnv, ServiceFilter, ServiceListing } from "@/lib/discovery/listings";
 
@@ -35,16 +35,16 @@ export async function discoverServices(
   preferences: RankingPreferences,
   { query, network, maxPriceUsd }: z.infer<typeof discoverServicesTool.input>,
 ) {
-  const { findServices, rankServices, paymentRails, discoveryEnvOf, noteOf } = await discoveryCore();
+  const { findServices, rankServices, paymentRails, discoveryEnvOf, labelOf } = await discoveryCore();
   const rails = paymentRails(env);
   const maxPrice = maxPriceUsd === undefined ? undefined : parseUsd(maxPriceUsd.toFixed(6));
   const found = await findServices(discoveryEnvOf(env), { query, network, maxPrice });
   const ranked = rankServices(found.services, { priority: preferences.priority ?? "cost", defaultChain: preferences.defaultChain });
-  return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map((listing) => view(listing, rails, noteOf(listing))), ...notesOf(found.notes) };
+  return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map((listing) => view(listing, rails, labelOf(listing))), ...notesOf(found.notes) };
 }
 
 export async function comparePrices(env: ServerEnv, preferences: RankingPreferences, { query }: z.infer<typeof comparePricesTool.input>) {
-  const { findServices, rankServices, hasTrackRecord, paymentRails, discoveryEnvOf, noteOf } = await discoveryCore();
+  const { findServices, rankServices, hasTrackRecord, paymentRails, discoveryEnvOf, labelOf } = await discoveryCore();
   const rails = paymentRails(env);
   const priority = preferences.priority ?? "cost";
   const found = await findServices(discoveryEnvOf(env), { query });
@@ -61,7 +61,7 @@ export async function comparePrices(env: ServerEnv, preferences: RankingPreferen
     ...(cheapestUsed
       ? { cheapestWithPaidCalls: cheapestUsed.name, trackRecordNote: `${cheapest?.name} is the cheapest, but no one paid it in the last 30 days; ${cheapestUsed.name} is the cheapest that people did pay.` }
       : {}),
-    services: ranked.slice(0, 10).map((listing) => view(listing, rails, noteOf(listing))),
+    services: ranked.slice(0, 10).map((listing) => view(listing, rails, labelOf(listing))),
     ...notesOf(found.notes),
   };
 }
@@ -81,16 +81,16 @@ async function discoveryCore() {
   ]);
   /** What every protocol finds, in one list, under one deadline. */
   const findServices = (discoveryEnv: DiscoveryEnv, filter: ServiceFilter) => discoverServices(discoveryEnv, filter, { signal: AbortSignal.timeout(DISCOVERY_DEADLINE_MS) });
-  const noteOf = (listing: ServiceListing) => paymentProtocols.find((protocol) => protocol.name === listing.protocol)?.listingNote;
-  return { findServices, hasTrackRecord, rankServices, paymentRails, discoveryEnvOf, noteOf };
+  const labelOf = (listing: ServiceListing) => paymentProtocols.find((protocol) => protocol.name === listing.protocol)?.shortLabel;
+  return { findServices, hasTrackRecord, rankServices, paymentRails, discoveryEnvOf, labelOf };
 }
 
-function view(listing: ServiceListing, rails: PaymentRails, protocolNote: string | undefined) {
+function view(listing: ServiceListing, rails: PaymentRails, protocolLabel: string | undefined) {
   return {
     name: listing.name,
     protocol: listing.protocol,
-    // Where the protocol is worth naming on the listing's line ("paid over MPP").
-    ...(protocolNote ? { protocolNote } : {}),
+    // How the protocol is named in a list ("x402", "MPP").
+    ...(protocolLabel ? { protocolLabel } : {}),
     url: listing.url,
     method: listing.method,
     description: listing.description,
@@ -99,7 +99,7 @@ function view(listing: ServiceListing, rails: PaymentRails, protocolNote: string
       ? {
           upTo: true,
           ...(listing.typicalUsd ? { typicalUsd: listing.typicalUsd } : {}),
-          priceNote: `up to $${listing.priceUsd} per call${listing.typicalUsd ? `, typically $${listing.typicalUsd}` : ""}: the service charges what it uses, at most this`,
+          priceNote: `up to ${dollarsOf(listing.priceUsd)} per call${listing.typicalUsd ? `, typically ${dollarsOf(listing.typicalUsd)}` : ""}: the service charges what it uses, at most this`,
         }
       : {}),
     network: listing.network,

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
-import { describeUpTo, formatUsd } from "@/lib/money";
+import { describeUpTo, formatDollars, formatUsd } from "@/lib/money";
 import type { Period } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";
 
@@ -69,8 +69,8 @@ export async function spendingAnswer({ db, env, wallets, proven, limits, period 
       ...(payment.explorerUrl ? { explorerUrl: payment.explorerUrl } : {}),
     })),
     summary: spending
-      .map((entry) => `Last ${names[entry.period]}: spent $${formatUsd(entry.counted)} of $${formatUsd(entry.limit)}, $${formatUsd(entry.remaining)} left.`)
-      .concat(`Per-payment limit: $${formatUsd(limits.perPayment)}.`)
+      .map((entry) => `Last ${names[entry.period]}: spent ${formatDollars(entry.counted)} of ${formatDollars(entry.limit)}, ${formatDollars(entry.remaining)} left.`)
+      .concat(`Per-payment limit: ${formatDollars(limits.perPayment)}.`)
       .concat(use.periods.some((entry) => entry.counted > 0n) ? ["Spent counts settled payments and any still reserved or pending, which may yet move money."] : [])
       .join(" "),
   };

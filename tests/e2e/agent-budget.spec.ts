@@ -39,7 +39,7 @@ test("granted once, the budget pays three small answers without a prompt; a larg
   expect(gasWallet.transactions).toBe(1);
   expect(await balanceOf(session)).toBe(50_000n);
   expect(await balanceOf(gasWallet.address)).toBe(TEST_WALLET_USDC - 50_000n);
-  await expect(card).toContainText("$0.05 granted · $0 used · $0.05 left");
+  await expect(card).toContainText("$0.05 granted · $0.00 used · $0.05 left");
   // The key is in the page only, sealed: nothing in local storage is the key, and the sealing
   // key in IndexedDB cannot be exported.
   const storage = await page.evaluate(() => Object.values(localStorage).join("\n"));

@@ -37,41 +37,6 @@ test("says the model is offline, streams its reply and then holds the next messa
   await expect(ui.send).toBeDisabled();
 });
 
-test("the cooldown follows the server's 429, survives a reload, and then lets the message through", async ({ page, request }) => {
-  const ui = chatPage(page);
-  // No wallet is connected, so the server counts the cooldown per client address, the same for
-  // the browser and this request: take the server's slot (a 429 means an earlier message holds it).
-  await page.goto("/");
-  const claim = await request.post("/api/chat", { data: { messages: [{ role: "user", content: "hello" }] } });
-  expect([200, 429]).toContain(claim.status());
-  await claim.body();
-
-  // A fresh browser has no cooldown stored, so only the server can stop this message.
-  await expect(ui.cooldown).toBeHidden();
-  await ui.input.fill("Compare prices for weather");
-  await ui.send.click();
-
-  const refusal = ui.errors.last();
-  await expect(refusal).toHaveAttribute("data-code", "rate-limited");
-  await expect(refusal).toContainText(/Please wait \d+ s/);
-  await expect(ui.messages("user")).toHaveCount(0);
-  await expect(ui.input).toHaveValue("Compare prices for weather");
-  await expect(ui.cooldown).toBeVisible();
-  await expect(ui.send).toBeDisabled();
-
-  await page.reload();
-  await expect(ui.cooldown).toBeVisible();
-  await ui.input.fill("Compare prices for weather");
-  await expect(ui.send).toBeDisabled();
-
-  await expect(ui.cooldown).toBeHidden({ timeout: (cooldownSeconds + 3) * 1000 });
-  await expect(ui.send).toBeEnabled();
-  await ui.send.click();
-  const reply = ui.messages("assistant").last();
-  await expect(reply).toHaveAttribute("data-state", "done");
-  await expect(reply).toContainText(OFFLINE_NOTICE);
-});
-
 test("refuses a message that holds a private key, without showing or keeping the key", async ({ page }) => {
   const ui = chatPage(page);
   const privateKey = `0x${"0123456789abcdef".repeat(4)}`; // the shape of a key, not a real one

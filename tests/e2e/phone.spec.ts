@@ -1,7 +1,8 @@
 // The page on a phone (375 × 667, a touch screen, a phone's browser), for a person who has no
 // wallet extension: the conversation and the composer own the screen on a first visit, each
 // notice is one line that opens on a tap, the top bar's actions sit behind one menu, and the
-// wallet list says what to do without a wallet (Base Account, which the sandbox cannot reach).
+// wallet list says what to do without a wallet and shows Base Account and Coinbase Wallet, disabled
+// on the sandbox, which they cannot reach.
 import { chatPage } from "./chat-page";
 import { expect, test } from "./wallet";
 
@@ -15,7 +16,7 @@ test.use({
   userAgent: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Mobile Safari/537.36",
 });
 
-test("on a phone the conversation and the composer own the screen; notices and actions open on a tap; the wallet list offers Base Account", async ({ page }) => {
+test("on a phone the conversation and the composer own the screen; notices and actions open on a tap; the wallet list shows Base Account, disabled on the sandbox", async ({ page }) => {
   test.setTimeout(90_000);
   const ui = chatPage(page);
   await page.goto("/");
@@ -68,11 +69,16 @@ test("on a phone the conversation and the composer own the screen; notices and a
   await ui.input.tap();
   await expect(settings).toBeHidden();
 
-  // No extension here: the wallet list says what to do, and that Base Account cannot reach the sandbox.
+  // No extension here: the wallet list says what to do, and shows Base Account and Coinbase
+  // Wallet where a person looks for a wallet, disabled, since they cannot reach the sandbox.
   await ui.openWalletList();
   const note = ui.walletList.getByTestId("wallet-list-note");
   await expect(note).toContainText("No wallet? Use the Sandbox demo wallet");
-  await expect(note).toContainText("Base Account (passkeys)");
-  await expect(note).toContainText("cannot connect here");
   await expect(ui.walletList.getByRole("button", { name: /Sandbox demo wallet/ })).toBeVisible();
+  const noExtension = ui.walletList.getByRole("group", { name: "No extension needed" });
+  await noExtension.scrollIntoViewIfNeeded();
+  await expect(noExtension.getByRole("button", { name: /^Base Account/ })).toBeDisabled();
+  await expect(noExtension.getByRole("button", { name: /^Coinbase Wallet/ })).toBeDisabled();
+  await expect(noExtension).toContainText("cannot reach this local chain");
+  await expect(noExtension).toBeInViewport();
 });

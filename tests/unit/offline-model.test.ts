@@ -28,7 +28,7 @@ describe("offline model", () => {
     const compared: OfflineToolResult = {
       toolName: "comparePrices",
       input: { query: "weather" },
-      output: { services: [{ name: "Cheap Weather", url: "http://127.0.0.1:4101/weather", method: "GET", priceUsd: "0.001" }] },
+      output: { services: [{ protocol: "x402", protocolLabel: "x402", name: "Cheap Weather", url: "http://127.0.0.1:4101/weather", method: "GET", priceUsd: "0.001" }] },
       isError: false,
     };
     expect(decide("What's the weather in Lisbon?", [compared])).toEqual({
@@ -42,7 +42,7 @@ describe("offline model", () => {
     const compared: OfflineToolResult = {
       toolName: "comparePrices",
       input: { query: "quotation" },
-      output: { services: [{ name: "Maxim Machine", protocol: "mpp", url: "http://127.0.0.1:4112/maxim", method: "GET", priceUsd: "0.0008", chain: "Sandbox" }] },
+      output: { services: [{ name: "Maxim Machine", protocol: "mpp", protocolLabel: "MPP", url: "http://127.0.0.1:4112/maxim", method: "GET", priceUsd: "0.0008", chain: "Sandbox" }] },
       isError: false,
     };
     expect(decide("A quotation on money, please", [compared])).toEqual({
@@ -51,14 +51,14 @@ describe("offline model", () => {
       input: { url: "http://127.0.0.1:4112/maxim", method: "GET", query: { topic: "money" } },
     });
     const listed = decide("Compare prices for quotations", [compared]);
-    expect(listed.kind === "text" && listed.text).toContain("Maxim Machine ($0.0008 per call, Sandbox, paid over MPP)");
+    expect(listed.kind === "text" && listed.text).toContain("| 1 | Maxim Machine | $0.0008 | Sandbox | MPP |");
   });
 
   test("a POST service gets the request's parameters as its JSON body, not as a query", () => {
     const compared: OfflineToolResult = {
       toolName: "comparePrices",
       input: { query: "translate" },
-      output: { services: [{ name: "PocketTranslate", url: "http://127.0.0.1:4105/translate", method: "POST", priceUsd: "0.02" }] },
+      output: { services: [{ protocol: "x402", protocolLabel: "x402", name: "PocketTranslate", url: "http://127.0.0.1:4105/translate", method: "POST", priceUsd: "0.02" }] },
       isError: false,
     };
     expect(decide('Translate "hello friend" to es', [compared])).toEqual({
@@ -92,15 +92,16 @@ describe("offline model", () => {
         input: {},
         output: {
           services: [
-            { name: "Fast Weather", url: "http://a", priceUsd: "0.01", network: "eip155:31337", latencyMs: 50 },
-            { name: "Slow Weather", url: "http://b", priceUsd: "0.002", network: "eip155:31337" },
+            { protocol: "x402", protocolLabel: "x402", name: "Fast Weather", url: "http://a", priceUsd: "0.01", network: "eip155:31337", latencyMs: 50 },
+            { protocol: "x402", protocolLabel: "x402", name: "Slow Weather", url: "http://b", priceUsd: "0.002", network: "eip155:31337" },
           ],
         },
         isError: false,
       },
     ]);
-    expect(turn.kind === "text" && turn.text).toContain("1. Fast Weather ($0.01 per call, about 50 ms, eip155:31337)");
-    expect(turn.kind === "text" && turn.text).toContain("2. Slow Weather ($0.002 per call");
+    expect(turn.kind === "text" && turn.text).toContain("| # | Service | Price per call | Speed | Network | Protocol |");
+    expect(turn.kind === "text" && turn.text).toContain("| 1 | Fast Weather | $0.01 | 50\u00a0ms | eip155:31337 | x402 |");
+    expect(turn.kind === "text" && turn.text).toContain("| 2 | Slow Weather | $0.002 |  | eip155:31337 | x402 |");
   });
 
   test("explains when the needed tool is not available, and offers help for anything else", () => {
@@ -158,7 +159,7 @@ describe("offline model, in a person's words", () => {
   });
 });
 
-test("a service listed on two networks at one price is one line naming both networks by name", () => {
+test("a service listed on two networks at one price is one row naming both networks by name", () => {
   const turn = decideOfflineTurn({
     userText: "List services",
     earlierUserTexts: ["hello"],
@@ -168,9 +169,9 @@ test("a service listed on two networks at one price is one line naming both netw
         input: {},
         output: {
           services: [
-            { name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "eip155:31337", chain: "Sandbox" },
-            { name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", chain: "Solana Devnet" },
-            { name: "Busy Weather", url: "http://w/weather", priceUsd: "0.002", network: "eip155:31337", chain: "Sandbox", lastThirtyDays: { paidCalls: 12, uniquePayers: 5 } },
+            { protocol: "x402", protocolLabel: "x402", name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "eip155:31337", chain: "Sandbox" },
+            { protocol: "x402", protocolLabel: "x402", name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", chain: "Solana Devnet" },
+            { protocol: "x402", protocolLabel: "x402", name: "Busy Weather", url: "http://w/weather", priceUsd: "0.002", network: "eip155:31337", chain: "Sandbox", lastThirtyDays: { paidCalls: 12, uniquePayers: 5 } },
           ],
         },
         isError: false,
@@ -179,7 +180,45 @@ test("a service listed on two networks at one price is one line naming both netw
     availableTools: allTools,
   });
   const text = turn.kind === "text" ? turn.text : "";
-  expect(text).toContain("1. Daily Wire ($0.003 per call, Sandbox or Solana Devnet)");
-  expect(text).toContain("2. Busy Weather ($0.002 per call, Sandbox, 12 paid calls by 5 payers in the last 30 days)");
+  expect(text).toContain("| 1 | Daily Wire | $0.003 | Sandbox or Solana Devnet | x402 | none |");
+  expect(text).toContain("| 2 | Busy Weather | $0.002 | Sandbox | x402 | 12 paid calls by 5 payers |");
   expect(text).not.toContain("solana:EtWT");
+});
+
+test("a comparison is one table: what each service says of itself in its row, what they all say once under it", () => {
+  const cities = "Cities: Lisbon, London, Paris, Reykjavik.";
+  const what = "Current weather for a city: temperature, conditions, humidity, wind.";
+  const turn = decideOfflineTurn({
+    userText: "Compare prices for weather",
+    earlierUserTexts: ["hello"],
+    toolResults: [
+      {
+        toolName: "comparePrices",
+        input: { query: "weather" },
+        output: {
+          services: [
+            { protocol: "x402", protocolLabel: "x402", name: "Budget Weather", url: "http://b/weather", priceUsd: "0.002", chain: "Sandbox", latencyMs: 3000, description: `${what} Cheap but slow (answers in about 3 s). ${cities}` },
+            { name: "Meteo Machine", protocol: "mpp", protocolLabel: "MPP", url: "http://m/weather", priceUsd: "0.005", chain: "Sandbox", latencyMs: 400, description: `${what} Paid over MPP (answers in about 400 ms). ${cities}` },
+            { protocol: "x402", protocolLabel: "x402", name: "Pipe | Weather", url: "http://q/weather", priceUsd: "1", chain: "Sandbox", latencyMs: 150, description: `${what} Fast, e.g. Lisbon in 150 ms. ${cities}` },
+          ],
+        },
+        isError: false,
+      },
+    ],
+    availableTools: allTools,
+  });
+  const text = turn.kind === "text" ? turn.text : "";
+  expect(text).toBe(
+    [
+      "Here is how they compare, best first:",
+      [
+        "| # | Service | Price per call | Speed | Network | Protocol | About |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| 1 | Budget Weather | $0.002 | 3\u00a0s | Sandbox | x402 | Cheap but slow (answers in about 3 s). |",
+        "| 2 | Meteo Machine | $0.005 | 400\u00a0ms | Sandbox | MPP | Paid over MPP (answers in about 400 ms). |",
+        "| 3 | Pipe \\| Weather | $1.00 | 150\u00a0ms | Sandbox | x402 | Fast, e.g. Lisbon in 150 ms. |",
+      ].join("\n"),
+      `All three: ${what} ${cities}`,
+    ].join("\n\n"),
+  );
 });

@@ -6,6 +6,7 @@ import {
   formatLocalTime,
   localizeIsoTimes,
   parseMoment,
+  serviceAddressParts,
   shortHex,
 } from "@/components/payment/payment-display";
 import { explainFailure, noChargeNote } from "@/components/payment/payment-failure";
@@ -124,6 +125,13 @@ describe("display", () => {
     expect(parseMoment("2030-01-02T03:04:05Z")?.toISOString()).toBe("2030-01-02T03:04:05.000Z");
     expect(parseMoment("soon")).toBeUndefined();
     expect(parseMoment(undefined)).toBeUndefined();
+  });
+
+  test("a service's address keeps its host and port whole; only the path may be shortened", () => {
+    expect(serviceAddressParts("http://127.0.0.1:4151/weather")).toEqual({ scheme: "http://", host: "127.0.0.1:4151", rest: "/weather" });
+    expect(serviceAddressParts("https://weather.example/now?city=Lisbon")).toEqual({ scheme: "https://", host: "weather.example", rest: "/now?city=Lisbon" });
+    expect(serviceAddressParts("https://[::1]:8443/")).toEqual({ scheme: "https://", host: "[::1]:8443", rest: "" });
+    expect(serviceAddressParts("not a url")).toEqual({ scheme: "", host: "", rest: "not a url" });
   });
 
   test("long hex values keep their ends", () => {

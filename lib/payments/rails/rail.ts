@@ -11,7 +11,7 @@
 // each joins with one line in ./index.ts.
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { ServerEnv } from "@/lib/env";
-import type { PaymentNetwork, WalletRequest } from "../payment";
+import type { PaymentNetwork, WalletFallback, WalletRequest } from "../payment";
 
 export type { WalletFallback, WalletRequest } from "../payment";
 
@@ -171,7 +171,9 @@ export interface PaymentScheme {
    * on (a usage-priced payment's one-time Permit2 allowance); undefined when nothing, or when the
    * chain cannot be asked (the facilitator then decides). Asked before the wallet signs anything.
    */
-  readiness?(parameters: { network: PaymentNetwork; payer: string; amount: bigint; prepared?: PreparedPayment }): Promise<string | undefined>;
+  readiness?(parameters: { network: PaymentNetwork; payer: string; amount: bigint; prepared?: PreparedPayment }): Promise<{ message: string; remedy?: WalletFallback } | undefined>;
+  /** What the payer can do once with the wallet when a payment in this scheme is refused for want of it (`upto`: approve Permit2). */
+  remedyFor?(network: PaymentNetwork): WalletFallback | undefined;
   /** Whether the wallet's answer is the payer's approval of exactly this payment. Throws ChainUnavailableError when the chain must be asked and cannot be. */
   verify(payment: SignedPayment): Promise<ApprovalVerdict>;
   /** The x402 payload completed with the wallet's answers (SignedPayment's `signed`, in order). */

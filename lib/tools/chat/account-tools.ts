@@ -7,7 +7,7 @@ import { z } from "zod";
 import { sameAddress } from "@/lib/address";
 import { networkIdSchema } from "@/lib/chat/request";
 import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
-import { formatUsd, parseUsd } from "@/lib/money";
+import { dollarsOf, formatUsd, parseUsd } from "@/lib/money";
 import type { ToolContext } from "@/lib/chat/agent";
 
 const usdInput = z
@@ -17,6 +17,17 @@ const usdInput = z
 
 // The inputs, wrapped once per process so that their JSON schema is made once (see discovery-tools.ts).
 const getSpendingInput = zodSchema(getSpendingTool.input);
+
+/** The settings as a person names them, in the summary the agent relays. */
+const settingWords: Record<string, string> = {
+  defaultChain: "default chain",
+  priority: "priority",
+  confirmationThreshold: "confirmation threshold",
+  daily: "daily",
+  weekly: "weekly",
+  monthly: "monthly",
+  perPayment: "per-payment",
+};
 
 const updatePreferencesInput = zodSchema(
   z.object({
@@ -75,8 +86,8 @@ export function createAccountTools(context: ToolContext) {
           ...(hasLimits ? { spendingLimits: limits } : {}),
         });
         const parts = [
-          ...Object.entries(preferences).map(([key, value]) => `${key} → ${value}`),
-          ...Object.entries(limits).map(([key, value]) => `${key} limit → $${value}`),
+          ...Object.entries(preferences).map(([key, value]) => `${settingWords[key] ?? key} → ${key === "confirmationThreshold" ? dollarsOf(value) : value}`),
+          ...Object.entries(limits).map(([key, value]) => `${settingWords[key] ?? key} limit → ${dollarsOf(value)}`),
         ];
         return {
           proposed: true,
@@ -84,7 +95,7 @@ export function createAccountTools(context: ToolContext) {
           spendingLimits: limits,
           needsConfirmation: raised,
           summary: `Proposed: ${parts.join(", ")}.${
-            raised.length > 0 ? ` Raising the ${raised.join(", ")} limit needs your confirmation in the page.` : ""
+            raised.length > 0 ? ` Raising the ${raised.map((key) => settingWords[key] ?? key).join(", ")} limit needs your confirmation in the page.` : ""
           } Lowered limits and other settings apply right away.`,
         };
       },

@@ -6,7 +6,7 @@
 // which comes with request B.
 import { tool, zodSchema } from "ai";
 import type { ToolContext } from "@/lib/chat/agent";
-import { formatUsd } from "@/lib/money";
+import { formatDollars, formatUsd } from "@/lib/money";
 import type { QuoteResult } from "@/lib/payments";
 import type { AgentReport } from "@/lib/payments/payment";
 import type { StreamError } from "@/lib/protocol/lines";
@@ -73,7 +73,7 @@ function answerOf(result: QuoteResult) {
   const { facts, approval } = result.quote;
   const { network, amount } = facts;
   // Usage-priced (x402 `upto`): the wallet signs for the maximum; the service settles what it uses.
-  const price = `${facts.upTo ? "up to " : ""}$${formatUsd(amount)} USDC to ${facts.service.name} on ${network.name}${facts.upTo ? " (the service charges what it uses, at most this)" : ""}`;
+  const price = `${facts.upTo ? "up to " : ""}${formatDollars(amount)} USDC to ${facts.service.name} on ${network.name}${facts.upTo ? " (the service charges what it uses, at most this)" : ""}`;
   const quoted = { status: "awaiting-signature", paymentId: result.paymentId, service: facts.service.name, network: network.name };
   if (facts.paidFrom === "agent-budget") {
     return {
@@ -88,13 +88,14 @@ function answerOf(result: QuoteResult) {
     serviceFeeUsd: formatUsd(amount),
     gasFeeUsd: formatUsd(network.payerFee),
     totalUsd: formatUsd(amount + network.payerFee),
-    ...(facts.upTo ? { upTo: `up to $${formatUsd(amount)}` } : {}),
+    ...(facts.upTo ? { upTo: `up to ${formatDollars(amount)}` } : {}),
     expiresAt: approval.expiresAt.toISOString(),
     summary: `The payment of ${price} (no gas fee for you: the facilitator pays it) is ready. Please review it on the card and approve it in your wallet ${withinWords(approval.expiresAt.getTime() - Date.now())}.`,
   } satisfies AgentReport;
 }
 
-/** A problem the person sees as an `e:` line: one that reached no payment card. */
+/** A problem the person sees as an `e:` line: one that reached no payment card. A value the
+ * service does not take is not one: the agent says it in its reply, once, with what it takes. */
 function noticeOf(result: QuoteResult): StreamError | undefined {
   switch (result.kind) {
     case "too-large":
@@ -103,8 +104,6 @@ function noticeOf(result: QuoteResult): StreamError | undefined {
       return { code: "service-unavailable", message: result.problem };
     case "unreadable":
       return { code: "payment-failed", message: "The service asked for payment in a form this agent cannot read." };
-    case "bad-input":
-      return { code: "payment-failed", message: `${result.problem} Nothing was quoted or paid.` };
     case "rate-limited":
       return { code: "rate-limited", message: `Another payment after a paid answer counts as a new message. ${result.wait}` };
     case "not-payable":

@@ -66,7 +66,7 @@ describe("history only for its owner", () => {
 
     await collectLines(await chat.post(ask));
     const stranger = JSON.stringify(results.at(-1));
-    expect(stranger).toContain("Last 24 hours: spent $0.25 of $1, $0.75 left.");
+    expect(stranger).toContain("Last 24 hours: spent $0.25 of $1.00, $0.75 left.");
     expect(stranger).not.toContain("Clinic Appointments");
     expect(stranger).not.toContain("pay_private");
     expect(stranger).not.toContain("fefefe");

@@ -38,7 +38,7 @@ describe("offline model with the account tools", () => {
     );
     const text = textOf(lines);
     expect(text).toContain("(Offline model");
-    expect(text).toContain("Last 7 days: spent $0.25 of $5, $4.75 left.");
+    expect(text).toContain("Last 7 days: spent $0.25 of $5.00, $4.75 left.");
     expect(lines.at(-1)).toMatchObject({ type: "data", data: { finishReason: "stop", model: "offline" } });
   });
 

@@ -61,7 +61,8 @@ describe("an upto payment through MCP", () => {
     const approved = await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ signature }),
+      // The answers as a list, one per request of the quote's toSign (a wallet with Permit2 approved: the payment alone).
+      body: JSON.stringify({ signed: [signature] }),
     });
     expect(approved.status).toBe(200);
 

@@ -214,14 +214,18 @@ describe("paying an MPP service through the chat", () => {
     }
   });
 
-  test("a request the MPP service cannot answer (no topic) is refused before any challenge: nothing quoted, reserved or paid, and the model is told so", async () => {
+  test("a request the MPP service cannot answer (no topic) is refused before any challenge: nothing quoted, reserved or paid, and the model is told why in the service's own terms", async () => {
     const chat = await chatPaying({ url: service("quotations-mpp").url });
     try {
       const payer = await newPayer();
       const before = await balanceOf(payer.address);
       const lines = await collectLines(await chat.post({ messages: [{ role: "user", content: "Get me a quotation" }], walletAddress: payer.address, spendingLimits: limits }));
       expect(payments(lines)).toEqual([]);
-      expect(toolResults.join("\n")).toMatch(/"status":"service-error","httpStatus":400,"summary":"The service answered HTTP 400. Nothing was paid."/);
+      // Read from the service's OpenAPI document: its name, and the values its parameter takes.
+      expect(toolResults.join("\n")).toContain(
+        '"status":"service-error","httpStatus":400,"summary":"Maxim Machine needs \\"topic\\", which the request does not give: it takes money, time, work or patience. Nothing was paid."',
+      );
+      expect(lines.filter((line) => line.type === "error")).toEqual([]);
       expect(await balanceOf(payer.address)).toBe(before);
     } finally {
       await chat.close();

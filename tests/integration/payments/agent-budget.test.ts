@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createChatTools } from "@/lib/tools/chat";
 import { delegationTypedData, type AgentBudgetDelegation, type AgentBudgetGrant } from "@/lib/chain/delegation";
 import { findPayment } from "@/lib/payments/ledger";
-import { formatUsd } from "@/lib/money";
+import { formatDollars, formatUsd } from "@/lib/money";
 import { getSpendingReport } from "@/lib/payments/spending-report";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";
@@ -370,7 +370,7 @@ describe("the grant and the limits, counted together under concurrency", () => {
     for (const refusal of refusals) {
       expect(refusal.code).toBe("limit-exceeded");
       expect(refusal.message).toBe(
-        `Your agent budget has $0 of $${formatUsd(3n * price)} left, less than this payment of $${formatUsd(price)}. Nothing was paid.`,
+        `Your agent budget has $0.00 of ${formatDollars(3n * price)} left, less than this payment of ${formatDollars(price)}. Nothing was paid.`,
       );
     }
   });

@@ -109,7 +109,7 @@ describe("smart accounts pay", () => {
     const spentBy = async (walletAddress: Hex) =>
       textOf(await collectLines(await chat.post({ messages: [{ role: "user", content: "How much have I spent today?" }], walletAddress, spendingLimits: generous })));
     expect(await spentBy(account.address)).toContain(`Last 24 hours: spent $${budget.price} of $1`);
-    expect(await spentBy(owner.address)).toContain("Last 24 hours: spent $0 of $1");
+    expect(await spentBy(owner.address)).toContain("Last 24 hours: spent $0.00 of $1.00");
   });
 
   test("the same approval signed by a key that is not the account's owner is refused and nothing is paid", async () => {

@@ -19,7 +19,7 @@ export type EvmPreparedPayment = PreparedPayment & { toSign: [WalletRequest & { 
 
 /** The one thing the wallet signs for an EIP-3009 payment: the authorization itself. */
 export function authorizationRequest(typedData: TypedDataForWallet): WalletRequest & { kind: "typed-data"; typedData: TypedDataForWallet } {
-  return { kind: "typed-data", typedData, purpose: "the payment: an authorization of exactly this transfer, valid for minutes", answeredAs: "signature" };
+  return { kind: "typed-data", typedData, purpose: "the payment", answeredAs: "signature" };
 }
 
 /** The authorization an EIP-3009 payment asks the wallet to sign, as its prepared payment holds it. */

@@ -7,11 +7,11 @@
 // (./requirement.ts); the limits are held to the maximum, which the core reserves and then
 // releases down to what the chain shows settled.
 import type { PaymentRequirements } from "@x402/core/types";
-import { getAddress, } from "viem";
+import { getAddress } from "viem";
 import { getPermit2Allowance, getUptoPaymentState, uptoSettlementIn } from "@/lib/chain/permit2";
 import type { PaymentScheme, RailEnv, RequirementVerdict } from "../../rail";
 import { evmNetworkConfig, evmPayer, paymentNetworkOf } from "..";
-import { PERMIT_REQUEST, prepareUptoPayment, uptoAnswers, uptoRequests, withUptoSignatures } from "./prepare";
+import { PERMIT_REQUEST, permit2Approval, prepareUptoPayment, uptoAnswers, uptoRequests, withUptoSignatures } from "./prepare";
 import { checkUptoRequirement } from "./requirement";
 import { verifyUptoApproval } from "./verify";
 
@@ -39,7 +39,11 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
     async readiness({ network, payer, amount, prepared }) {
       // A quote that asks the wallet for a gasless EIP-2612 permit for Permit2 needs nothing first.
       if (prepared && uptoRequests(prepared).permit) return undefined;
-      return (await permit2Missing(network, payer, amount)) ? `${NOT_APPROVED} Nothing was reserved or paid.` : undefined;
+      if (!(await permit2Missing(network, payer, amount))) return undefined;
+      return { message: `${NOT_APPROVED} Nothing was reserved or paid.`, remedy: permit2Approval(configOf(network).usdc.address) };
+    },
+    remedyFor(network) {
+      return permit2Approval(configOf(network).usdc.address);
     },
     prepare({ paymentRequired, requirement, payer }) {
       return prepareUptoPayment({ paymentRequired, requirements: requirement.requirements, payer: evmPayer(payer), network: configOf(requirement.network) });
@@ -93,3 +97,4 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
     },
   };
 }
+

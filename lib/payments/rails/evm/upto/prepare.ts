@@ -16,7 +16,7 @@ import { publicClientFor } from "@/lib/chain/clients";
 import type { NetworkConfig } from "@/lib/chain/networks";
 import type { NestedTypedDataForWallet, TypedDataForWallet, TypedDataValue } from "@/lib/chain/typed-data";
 import { PERMIT2_ADDRESS } from "@/lib/chain/permit2-address";
-import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment, type WalletRequest } from "../../rail";
+import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment, type WalletFallback, type WalletRequest } from "../../rail";
 import { shortLived, UNSIGNED } from "../exact/prepare";
 
 /** The Permit2 authorization an upto payload carries, as the x402 client writes it. */
@@ -51,6 +51,21 @@ export function uptoAnswers(prepared: PreparedPayment, signed: readonly (string 
   const transfer = signed[prepared.toSign.length - 1] as Hex | undefined;
   const permit = prepared.toSign.length > 1 ? (signed[0] as Hex | undefined) : undefined;
   return { transfer, ...(permit !== undefined ? { permit } : {}) };
+}
+
+/**
+ * The one-time approval that lets Permit2 move the payer's USDC (`token`), with its own gas:
+ * what the person may do instead of signing the gasless permit, and what the card offers when a
+ * payment is refused for want of it.
+ */
+export function permit2Approval(token: string): WalletFallback {
+  return {
+    kind: "token-approval",
+    token: getAddress(token),
+    spender: getAddress(PERMIT2_ADDRESS),
+    label: "approve Permit2",
+    note: "Usage-priced payments move USDC through Permit2, which this wallet approves once (one transaction, with its own gas).",
+  };
 }
 
 /** The index of the permit's request, when the payment asks for one. */
@@ -114,21 +129,15 @@ export async function prepareUptoPayment({
   const transferRequest: WalletRequest = {
     kind: "typed-data",
     typedData: captured,
-    purpose: "the payment: a Permit2 transfer of at most the maximum, which only the facilitator the service named can collect",
+    purpose: "the payment",
     answeredAs: "signature",
   };
   const permitRequest: WalletRequest | undefined = permit
     ? {
         kind: "typed-data",
         typedData: permit.toSign,
-        purpose: "a gasless USDC permit for Permit2, which the facilitator submits with the payment",
-        instead: {
-          kind: "token-approval",
-          token: getAddress(permitAsked?.domain.verifyingContract as string),
-          spender: getAddress(PERMIT2_ADDRESS),
-          label: "Approve Permit2",
-          note: "Usage-priced payments move USDC through Permit2. Approve it once (one transaction, with its own gas) instead of signing the gasless permit.",
-        },
+        purpose: "a gasless USDC permit for Permit2",
+        instead: permit2Approval(permitAsked?.domain.verifyingContract as string),
         answeredAs: PERMIT_ANSWER_FIELD,
       }
     : undefined;

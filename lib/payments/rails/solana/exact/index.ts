@@ -92,7 +92,7 @@ export function createExactSolanaScheme(env: RailEnv): PaymentScheme {
           instrument: `${messageHash(messageBytes)}.${blockhash}`,
           until: quotedAt + BLOCKHASH_LIFETIME_SECONDS,
         },
-        toSign: [{ kind: "transaction", transaction: unsigned, purpose: "the payment: a transfer of exactly the price, which the facilitator sends", answeredAs: "transaction" }],
+        toSign: [{ kind: "transaction", transaction: unsigned, purpose: "the payment", answeredAs: "transaction" }],
         unsignedPayload,
       } satisfies PreparedPayment;
     },

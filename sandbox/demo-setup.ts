@@ -1,0 +1,59 @@
+/**
+ * What `npm run demo` (demo.ts) hands the app, and what it tells the person once the app is up:
+ * the address to open, the demo wallet to connect, and where the sandbox's description is. That
+ * file holds the sandbox's keys (play money, but keys all the same): the console names it and
+ * never prints it.
+ */
+import { formatUsd } from "@/lib/money";
+import { DEMO_WALLET_USDC } from "./funder";
+import { chainEnvOf, mppServicesOf, type SandboxInfo } from "./info";
+import { SANDBOX_HOST } from "./ports";
+
+/** The app's environment for the demo: the sandbox's chains, registry and services, on top of the person's own settings. */
+export function demoAppEnv({ info, appPort, infoFile, env }: { info: SandboxInfo; appPort: number; infoFile: string; env: Readonly<Record<string, string | undefined>> }): NodeJS.ProcessEnv {
+  const extraRegistries = (env.X402_DISCOVERY_URLS ?? "")
+    .split(",")
+    .map((url) => url.trim())
+    .filter((url) => url && url !== info.registryUrl);
+  return {
+    ...env,
+    NODE_ENV: "production",
+    PORT: String(appPort),
+    // A demo on someone's machine reports nothing to Next.js (its build would say it does).
+    NEXT_TELEMETRY_DISABLED: "1",
+    X402_DISCOVERY_URLS: [info.registryUrl, ...extraRegistries].join(","),
+    // The sandbox's MPP services, by their OpenAPI documents, beside any named already.
+    MPP_SERVICES: [...new Set([...mppServicesOf(info), ...(env.MPP_SERVICES ?? "").split(",").map((url) => url.trim()).filter(Boolean)])].join(","),
+    ...chainEnvOf(info),
+    // The sandbox's services and registry listen on 127.0.0.1, which the app calls only when
+    // allowed (docs/contract.md, section 6): on their own ports, and no other (anvil's unlocked accounts
+    // answer on that address too). An allow-list already set is kept as it is.
+    X402_ALLOW_PRIVATE_ADDRESSES: env.X402_ALLOW_PRIVATE_ADDRESSES?.trim() || sandboxAllowance(info),
+    SANDBOX_INFO_FILE: infoFile,
+    // The one origin sign-ins and access grants are for, and every link the server hands out
+    // names (docs/contract.md, section 6): the address printed once the app is up.
+    APP_URL: info.appUrl,
+  };
+}
+
+/** The sandbox's own loopback services and registry, each on its own port: `127.0.0.1:4101,...`. */
+function sandboxAllowance(info: Pick<SandboxInfo, "registryUrl" | "services">): string {
+  const ports = new Set([info.registryUrl, ...info.services.map((service) => service.url)].map((url) => new URL(url).port));
+  return [...ports].map((port) => `${SANDBOX_HOST}:${port}`).join(",");
+}
+
+/** What the console says once the app is up: where to go, which wallet to pick, where the rest is. */
+export function demoReadyLines(info: SandboxInfo, infoFile: string): string[] {
+  const usdc = formatUsd(DEMO_WALLET_USDC);
+  return [
+    "",
+    `Ready: open ${info.appUrl}`,
+    "",
+    `  Demo wallet         ${info.demoWallet.address}  (${usdc} play USDC: Connect Wallet → Sandbox demo wallet)`,
+    `  Solana demo wallet  ${info.solana.demoWallet.address}  (${usdc} play USDC: Solana → Sandbox Solana wallet)`,
+    `  Sandbox details     ${infoFile}`,
+    "                      (its chain, USDC, services and test keys, for tools and tests)",
+    "",
+    "Ctrl-C stops the app and the sandbox.",
+  ];
+}
