@@ -10,14 +10,14 @@
 //
 // Test ids: approval-view, approval-app, approval-problem, approval-answer, and the card's own.
 import { useCallback, useEffect, useState } from "react";
-import { MarkdownText } from "@/components/chat/markdown";
+import { MarkdownText } from "@/components/shared/markdown";
 import { PaymentCard, type ApproveOptions, type PaymentActions } from "@/components/payment/payment-card";
 import { shortHex } from "@/components/payment/payment-display";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
 import { insteadApproval, useWallet } from "@/components/wallet/wallet-context";
 import { sameAddress } from "@/lib/address-text";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
-import { describeServiceData, rawDataBlock } from "@/lib/chat/data-words";
+import { describeServiceData, rawDataBlock } from "@/lib/data-words";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
 import { OptionalRequestDeclined, requestsOf, requestsProblem, signRequests } from "@/lib/client/wallet-requests";
 import type { PaymentStatus } from "@/lib/protocol/lines";

@@ -11,7 +11,7 @@
 // are folded under Details. A payment the person turned down reads "Declined", quietly: it is
 // their choice, not a failure.
 import { useEffect, useState } from "react";
-import { CopyButton } from "@/components/chat/copy-button";
+import { CopyButton } from "@/components/shared/copy-button";
 import { safeLink } from "@/lib/client/safe-link";
 import { optionalRequestOf, requestsOf, type WalletFallback } from "@/lib/client/wallet-requests";
 import { dollarsOf } from "@/lib/money";

@@ -5,7 +5,7 @@
 // The first reply of a conversation says once that it comes from the offline model.
 
 import { dollarsOf } from "@/lib/money";
-import { describeServiceData, rawDataBlock } from "./data-words";
+import { describeServiceData, rawDataBlock } from "@/lib/data-words";
 import { serviceTable, type ServiceView } from "./service-table";
 
 export type OfflineToolResult = { toolName: string; input: unknown; output: unknown; isError: boolean };

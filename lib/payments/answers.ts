@@ -39,7 +39,7 @@ export function answerProblem(answers: WalletAnswers): { path: string; message: 
   const given = [answers.signed, answers.signature, answers.transaction].filter((value) => value !== undefined).length;
   if (given === 1) return undefined;
   return answers.signed === undefined
-    ? { path: "signature", message: "must carry the wallet's signature (EVM) or its signed transaction (Solana), one of them" }
+    ? { path: "signature", message: "must carry the wallet's answers (signed), or the older single signature or signed transaction, one of them" }
     : { path: "signed", message: "must carry the wallet's answer once: in signed, or in signature or transaction" };
 }
 

@@ -2,6 +2,7 @@
 // inputs, their descriptions and their answers, which the chat's model and an MCP client get
 // alike. Listing text is passed on as data, marked as such.
 import { z } from "zod";
+import { NETWORK_ID_EXAMPLE } from "@/lib/chain/configuration";
 import type { ServerEnv } from "@/lib/env";
 import { dollarsOf, parseUsd } from "@/lib/money";
 import type { PaymentRails } from "@/lib/payments/rails";
@@ -17,7 +18,7 @@ export const discoverServicesTool = {
     "List paid services, x402 ones from the registries and Machine Payments Protocol (MPP) ones from their OpenAPI documents: name, protocol, url, method, description, price per call in USD, network, the input each takes, and how much each was used in the last 30 days where the registry says. Use it when the person asks what is available.",
   input: z.object({
     query: z.string().max(200).optional().describe("Words to match, e.g. 'weather' or 'crypto price'"),
-    network: z.string().max(40).optional().describe("CAIP-2 network id, e.g. eip155:8453"),
+    network: z.string().max(40).optional().describe(`CAIP-2 network id, e.g. ${NETWORK_ID_EXAMPLE}`),
     maxPriceUsd: z.number().min(0).max(1_000_000).optional().describe("Highest price per call in USD"),
   }),
 };
