@@ -68,7 +68,7 @@ test("a service that says it used nothing: delivered, charged $0 so far, and the
 
   await ui.reply(1);
   await expect(card).toHaveAttribute("data-status", "delivered");
-  await expect(card.getByTestId("payment-charged")).toContainText("charged $0 so far");
+  await expect(card.getByTestId("payment-charged")).toContainText("charged $0.00 so far");
   // Nothing reached the chain: its step is not ticked.
   await expect(card).toContainText("Nothing settled yet");
   await expect(card).not.toContainText("Confirmed on chain");
@@ -122,7 +122,7 @@ test("a wallet that declines the permit is offered to approve Permit2 with its g
   await expect(card).toHaveAttribute("data-status", "awaiting-signature");
   gasWallet.rejectNext();
   await card.getByTestId("approve-payment").click();
-  await expect(ui.errors.last()).toContainText("did not sign the gasless USDC permit for Permit2");
+  await expect(ui.errors.last()).toContainText("did not sign a gasless USDC permit for Permit2");
   expect(gasWallet.signRequests).toBe(1);
   await expect(card).toHaveAttribute("data-status", "awaiting-signature");
 
