@@ -210,10 +210,14 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           <dd>
             {amount.gasFee} {amount.currency}
           </dd>
-          <dt>Protocol</dt>
-          <dd data-testid="payment-protocol" data-protocol={payment.protocol ?? "x402"}>
-            {payment.protocolLabel ?? payment.protocol ?? "x402"}
-          </dd>
+          {payment.protocol ? (
+            <>
+              <dt>Protocol</dt>
+              <dd data-testid="payment-protocol" data-protocol={payment.protocol}>
+                {payment.protocolLabel ?? payment.protocol}
+              </dd>
+            </>
+          ) : null}
           <dt>Service</dt>
           <dd className={styles.copyable}>
             <ServiceAddress url={payment.service.url} />
