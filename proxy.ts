@@ -16,14 +16,14 @@ let sources: Promise<PolicySources> | undefined;
 async function policySources(): Promise<PolicySources> {
   // Loaded by the first page request: the server loads this proxy at start, and an API cold
   // start never runs it (the configuration's and the chains' code waits for a page).
-  const [{ serverEnv }, { readDemoWallet }, { browserRpcUrls, walletNetworks }] = await Promise.all([
+  const [{ serverEnv }, { readDemoWallet }, { pageRpcUrls }] = await Promise.all([
     import("@/lib/env"),
     import("@/lib/chain/demo-wallet"),
     import("@/lib/chain/wallet-networks"),
   ]);
   const env = serverEnv();
   const demoWallet = await readDemoWallet(env);
-  const urls = [...browserRpcUrls(walletNetworks(env)), ...(demoWallet ? [demoWallet.rpcUrl] : []), ...(demoWallet?.solana ? [demoWallet.solana.rpcUrl] : [])];
+  const urls = pageRpcUrls(env, demoWallet);
   return {
     connectSources: urls.flatMap((url) => originSource(url) ?? []),
     walletConnect: Boolean(process.env.NEXT_PUBLIC_WALLETCONNECT_PROJECT_ID),

@@ -6,7 +6,6 @@
 
 export function processState<T>(name: string, create: () => T): T {
   const key = Symbol.for(`x402-payment-agent.${name}`);
-  const slots = globalThis as unknown as Record<symbol, unknown>;
-  if (!(key in slots)) slots[key] = create();
-  return slots[key] as T;
+  if (!Reflect.has(globalThis, key)) Reflect.set(globalThis, key, create());
+  return Reflect.get(globalThis, key) as T;
 }

@@ -6,9 +6,9 @@ import { safeLink } from "@/lib/client/safe-link";
 import type { FinishReason, PaymentStatus } from "@/lib/protocol/lines";
 import { PaymentCard, type PaymentActions } from "@/components/payment/payment-card";
 import type { AssistantEntry, ChatEntry } from "./chat-entries";
-import { CopyButton } from "./copy-button";
+import { CopyButton } from "@/components/shared/copy-button";
 import { ErrorBoundary } from "./error-boundary";
-import { MarkdownText } from "./markdown";
+import { MarkdownText } from "@/components/shared/markdown";
 import styles from "./chat.module.css";
 import replyStyles from "./chat-message.module.css";
 

@@ -31,10 +31,11 @@ function restoreEntry(value: unknown): ChatEntry | undefined {
   if (!isRecord(value) || typeof value.id !== "string") return undefined;
   if (value.role === "user" && typeof value.content === "string") return { id: value.id, role: "user", content: value.content };
   if (value.role !== "assistant" || typeof value.content !== "string") return undefined;
-  const entry = value as unknown as AssistantEntry;
-  const payments = (Array.isArray(entry.payments) ? entry.payments : []).flatMap((payment) => readPaymentStatus(payment) ?? []);
+  // What the page wrote itself, read back: the fields a renderer depends on are checked again.
+  const entry: Partial<AssistantEntry> & Pick<AssistantEntry, "id" | "role" | "content"> = { ...value, id: value.id, role: "assistant", content: value.content };
+  const payments = (Array.isArray(value.payments) ? value.payments : []).flatMap((payment: unknown) => readPaymentStatus(payment) ?? []);
   const state = entry.state === "waiting" || entry.state === "streaming" ? "stopped" : entry.state;
-  return { ...entry, payments, errors: Array.isArray(entry.errors) ? entry.errors : [], state };
+  return { ...entry, payments, errors: Array.isArray(entry.errors) ? entry.errors : [], state } as AssistantEntry;
 }
 
 export function loadConversation(): ChatEntry[] {

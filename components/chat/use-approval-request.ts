@@ -2,15 +2,16 @@
 // Request B of the approval round trip (docs/contract.md, section 4): approving a quote in the
 // conversation. First what it takes, decided before anything is signed (planApproval): the
 // messages and settings of the request that produced the quote, which request B resends, and who
-// signs what: the Solana wallet its transaction, the agent budget's key or the wallet the EIP-712
-// typed data. A quote that cannot be approved from this page (no wallet, another account, a budget
-// the page no longer holds, an incomplete quote) is refused with the words the person sees, and
-// nothing is signed or sent. Then the signature, and the request with it. A usage-priced quote
-// for a wallet without a Permit2 allowance also asks for USDC's gasless EIP-2612 permit for
-// Permit2 (`approval.permit`): the wallet signs it first, then the payment, and both go back.
+// signs what the quote asks, in its order (lib/client/wallet-requests.ts): the Solana wallet a
+// transaction, the agent budget's key or the wallet EIP-712 typed data. A quote that cannot be
+// approved from this page (no wallet, another account, a budget the page no longer holds, an
+// incomplete quote) is refused with the words the person sees, and nothing is signed or sent.
+// Then the signatures, and the request with them (`payment.signed`, one per request). A request
+// the person may do otherwise (one with `instead`) is left out once they have done it.
 import { useCallback, useState, type RefObject } from "react";
 import { sameAddress } from "@/lib/address-text";
 import type { ChatRequestError } from "@/lib/client/chat-error";
+import { OptionalRequestDeclined, paymentRequestOf, requestsOf, requestsProblem, signRequests, type RequestSigners } from "@/lib/client/wallet-requests";
 import { payerOfTypedData, readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { ApproveOptions } from "@/components/payment/payment-card";
 import type { PaymentStatus } from "@/lib/protocol/lines";
@@ -18,12 +19,8 @@ import type { AssistantEntry, ChatEntry, ChatRequestBody, RequestMessage } from 
 import type { ChatEntries } from "./use-chat-entries";
 import type { SendOutcome } from "./stream-reply";
 
-/** What the wallet (or the budget's key) answers: an EVM signature (and its permit's, when asked), or a signed Solana transaction. */
-export type WalletAnswer = { signature: string; permitSignature?: string } | { transaction: string };
-
-
-/** The wallet declined the quote's permit: the card offers to approve Permit2 with its gas instead. */
-class PermitNotSigned extends Error {}
+/** What the wallet (or the budget's key) answers: one answer per request of the quote, in order (null for one done otherwise). */
+export type WalletAnswer = { signed: (string | null)[] };
 
 export type ApprovalSigners = {
   walletAddress?: string | undefined;
@@ -50,28 +47,27 @@ const refused = (code: string, message: string): ApprovalPlan => ({ kind: "refus
 function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], signers: ApprovalSigners, options: ApproveOptions = {}): ApprovalPlan {
   const { walletAddress, sign, solanaAddress, signSolana, signFromBudget } = signers;
   const approval = payment.approval;
+  const requests = requestsOf(approval);
   // The messages of the request that produced this quote: the approval must resend them.
   const origin = entries.find((entry) => entry.role === "assistant" && entry.payments.some((item) => item.paymentId === payment.paymentId));
   const messages = origin?.role === "assistant" ? origin.request : undefined;
   const settings = origin?.role === "assistant" ? origin.requestSettings : undefined;
-  const plan = (signAnswer: () => Promise<WalletAnswer>, signerName: string, quoted: RequestMessage[]): ApprovalPlan => ({
-    kind: "sign",
-    signAnswer,
-    signerName,
-    messages: quoted,
-    settings,
-    token: approval?.token ?? "",
-  });
+  if (!approval || !requests || !messages) return refused("invalid-quote", "This quote cannot be signed: it is incomplete.");
+  const skip = new Set(options.skip ?? []);
+  const token = approval.token ?? "";
+  const plan = (pageSigners: RequestSigners, signerName: string): ApprovalPlan => {
+    const problem = requestsProblem(requests, pageSigners, skip);
+    if (problem === "incomplete") return refused("invalid-quote", "This quote cannot be signed: it is incomplete.");
+    if (problem === "no-signer") return refused("no-wallet", "Connect a wallet to approve this payment.");
+    return { kind: "sign", signAnswer: async () => ({ signed: await signRequests(requests, pageSigners, skip) }), signerName, messages, settings, token };
+  };
 
   // A Solana quote: the wallet signs the transaction itself; the server checks it is the quoted one.
-  if (approval?.transaction !== undefined) {
+  if (requests.some((request) => request.kind === "transaction")) {
     if (!solanaAddress || !signSolana) return refused("no-wallet", "Connect a Solana wallet to approve this payment.");
-    if (!messages) return refused("invalid-quote", "This quote cannot be signed: it is incomplete.");
-    const transaction = approval.transaction;
-    return plan(async () => ({ transaction: await signSolana(transaction, payment.network) }), "The Solana wallet", messages);
+    return plan({ transaction: (transaction) => signSolana(transaction, payment.network) }, "The Solana wallet");
   }
 
-  const typedData = approval ? readApprovalTypedData(approval.typedData) : undefined;
   const fromBudget = payment.paidFrom === "agent-budget";
   // The budget's key signs with the quote's card beside it, to check one against the other.
   const signer = fromBudget ? (signFromBudget ? (data: ApprovalTypedData) => signFromBudget(data, payment) : undefined) : sign;
@@ -81,45 +77,27 @@ function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], sig
       ? refused("no-agent-budget", "This payment was quoted for your agent budget, which this page no longer holds or has revoked. Ask again to pay it from your wallet.")
       : refused("no-wallet", "Connect a wallet to approve this payment.");
   }
-  if (!approval || !typedData || !messages) return refused("invalid-quote", "This quote cannot be signed: it is incomplete.");
   // The approval token binds the wallet the quote was made for; another account cannot use it.
-  const payer = payerOfTypedData(typedData);
+  const paymentRequest = paymentRequestOf(requests);
+  const typedData = paymentRequest?.kind === "typed-data" ? readApprovalTypedData(paymentRequest.typedData) : undefined;
+  const payer = typedData ? payerOfTypedData(typedData) : undefined;
   if (!fromBudget && payer && !sameAddress(payer, walletAddress)) {
     return refused(
       "wallet-changed",
       `This quote was made for the wallet ${payer.slice(0, 6)}…${payer.slice(-4)}. Switch back to it to approve, or ask again with this wallet.`,
     );
   }
-  // The permit for Permit2 the quote asks for, signed first (the wallet's own; never the budget's key).
-  const permit = !fromBudget && !options.withoutPermit && approval.permit ? readApprovalTypedData(approval.permit.typedData) : undefined;
-  if (approval.permit && !fromBudget && !options.withoutPermit) {
-    const owner = permit?.message.owner;
-    if (!permit || typeof owner !== "string" || !sameAddress(owner, walletAddress)) return refused("invalid-quote", "This quote cannot be signed: its permit is incomplete.");
-  }
-  return plan(
-    async () => {
-      let permitSignature: string | undefined;
-      if (permit) {
-        try {
-          permitSignature = await signer(permit);
-        } catch (error) {
-          throw new PermitNotSigned(error instanceof Error ? error.message : String(error));
-        }
-      }
-      return { signature: await signer(typedData), ...(permitSignature ? { permitSignature } : {}) };
-    },
-    fromBudget ? "The agent budget" : "The wallet",
-    messages,
-  );
+  return plan({ typedData: signer }, fromBudget ? "The agent budget" : "The wallet");
 }
 
 /** The refusal shown when the signer threw (the person declined, the wallet failed): its first line says why. */
 function signingFailure(signerName: string, error: unknown): { code: string; message: string } {
   const detail = error instanceof Error && error.message ? ` (${error.message.split("\n")[0]})` : "";
-  if (error instanceof PermitNotSigned) {
+  if (error instanceof OptionalRequestDeclined) {
+    const instead = error.request.instead;
     return {
-      code: "permit-not-signed",
-      message: `${signerName} did not sign the gasless USDC permit for Permit2${detail}. Nothing was paid. Approve Permit2 from the card instead (one transaction, with its gas), then approve the payment.`,
+      code: "optional-not-signed",
+      message: `${signerName} did not sign ${error.request.purpose}${detail}. Nothing was paid.${instead ? ` ${instead.note} ${instead.label} from the card instead, then approve the payment.` : ""}`,
     };
   }
   return { code: "signing-failed", message: `${signerName} could not sign the payment${detail}.` };
@@ -176,7 +154,7 @@ export function useApprovalRequest({ chat, controllerRef, run, extras, walletAdd
           ...extras?.(),
           // The quote is bound to its conversation's model and settings, whatever the picker says now.
           ...plan.settings,
-          payment: { paymentId: payment.paymentId, token: plan.token, ...answer },
+          payment: { paymentId: payment.paymentId, token: plan.token, signed: answer.signed },
         };
         return await run(body, undefined, controller);
       } finally {

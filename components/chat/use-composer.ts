@@ -7,7 +7,7 @@
 // by itself when the wait is over (the person may still change it, or clear it to not send it).
 // Nothing acts before React runs in the browser (`hydrated`).
 import { startTransition, useEffect, useRef, useState } from "react";
-import { preloadMarkdown } from "./markdown";
+import { preloadMarkdown } from "@/components/shared/markdown";
 import type { SendOutcome } from "./stream-reply";
 import { useCooldown } from "./use-cooldown";
 import type { RetryOutcome, SendOptions } from "./use-chat-stream";

@@ -10,7 +10,7 @@
 import { useEffect, useMemo, useRef } from "react";
 import type { ApproveOptions, PaymentActions } from "@/components/payment/payment-card";
 import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
-import { permit2Approval, useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
+import { insteadApproval, useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
 import { formatUnits, parseUsd } from "@/lib/money";
@@ -82,9 +82,8 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
     ...(payer.address ? { payingFrom: payer.address } : {}),
     ...(payer.balance !== undefined ? { balance: payer.balance } : {}),
     ...(wrongChain && !payer.fromBudget ? { wrongChain } : {}),
-    // A usage-priced payment refused for want of a Permit2 allowance, or whose quote asks for a
-    // permit the wallet would rather not sign: the wallet approves Permit2 once, with its gas.
-    ...permit2Approval(wallet.actions, networks),
+    // What a quote's optional request or a failure's remedy offers instead: the wallet does it once, with its gas.
+    ...insteadApproval(wallet.actions, networks),
   };
 
   const prompted = useRef(new Set<string>());

@@ -11,7 +11,7 @@
 // Test ids: ai-apps-open, ai-apps-dialog, ai-apps-label, ai-apps-days, ai-apps-create,
 // ai-apps-token, ai-apps-config-*, ai-apps-problem, ai-apps-grant, ai-apps-revoke.
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
-import { CopyButton } from "@/components/chat/copy-button";
+import { CopyButton } from "@/components/shared/copy-button";
 import { sameAddress } from "@/lib/address-text";
 import type { PaymentWallet } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";

@@ -2,24 +2,24 @@
 // The page an AI app's approval link opens (docs/contract.md, section 11): the payment the app
 // asked for, on the same card as in the chat (service, fee, gas, total, network, countdown), and
 // the wallet to approve it with. Approving signs the quote and sends the signature; the card
-// then tells how the payment went, and the service's answer is shown to the wallet that paid. A
-// usage-priced quote for a wallet without a Permit2 allowance also asks for USDC's gasless permit
-// for Permit2: the wallet signs it first, then the payment, and both are sent; or the person
-// approves Permit2 with its gas from the card, and only the payment is signed.
+// then tells how the payment went, and the service's answer is shown to the wallet that paid. What
+// the quote asks the wallet for is signed in its order and sent as one list (lib/client/
+// wallet-requests.ts); a request the person may do otherwise is left out once they did it from
+// the card.
 // Declining signs nothing: the quote runs out and the app is told it expired.
 //
 // Test ids: approval-view, approval-app, approval-problem, approval-answer, and the card's own.
 import { useCallback, useEffect, useState } from "react";
-import { MarkdownText } from "@/components/chat/markdown";
+import { MarkdownText } from "@/components/shared/markdown";
 import { PaymentCard, type ApproveOptions, type PaymentActions } from "@/components/payment/payment-card";
 import { shortHex } from "@/components/payment/payment-display";
 import { WalletConnectButton } from "@/components/wallet/connect-button";
-import { permit2Approval, useWallet } from "@/components/wallet/wallet-context";
+import { insteadApproval, useWallet } from "@/components/wallet/wallet-context";
 import { sameAddress } from "@/lib/address-text";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
-import { describeServiceData, rawDataBlock } from "@/lib/chat/data-words";
+import { describeServiceData, rawDataBlock } from "@/lib/data-words";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
-import { readApprovalTypedData } from "@/lib/client/wallet-signer";
+import { OptionalRequestDeclined, requestsOf, requestsProblem, signRequests } from "@/lib/client/wallet-requests";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import styles from "./mcp.module.css";
 
@@ -55,39 +55,32 @@ export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; 
     async (payment: PaymentStatus, options?: ApproveOptions) => {
       if (!view) return;
       setProblem(undefined);
-      const typedData = readApprovalTypedData(payment.approval?.typedData);
-      if (!typedData) return setProblem("This quote cannot be signed here.");
-      const asksPermit = payment.approval?.permit !== undefined && !options?.withoutPermit;
-      const permit = asksPermit ? readApprovalTypedData(payment.approval?.permit?.typedData) : undefined;
-      if (asksPermit && !permit) return setProblem("This quote cannot be signed here.");
+      const requests = requestsOf(payment.approval);
+      const skip = new Set(options?.skip ?? []);
+      if (!requests || requestsProblem(requests, { typedData: wallet.sign }, skip) === "incomplete") return setProblem("This quote cannot be signed here.");
       if (!wallet.address || !wallet.sign) return setProblem("Connect your wallet to approve this payment.");
       if (!sameAddress(wallet.address, view.wallet)) {
         return setProblem(`The app asked for this payment from ${shortHex(view.wallet)}. Connect that wallet to approve it.`);
       }
       setApproving(true);
       try {
-        let permitSignature: string | undefined;
-        if (permit) {
-          try {
-            permitSignature = await wallet.sign(permit);
-          } catch (error) {
-            const reason = error instanceof Error ? error.message.split("\n")[0] : "";
-            return setProblem(
-              `The wallet did not sign the gasless USDC permit for Permit2${reason ? `: ${reason}` : ""}. Nothing was paid. Approve Permit2 from the card instead (one transaction, with its gas), then approve the payment.`,
-            );
-          }
-        }
-        let signature: string;
+        let signed: (string | null)[];
         try {
-          signature = await wallet.sign(typedData);
+          signed = await signRequests(requests, { typedData: wallet.sign }, skip);
         } catch (error) {
           const reason = error instanceof Error ? error.message.split("\n")[0] : "";
+          if (error instanceof OptionalRequestDeclined) {
+            const instead = error.request.instead;
+            return setProblem(
+              `The wallet did not sign ${error.request.purpose}${reason ? `: ${reason}` : ""}. Nothing was paid.${instead ? ` ${instead.note} Do that from the card instead (${instead.label}), then approve the payment.` : ""}`,
+            );
+          }
           return setProblem(`The wallet did not sign the payment${reason ? `: ${reason}` : ""}. Nothing was paid.`);
         }
         const response = await fetch(`/api/mcp/payments/${encodeURIComponent(paymentId)}`, {
           method: "POST",
           headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ signature, ...(permitSignature ? { permitSignature } : {}) }),
+          body: JSON.stringify({ signed }),
         }).catch(() => undefined);
         const body = (await response?.json().catch(() => undefined)) as Record<string, unknown> | undefined;
         if (!response?.ok || !body) {
@@ -117,7 +110,7 @@ export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; 
         busy: approving,
         approving: approving ? paymentId : undefined,
         approve: (payment, options) => void approve(payment, options),
-        ...permit2Approval(wallet.actions, networks),
+        ...insteadApproval(wallet.actions, networks),
         reject: () => setDeclined(true),
         ...(wallet.address ? { payingFrom: wallet.address } : {}),
       }

@@ -11,8 +11,9 @@
 // are folded under Details. A payment the person turned down reads "Declined", quietly: it is
 // their choice, not a failure.
 import { useEffect, useState } from "react";
-import { CopyButton } from "@/components/chat/copy-button";
+import { CopyButton } from "@/components/shared/copy-button";
 import { safeLink } from "@/lib/client/safe-link";
+import { optionalRequestOf, requestsOf, type WalletFallback } from "@/lib/client/wallet-requests";
 import { dollarsOf } from "@/lib/money";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
 import { formatCountdown, formatLocalTime, localizeIsoTimes, receiptWords, serviceAddressParts, shortHex } from "./payment-display";
@@ -53,15 +54,14 @@ export type PaymentActions = {
   /** The wallet is on another chain than the quote's: approving switches to this one first. */
   wrongChain?: { name: string };
   /**
-   * For a usage-priced payment refused for want of a Permit2 allowance, or whose quote asks for a
-   * gasless permit the wallet does not sign: sends the wallet's one-time approval of Permit2 (the
-   * person pays the gas). Resolves once it is mined.
+   * Does once, with the wallet, what a quote's optional request or a failure's remedy offers
+   * (approve a token's spender; the person pays the gas). Resolves once it is mined.
    */
-  approvePermit2?: (payment: PaymentStatus) => Promise<void>;
+  approveInstead?: (payment: PaymentStatus, fallback: WalletFallback) => Promise<void>;
 };
 
-/** How the person approves: `withoutPermit` once the wallet has approved Permit2 itself, so the quote's permit is not signed. */
-export type ApproveOptions = { withoutPermit?: boolean };
+/** How the person approves: `skip`, the quote's optional requests they did otherwise, which the wallet is then not asked for. */
+export type ApproveOptions = { skip?: number[] };
 
 // Under a minute left, the countdown is marked and announced once.
 const LAST_MINUTE_MS = 60_000;
@@ -117,8 +117,8 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
               .filter((part) => part.length > 0)
               .join(" ")}
           </p>
-          {amount.upTo && actions?.approvePermit2 && /\bPermit2\b/.test(payment.reason?.message ?? "") ? (
-            <Permit2Offer payment={payment} approvePermit2={actions.approvePermit2} />
+          {payment.reason?.remedy && actions?.approveInstead ? (
+            <RemedyOffer payment={payment} remedy={payment.reason.remedy} approveInstead={actions.approveInstead} />
           ) : null}
         </div>
       ) : null}
@@ -210,10 +210,14 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           <dd>
             {amount.gasFee} {amount.currency}
           </dd>
-          <dt>Protocol</dt>
-          <dd data-testid="payment-protocol" data-protocol={payment.protocol ?? "x402"}>
-            {payment.protocol === "mpp" ? "MPP (Machine Payments Protocol)" : "x402"}
-          </dd>
+          {payment.protocol ? (
+            <>
+              <dt>Protocol</dt>
+              <dd data-testid="payment-protocol" data-protocol={payment.protocol}>
+                {payment.protocolLabel ?? payment.protocol}
+              </dd>
+            </>
+          ) : null}
           <dt>Service</dt>
           <dd className={styles.copyable}>
             <ServiceAddress url={payment.service.url} />
@@ -314,15 +318,15 @@ function ServiceAddress({ url }: { url: string }) {
 }
 
 /**
- * A usage-priced payment refused for want of a Permit2 allowance: the wallet's one-time approval,
- * offered in place (one transaction, with its gas); then the person asks again.
+ * A payment refused for want of something the wallet does once (approving a spender): offered in
+ * place (one transaction, with its gas); then the person asks again.
  */
-function Permit2Offer({ payment, approvePermit2 }: { payment: PaymentStatus; approvePermit2: (payment: PaymentStatus) => Promise<void> }) {
+function RemedyOffer({ payment, remedy, approveInstead }: { payment: PaymentStatus; remedy: WalletFallback; approveInstead: NonNullable<PaymentActions["approveInstead"]> }) {
   const [state, setState] = useState<"idle" | "sending" | "done" | "failed">("idle");
   if (state === "done") {
     return (
-      <p className={styles.reason} data-testid="permit2-approved">
-        Permit2 is approved for your USDC. Ask again to pay.
+      <p className={styles.reason} data-testid="remedy-done">
+        Done: {remedy.label} went through. Ask again to pay.
       </p>
     );
   }
@@ -331,19 +335,19 @@ function Permit2Offer({ payment, approvePermit2 }: { payment: PaymentStatus; app
       <button
         type="button"
         className={styles.approve}
-        data-testid="approve-permit2"
+        data-testid="remedy"
         disabled={state === "sending"}
         onClick={() => {
           setState("sending");
-          approvePermit2(payment).then(
+          approveInstead(payment, remedy).then(
             () => setState("done"),
             () => setState("failed"),
           );
         }}
       >
-        {state === "sending" ? "Approving Permit2…" : "Approve Permit2 (one transaction, with its gas)"}
+        {state === "sending" ? `${sentenceCase(remedy.label)}…` : `${sentenceCase(remedy.label)} (one transaction, with its gas)`}
       </button>
-      {state === "failed" ? " The approval was not made; nothing was paid. Try again." : null}
+      {state === "failed" ? " It was not made; nothing was paid. Try again." : null}
     </p>
   );
 }
@@ -358,11 +362,11 @@ function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
 
 function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; actions: PaymentActions; expired: boolean }) {
   const inFlight = actions.approving === payment.paymentId;
-  // A quote that asks for a gasless permit for Permit2 first; the person may approve Permit2 with
-  // its gas instead, after which only the payment is signed.
-  const asksPermit = payment.approval?.permit !== undefined && payment.paidFrom !== "agent-budget";
-  const [permit2, setPermit2] = useState<"idle" | "sending" | "done" | "failed">("idle");
-  const withoutPermit = asksPermit && permit2 === "done";
+  // What the wallet is asked for, in order; one it may decline, having done what it offers instead.
+  const requests = payment.paidFrom === "agent-budget" ? undefined : requestsOf(payment.approval);
+  const optional = optionalRequestOf(requests);
+  const [instead, setInstead] = useState<"idle" | "sending" | "done" | "failed">("idle");
+  const skipped = optional !== undefined && instead === "done";
   const canApprove = (actions.canSign || actions.walletLoading === true) && !actions.busy && !expired && payment.approval !== undefined;
   const hint = expired
     ? "This quote has expired. Ask again for a new one."
@@ -402,7 +406,7 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
           className={styles.approve}
           data-testid="approve-payment"
           disabled={!canApprove}
-          onClick={() => actions.approve(payment, withoutPermit ? { withoutPermit } : undefined)}
+          onClick={() => actions.approve(payment, skipped ? { skip: [optional.index] } : undefined)}
         >
           {approveLabel(payment, actions)}
         </button>
@@ -416,30 +420,34 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
           Reject
         </button>
       </div>
-      {asksPermit && !expired ? (
-        <p className={styles.note} data-testid="payment-permit-note">
-          {withoutPermit
-            ? "Permit2 is approved for your USDC: your wallet now asks only for the payment."
-            : "The first time, your wallet asks twice: a gasless USDC permit for Permit2, then the payment."}
-          {actions.approvePermit2 && !withoutPermit ? (
+      {requests && requests.length > 1 && !expired ? (
+        <p className={styles.note} data-testid="payment-requests-note">
+          {skipped
+            ? `Done: ${optional.instead.label} went through. Your wallet now asks only for ${requests
+                .filter((_, index) => index !== optional.index)
+                .map((request) => request.purpose)
+                .join(", then ")}.`
+            : `Your wallet asks ${requests.length === 2 ? "twice" : `${requests.length} times`}: ${requests.map((request) => request.purpose).join(", then ")}.`}
+          {optional && actions.approveInstead && !skipped ? (
             <>
               {" "}
               <button
                 type="button"
                 className={styles.reject}
-                data-testid="approve-permit2"
-                disabled={permit2 === "sending" || actions.busy}
+                data-testid="approve-instead"
+                title={optional.instead.note}
+                disabled={instead === "sending" || actions.busy}
                 onClick={() => {
-                  setPermit2("sending");
-                  actions.approvePermit2?.(payment).then(
-                    () => setPermit2("done"),
-                    () => setPermit2("failed"),
+                  setInstead("sending");
+                  actions.approveInstead?.(payment, optional.instead).then(
+                    () => setInstead("done"),
+                    () => setInstead("failed"),
                   );
                 }}
               >
-                {permit2 === "sending" ? "Approving Permit2…" : "Or approve Permit2 yourself (one transaction, with its gas)"}
+                {instead === "sending" ? `${sentenceCase(optional.instead.label)}…` : `Or ${optional.instead.label} yourself instead (one transaction, with its gas)`}
               </button>
-              {permit2 === "failed" ? " The approval was not made; nothing was paid." : null}
+              {instead === "failed" ? " It was not made; nothing was paid." : null}
             </>
           ) : null}
         </p>
@@ -488,4 +496,9 @@ function parseTime(iso: string | undefined): number | undefined {
   if (!iso) return undefined;
   const at = Date.parse(iso);
   return Number.isNaN(at) ? undefined : at;
+}
+
+/** A fallback's label ("approve ...") opening a sentence. */
+function sentenceCase(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -7,7 +7,7 @@ import { useCallback, useMemo } from "react";
 import { erc20Abi, maxUint256 } from "viem";
 import { useAccount, useConfig, useReadContract, useSignTypedData, useSwitchChain } from "wagmi";
 import { readContract, signMessage, waitForTransactionReceipt, writeContract } from "wagmi/actions";
-import { PERMIT2_ADDRESS } from "@/lib/chain/permit2-address";
+import { approvableSpender } from "@/lib/chain/spenders";
 import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -69,17 +69,17 @@ export function usePaymentWallet(): PaymentWallet {
         sendOn(network, () => writeContract(config, { ...usdc(network), functionName: "transfer", args: [to, amount] })),
       submitUsdcAuthorization: (network, authorization) =>
         sendOn(network, () => writeContract(config, { ...usdc(network), functionName: "transferWithAuthorization", args: authorization })),
-      approvePermit2: (network) =>
-        sendOn(network, () =>
-          writeContract(config, {
-            account: address,
-            chainId: network.chainId,
-            address: network.usdc.address,
-            abi: erc20Abi,
-            functionName: "approve",
-            args: [PERMIT2_ADDRESS, maxUint256],
-          }),
-        ),
+      approveSpender: (network, fallback) => {
+        // Only the network's USDC, and only to a contract this page knows: a server's word alone
+        // never has the wallet hand its tokens to an address.
+        const spender = approvableSpender(fallback.spender);
+        if (!spender || fallback.token.toLowerCase() !== network.usdc.address.toLowerCase()) {
+          return Promise.reject(new Error("This approval is not one this page makes: only USDC, to a contract it knows."));
+        }
+        return sendOn(network, () =>
+          writeContract(config, { account: address, chainId: network.chainId, address: network.usdc.address, abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }),
+        );
+      },
       usdcBalanceOf: (network, owner) =>
         readContract(config, { chainId: network.chainId, address: network.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [owner] }),
     };

@@ -12,6 +12,7 @@ import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { AgentBudgetDelegation } from "@/lib/chain/delegation";
 import type { AccessGrant } from "@/lib/chain/access-grant";
 import type { PaymentStatus } from "@/lib/protocol/lines";
+import type { WalletFallback } from "@/lib/client/wallet-requests";
 
 /** loading: a wallet used before is being reconnected (the wallet libraries are on their way, or
  * wagmi is reconnecting); ready: who is connected (if anyone) is known; failed: the libraries
@@ -40,10 +41,10 @@ export type WalletActions = {
   /** Submits an EIP-3009 authorization signed by another key (the person pays the gas); the tx hash. */
   submitUsdcAuthorization: (network: WalletNetwork, authorization: WithdrawalAuthorization) => Promise<`0x${string}`>;
   /**
-   * Approves Permit2 to move the wallet's USDC (the one-time allowance usage-priced payments need;
-   * the person pays the gas) and waits until it is mined; the tx hash.
+   * Lets a spender move the wallet's tokens, once (an ERC-20 approval of the fallback's token to
+   * its spender; the person pays the gas), and waits until it is mined; the tx hash.
    */
-  approvePermit2: (network: WalletNetwork) => Promise<`0x${string}`>;
+  approveSpender: (network: WalletNetwork, fallback: WalletFallback) => Promise<`0x${string}`>;
   /** Any address's USDC balance, in atomic units, read through the wallet stack's transports. */
   usdcBalanceOf: (network: WalletNetwork, owner: `0x${string}`) => Promise<bigint>;
 };
@@ -112,19 +113,20 @@ export function useWalletBalance(address: `0x${string}` | undefined, network: Wa
 }
 
 /**
- * The card's offer to approve Permit2 for a usage-priced payment, on the payment's own network;
- * none without a connected wallet. One for the chat and the AI apps approval page alike.
+ * The card's offer to do once with the wallet what a quote's optional request or a failure's
+ * remedy asks instead (approve a token's spender), on the payment's own network; none without a
+ * connected wallet. One for the chat and the AI apps approval page alike.
  */
-export function permit2Approval(
+export function insteadApproval(
   actions: WalletActions | undefined,
   networks: readonly WalletNetwork[],
-): { approvePermit2?: (payment: PaymentStatus) => Promise<void> } {
+): { approveInstead?: (payment: PaymentStatus, fallback: WalletFallback) => Promise<void> } {
   if (!actions) return {};
   return {
-    approvePermit2: async (payment) => {
+    approveInstead: async (payment, fallback) => {
       const network = networks.find((candidate) => candidate.id === payment.network);
       if (!network) throw new Error("This payment's network is not one the wallet can use here.");
-      await actions.approvePermit2(network);
+      await actions.approveSpender(network, fallback);
     },
   };
 }

@@ -60,7 +60,7 @@ function WalletReporter({ query, onReport }: { query: BalanceQuery; onReport: (r
   const [settled, setSettled] = useState(false);
   useEffect(() => {
     // zustand's persist API on wagmi's store (its declared type does not resolve here).
-    const { persist } = config._internal.store as unknown as { persist: RestoredStore };
+    const persist: RestoredStore = Reflect.get(config._internal.store, "persist");
     if (persist.hasHydrated()) setRestored(true);
     return persist.onFinishHydration(() => setRestored(true));
   }, [config]);

@@ -67,7 +67,7 @@ export function eip6492FactoriesOf(network: Pick<NetworkConfig, "chainId">): rea
   return eip6492Factories[network.chainId] ?? [];
 }
 
-type NetworkEnv = ChainEnv;
+export type NetworkEnv = ChainEnv;
 
 /** The networks enabled by X402_NETWORKS that have a known USDC contract, in configured order. */
 export function enabledNetworks(env: NetworkEnv): NetworkConfig[] {
@@ -103,6 +103,11 @@ export function findNetworkByChainId(chainId: number, env: NetworkEnv): NetworkC
 
 export function isEnabled(id: string, env: NetworkEnv): boolean {
   return env.X402_NETWORKS.includes(id) && findNetwork(id, env) !== undefined;
+}
+
+/** The CAIP-2 id of an EVM chain. */
+export function evmNetworkId(chainId: number): `eip155:${number}` {
+  return `eip155:${chainId}`;
 }
 
 export function chainIdOf(id: string): number | undefined {

@@ -122,9 +122,9 @@ export async function uptoSettlementIn({ network, owner, nonce, payTo, txHash }:
 function settlesPermit(input: Hex, owner: Hex, nonce: string, payTo: Hex): boolean {
   try {
     const call = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data: input });
-    const args = call.functionName === "settle" ? call.args : call.functionName === "settleWithPermit" ? call.args.slice(1) : undefined;
-    if (!args) return false;
-    const [permit, , signer, witness] = args as unknown as [{ nonce: bigint }, bigint, Hex, { to: Hex }];
+    if (call.functionName !== "settle" && call.functionName !== "settleWithPermit") return false;
+    // settleWithPermit takes the EIP-2612 permit first, then settle's own arguments.
+    const [permit, , signer, witness] = call.functionName === "settle" ? call.args : [call.args[1], call.args[2], call.args[3], call.args[4]];
     return permit.nonce === BigInt(nonce) && getAddress(signer) === getAddress(owner) && getAddress(witness.to) === getAddress(payTo);
   } catch {
     return false;

@@ -6,8 +6,8 @@
 // a short while), so a page loaded in a loop does not spend the RPC's quota.
 import { decodeEventLog, erc20Abi, type Hex } from "viem";
 import { publicClientFor } from "./clients";
-import type { NetworkConfig } from "./networks";
-import { getSolanaTransaction, type SolanaNetworkConfig } from "./solana";
+import { findNetwork, type NetworkConfig, type NetworkEnv } from "./networks";
+import { findSolanaNetwork, getSolanaTransaction, type SolanaNetworkConfig } from "./solana";
 
 export type TransactionSummary = {
   hash: string;
@@ -21,6 +21,11 @@ export type TransactionSummary = {
 };
 
 /** A transaction id as its chain writes it: `0x` + 64 hex digits (EVM), or a base58 signature (Solana). */
+/** The network of a CAIP-2 id whatever its chain family, as a transaction is looked up on it; undefined when none known here. */
+export function findChainNetwork(id: string, env: NetworkEnv & Parameters<typeof findSolanaNetwork>[1]): NetworkConfig | SolanaNetworkConfig | undefined {
+  return findNetwork(id, env) ?? findSolanaNetwork(id, env);
+}
+
 export function isTransactionId(network: NetworkConfig | SolanaNetworkConfig, hash: string): boolean {
   return "chainId" in network ? /^0x[0-9a-fA-F]{64}$/.test(hash) : /^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(hash);
 }

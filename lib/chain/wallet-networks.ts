@@ -49,6 +49,14 @@ export const publicWalletChains: Readonly<Record<number, Chain>> = Object.fromEn
 );
 
 /** Where the page's own chain reads go: the sandbox RPC, or a known chain's public endpoint. */
+/**
+ * Every RPC endpoint the page reads from: the wallets' networks' browser RPCs, and the sandbox's
+ * own RPCs (EVM and Solana) when a demo wallet is there.
+ */
+export function pageRpcUrls(env: ChainEnv, demoWallet: { rpcUrl: string; solana?: { rpcUrl: string } | undefined } | undefined): string[] {
+  return [...browserRpcUrls(walletNetworks(env)), ...(demoWallet ? [demoWallet.rpcUrl] : []), ...(demoWallet?.solana ? [demoWallet.solana.rpcUrl] : [])];
+}
+
 export function browserRpcUrls(networks: readonly WalletNetwork[]): string[] {
   return networks.flatMap((network) => {
     const url = network.rpcUrl ?? publicWalletChains[network.chainId]?.rpcUrls.default.http[0];

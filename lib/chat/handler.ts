@@ -99,7 +99,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     const { payment } = body;
     const approval = payment
       ? await payments.approve({
-          approval: { paymentId: payment.paymentId, token: payment.token, signed: payment.signed ?? payment.signature ?? payment.transaction ?? "", permitSigned: payment.permitSignature },
+          approval: { paymentId: payment.paymentId, token: payment.token, answers: payment },
           wallets: Object.values(walletsOf(body)),
           limits,
           policy: {

@@ -5,7 +5,7 @@
 // The first reply of a conversation says once that it comes from the offline model.
 
 import { dollarsOf } from "@/lib/money";
-import { describeServiceData, rawDataBlock } from "./data-words";
+import { describeServiceData, rawDataBlock } from "@/lib/data-words";
 import { serviceTable, type ServiceView } from "./service-table";
 
 export type OfflineToolResult = { toolName: string; input: unknown; output: unknown; isError: boolean };
@@ -232,6 +232,7 @@ function servicesOf(output: unknown): ServiceView[] {
         ...(typeof item.name === "string" ? { name: item.name } : {}),
         ...(typeof item.method === "string" ? { method: item.method } : {}),
         ...(typeof item.protocol === "string" ? { protocol: item.protocol } : {}),
+        ...(typeof item.protocolLabel === "string" ? { protocolLabel: item.protocolLabel } : {}),
         ...(typeof item.priceUsd === "string" ? { priceUsd: item.priceUsd } : {}),
         ...(item.upTo === true ? { upTo: true } : {}),
         ...(typeof item.typicalUsd === "string" ? { typicalUsd: item.typicalUsd } : {}),

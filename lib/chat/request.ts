@@ -7,6 +7,7 @@ import { evmAddressSchema, solanaAddressSchema, walletsSchema } from "@/lib/chai
 import { NETWORK_ID_EXAMPLE, NETWORK_ID_PATTERN } from "@/lib/chain/configuration";
 import { agentBudgetSchema } from "@/lib/chain/delegation-schema";
 import { AppError } from "@/lib/errors";
+import { answerProblem, answerShape } from "@/lib/payments/answers";
 import { MAX_APPROVAL_TOKEN_CHARS } from "@/lib/payments/approval-token";
 import { parseUsd } from "@/lib/money";
 import { mayHoldSecret } from "./secret-screen";
@@ -50,32 +51,19 @@ export const preferencesSchema = z.strictObject({
 });
 
 /**
- * The wallet's answer to a quote: what the quote's `approval` asked it to sign, signed, for the
- * payment's rail and scheme to check. `signed` is the general form; `signature` (an EVM wallet's
- * signature of the typed data) and `transaction` (a Solana wallet's signed transaction, base64, at
- * most Solana's 1,232-byte packet) are the forms clients sent before it, each still taken.
- * `permitSignature`: the wallet's signature of the quote's `approval.permit`, when it asked for
- * one (a usage-priced payment from a wallet without a Permit2 allowance).
+ * The wallet's answers to a quote, for the payment's rail and scheme to check: `signed`, one per
+ * request of the quote's `approval.toSign`, in its order (lib/payments/answers.ts, which also
+ * takes the single fields clients sent before, for one release).
  */
 export const paymentApprovalSchema = z
   .strictObject({
     paymentId: z.string().min(1).max(100),
     token: z.string().min(1).max(MAX_APPROVAL_TOKEN_CHARS),
-    // A key wallet's signature is 132 characters; a smart account's (ERC-1271, passkey-signed, or
-    // wrapped for ERC-6492 with its factory's deployment call) runs to several kilobytes.
-    signed: z.string().regex(/^[0-9A-Za-z+/]+={0,2}$/, "must be the wallet's signature or signed transaction, as hex or base64").max(16_384).optional(),
-    signature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384).optional(),
-    transaction: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be a base64 signed transaction").max(1_644).optional(),
-    permitSignature: z.string().regex(/^0x[0-9a-fA-F]{130,}$/, "must be a hex signature").max(16_384).optional(),
+    ...answerShape,
   })
   .superRefine((approval, ctx) => {
-    const given = [approval.signed, approval.signature, approval.transaction].filter((answer) => answer !== undefined).length;
-    if (given === 1) return;
-    if (approval.signed === undefined) {
-      ctx.addIssue({ code: "custom", message: "must carry the wallet's signature (EVM) or its signed transaction (Solana), one of them", path: ["signature"] });
-    } else {
-      ctx.addIssue({ code: "custom", message: "must carry the wallet's answer once: in signed, or in signature or transaction", path: ["signed"] });
-    }
+    const problem = answerProblem(approval);
+    if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: [problem.path] });
   });
 
 export const chatRequestSchema = z

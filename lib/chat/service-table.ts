@@ -10,8 +10,9 @@ export type ServiceView = {
   name?: string;
   url: string;
   method?: string;
-  /** The paid-HTTP protocol it speaks, when the listing says (x402 or MPP). */
+  /** The paid-HTTP protocol it speaks, when the listing says: its registered name, and its name in a list. */
   protocol?: string;
+  protocolLabel?: string;
   priceUsd?: string;
   /** Usage-priced: `priceUsd` is the most a call can cost. */
   upTo?: boolean;
@@ -112,7 +113,7 @@ export function serviceTable(services: readonly ServiceView[]): string {
       cell(priceWords(service)),
       ...(withSpeed ? [speedWords(service.latencyMs)] : []),
       cell(chains.join(" or ")),
-      service.protocol === "mpp" ? "MPP" : "x402",
+      cell(service.protocolLabel ?? service.protocol ?? ""),
       ...(withUsage ? [usageWords(service) || "none"] : []),
       ...(withAbout ? [cell(own[index] ?? "")] : []),
     ];

@@ -19,6 +19,8 @@ const schemas = onFirstUse(() => {
   const hash = upTo(200);
   const time = upTo(40);
   const decimal = z.string().check(z.regex(/^\d{1,78}(\.\d{1,78})?$/));
+  // What the person can do once with the wallet instead (approve a token's spender, with its gas).
+  const fallback = z.object({ kind: z.literal("token-approval"), token: id, spender: id, label: upTo(80), note: text });
   const payment = z.object({
     paymentId: id,
     status: z.enum(paymentStages),
@@ -42,16 +44,33 @@ const schemas = onFirstUse(() => {
     paidFrom: z.optional(z.literal("agent-budget")),
     approval: z.optional(
       z.object({
+        // What the wallet signs, in order; each request what it is for, and what to do instead of an optional one.
+        toSign: z.optional(
+          z
+            .array(
+              z.intersection(
+                z.union([
+                  z.object({ kind: z.literal("typed-data"), typedData: z.unknown() }),
+                  z.object({ kind: z.literal("transaction"), transaction: upTo(8_000) }),
+                ]),
+                z.object({
+                  purpose: text,
+                  answeredAs: id,
+                  instead: z.optional(fallback),
+                }),
+              ),
+            )
+            .check(z.minLength(1), z.maxLength(8)),
+        ),
         typedData: z.optional(z.unknown()),
         transaction: z.optional(upTo(8_000)),
-        permit: z.optional(z.object({ typedData: z.unknown() })),
         token: z.optional(z.string()),
         expiresAt: time,
       }),
     ),
     txHash: z.optional(hash),
     explorerUrl: z.optional(text),
-    reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text })),
+    reason: z.optional(z.object({ code: z.enum(paymentFailureCodes), message: text, remedy: z.optional(fallback) })),
     collectableUntil: z.optional(time),
     warnings: z.optional(z.array(text).check(z.maxLength(20))),
     networkChoice: z.optional(text),

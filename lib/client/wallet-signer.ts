@@ -8,7 +8,7 @@ export type Hex = `0x${string}`;
 
 /**
  * The EIP-712 typed data of an `awaiting-signature` quote, uint values as decimal strings: a flat
- * message for `exact` (EIP-3009), structs within it for `upto` (a Permit2 witness transfer, whose
+ * message for `exact` (EIP-3009), structs within it for `upto` (a witness transfer, whose
  * domain has no version).
  */
 export type ApprovalTypedData = {

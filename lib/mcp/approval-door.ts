@@ -11,6 +11,7 @@ import type { ServerEnv } from "@/lib/env";
 import { beforeDeadline } from "@/lib/deadline";
 import { AppError, toAppError } from "@/lib/errors";
 import { readJsonBody } from "@/lib/net/request-body";
+import { answerProblem, answerShape } from "@/lib/payments/answers";
 import { formatUsd } from "@/lib/money";
 import { openPayments } from "@/lib/payments";
 import { totalOf, type PaymentOutcome } from "@/lib/payments/payment";
@@ -33,13 +34,14 @@ export type McpApprovalDependencies = {
 };
 
 const noStore = { "Cache-Control": "no-store" };
+// The wallet's answers, as the chat takes them (lib/payments/answers.ts): `signed`, one per
+// request of the quote's `approval.toSign`, or the older single fields.
 const approvalSchema = z
-  .object({
-    signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "the wallet's hex signature").max(20_000),
-    // The wallet's signature of the quote's USDC permit for Permit2, when the quote asked for one.
-    permitSignature: z.string().regex(/^0x[0-9a-fA-F]+$/, "the wallet's hex signature").max(20_000).optional(),
-  })
-  .strict();
+  .strictObject(answerShape)
+  .superRefine((approval, ctx) => {
+    const problem = answerProblem(approval);
+    if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: [problem.path] });
+  });
 
 export async function handleMcpPaymentRequest(request: Request, paymentId: string, deps: McpApprovalDependencies): Promise<Response> {
   const log = deps.log ?? ((message: string, details?: Record<string, unknown>) => console.error(`[mcp-approval] ${message}`, details ?? ""));
@@ -58,10 +60,10 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
       return Response.json(await pageView(db, payment, { origin, now, ownSession }), { headers: noStore });
     }
     if (request.method !== "POST") throw new AppError("bad-request", "Read a payment with GET, approve it with POST.");
-    const json = await readJsonBody(request, { expected: "{ signature, permitSignature? }" });
+    const json = await readJsonBody(request, { expected: "{ signed: [...] }, one answer per request of the quote's toSign" });
     const parsed = approvalSchema.safeParse(json);
     if (!parsed.success) {
-      throw new AppError("bad-request", "The approval is not valid: send { signature, permitSignature? }.", {
+      throw new AppError("bad-request", "The approval is not valid: send { signed: [...] }, the wallet's answers in the order of the quote's toSign.", {
         details: { fields: parsed.error.issues.map((issue) => ({ path: issue.path.join(".") || "(body)", message: issue.message })) },
       });
     }
@@ -73,7 +75,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     if (!token) throw new AppError("bad-request", "This payment holds no quote to approve.");
     const deadline = AbortSignal.timeout(APPROVAL_DEADLINE_MS);
     const approval = await payments.approve({
-      approval: { paymentId, token, signed: parsed.data.signature, permitSigned: parsed.data.permitSignature },
+      approval: { paymentId, token, answers: parsed.data },
       wallets: [payment.wallet],
       limits: payment.limits,
       policy: {

@@ -9,10 +9,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { sameAddress } from "@/lib/address";
 import { walletsByNamespace } from "@/lib/chain/addresses";
-import { claimCooldown } from "@/lib/cooldown";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { formatUsd } from "@/lib/money";
 import { findPayment } from "@/lib/payments/ledger";
 import type { Payments } from "@/lib/payments";
@@ -106,13 +104,6 @@ export function createMcpServer(context: McpToolContext): McpServer {
 async function payForService(context: McpToolContext, input: z.infer<typeof payForServiceInput>) {
   const { db, env, grant } = context;
   const now = context.now?.() ?? new Date();
-  try {
-    // One payment request per cooldown for each grant, as the chat allows one message per cooldown.
-    await claimCooldown({ db, keys: [`mcp-grant:${grant.id}`], seconds: env.CHAT_COOLDOWN_SECONDS, now });
-  } catch (error) {
-    if (!(error instanceof AppError && error.code === "rate-limited")) throw error;
-    return rateLimited(env, Number((error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? env.CHAT_COOLDOWN_SECONDS));
-  }
   const limits = grantLimits(grant);
   // A page open with the wallet's agent budget pays a small quote itself, as in the chat, within
   // the bound of apps' payments without a prompt.
@@ -128,6 +119,8 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
     policy: {
       // A quote made for an app is approved in the page's approval view only, never in a chat.
       binding: mcpBinding(grant.id),
+      // One quote per cooldown for each grant, as the chat allows one message per cooldown.
+      admission: { keys: [`mcp-grant:${grant.id}`], seconds: env.CHAT_COOLDOWN_SECONDS, now },
       ...(standing ? { budget: { grant: standing.grant, threshold: standing.threshold } } : {}),
     },
     signal: context.signal,

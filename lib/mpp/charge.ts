@@ -9,6 +9,7 @@
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { BodyDigest, Challenge, Expires } from "mppx";
 import { ChargeRequestSchema } from "mppx/evm";
+import { evmNetworkId } from "@/lib/chain/networks";
 import { MPP_EVM_CHARGE } from "./scheme";
 
 export { MPP_EVM_CHARGE } from "./scheme";
@@ -115,7 +116,7 @@ function optionOf(challenge: Challenge.Challenge, now: number): PaymentRequireme
   const extra: MppChargeExtra = { challenge: Challenge.serialize(challenge), expires, ...(splits ? { splits } : {}) };
   return {
     scheme: MPP_EVM_CHARGE,
-    network: `eip155:${chainId}`,
+    network: evmNetworkId(chainId),
     amount: request.amount,
     asset: request.currency,
     payTo: request.recipient,

@@ -5,6 +5,7 @@
 // both are found, compared and ranked in one list. An offer is listed only when the rails can
 // pay it (the rule a quote follows); discovery is advisory: the 402's challenge decides.
 import { DiscoveryDocument } from "mppx/discovery";
+import { chainIdOf } from "@/lib/chain/networks";
 import { readBoundedBody } from "@/lib/net/bounded-body";
 import { guardedFetchFollowing } from "@/lib/net/guarded-fetch";
 import { processState } from "@/lib/process-state";
@@ -144,7 +145,7 @@ function listingOfOffer(offer: Record<string, unknown>, facts: OperationFacts): 
   const { amount, currency, recipient } = offer;
   if (typeof amount !== "string" || typeof currency !== "string" || typeof recipient !== "string") return undefined;
   const listings: ServiceListing[] = [];
-  for (const network of facts.env.X402_NETWORKS.filter((id) => id.startsWith("eip155:"))) {
+  for (const network of facts.env.X402_NETWORKS.filter((id) => chainIdOf(id) !== undefined)) {
     const check = facts.env.payable({ scheme: MPP_EVM_CHARGE, network: network as `${string}:${string}`, amount, asset: currency, payTo: recipient, maxTimeoutSeconds: 300, extra: {} });
     if (!check.payable) continue;
     listings.push({

@@ -8,6 +8,7 @@ import { Challenge, Credential, Receipt } from "mppx";
 import { toSource } from "mppx/evm";
 import { getAddress, isAddress } from "viem";
 import { callService, PAID_CALL_TIMEOUT_MS, type ServiceCall } from "@/lib/net/service-call";
+import { chainIdOf } from "@/lib/chain/networks";
 import { challengeOf } from "./charge";
 
 /** The credential header answering the challenge an MPP payload carries: its name and value. */
@@ -22,7 +23,8 @@ export function mppCredentialHeader(payload: PaymentPayload): { name: string; va
   };
   const from = field("from");
   if (!isAddress(from) || typeof signature !== "string") throw new Error("an MPP authorization without its payer or signature");
-  const chainId = Number(payload.accepted.network.slice("eip155:".length));
+  const chainId = chainIdOf(payload.accepted.network);
+  if (chainId === undefined) throw new Error("an MPP charge on a network that is no EVM chain");
   const credential = Credential.from({
     challenge,
     payload: {

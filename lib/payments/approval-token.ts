@@ -15,7 +15,7 @@ import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { mac, macMatches, signingKey, verifyingKeys, type SigningKeyEnv } from "@/lib/signing-keys";
 import type { ServiceCall } from "@/lib/net/service-call";
-import type { BudgetGrant, PreparedPayment } from "./rails/rail";
+import type { BudgetGrant, WalletRequest } from "./rails/rail";
 import type { CheckedOffer } from "./receipt";
 
 export type ApprovalClaims = {
@@ -32,15 +32,12 @@ export type ApprovalClaims = {
   payTo: string;
   /** Atomic units of the asset, as a decimal string. */
   amount: string;
-  /** The authorization's one-time id on chain (its rail's PreparedPayment.nonce). */
+  /** The exposure's instrument: the one-time id the chain marks spent (PreparedPayment's `exposure.instrument`). */
   nonce: string;
-  /** Unix seconds: the signed authorization's validBefore. */
+  /** Unix seconds: the exposure's window end (PreparedPayment's `exposure.until`). */
   expiresAt: number;
-  /** What the wallet signs, in its rail's form, and which form it is. */
-  toSign: unknown;
-  signs: PreparedPayment["signs"];
-  /** What the wallet signs first, when the quote asked for it (`upto`'s EIP-2612 permit for Permit2). */
-  permit?: PreparedPayment["permit"];
+  /** What the wallet signs, in order (PreparedPayment's `toSign`). */
+  toSign: WalletRequest[];
   payload: PaymentPayload;
   /** The person's other wallets (an EVM and a Solana one), whose payments count against the same limits. */
   countedWith?: string[];
@@ -111,6 +108,7 @@ export function verifyApproval(
   } catch {
     throw invalid();
   }
-  if (claims.v !== 1 || claims.paymentId !== paymentId) throw invalid();
+  // A token from before the wallet's answer was a list (quoted minutes before an upgrade) is asked again.
+  if (claims.v !== 1 || claims.paymentId !== paymentId || !Array.isArray(claims.toSign)) throw invalid();
   return claims;
 }

@@ -9,6 +9,7 @@ import { AppError } from "@/lib/errors";
 import { afterPendingWrites } from "@/lib/pending-writes";
 import { sameAddress } from "@/lib/address";
 import { agentBudgetRefusal } from "./agent-budget";
+import { answerPath, answersFor, type WalletAnswers } from "./answers";
 import { payerOf, verifyApproval, type ApprovalClaims } from "./approval-token";
 import { findPayment, type PaymentRecord } from "./ledger";
 import type { PaymentFacts } from "./payment";
@@ -21,11 +22,10 @@ import { ChainUnavailableError, type PaymentRail, type PaymentScheme, type Prepa
 const EXPIRY_MARGIN_SECONDS = 6;
 
 /**
- * The approval as a door receives it: the quote's id and token, and the wallet's answer (a
- * signature, or a signed transaction), with its signature of the quote's permit when the quote
- * asked for one and the wallet gave it.
+ * The approval as a door receives it: the quote's id and token, and the wallet's answers to what
+ * the quote asked it to sign (./answers.ts: a list in its order, or the older single fields).
  */
-export type ApprovalInput = { paymentId: string; token: string; signed: string; permitSigned?: string | undefined };
+export type ApprovalInput = { paymentId: string; token: string; answers: WalletAnswers };
 
 /** A payment as request B knows it: what was quoted, its facts, and its rail and scheme. */
 export type ApprovedPayment = { claims: ApprovalClaims; facts: PaymentFacts; rail: PaymentRail; scheme: PaymentScheme };
@@ -41,7 +41,7 @@ export type CheckedApproval =
   | ({ kind: "replay"; record: PaymentRecord } & ApprovedPayment)
   | ({ kind: "expired" } & ApprovedPayment)
   /** Signed by the quoted payer, within its time, never sent: it may be paid. */
-  | ({ kind: "fresh"; signed: string; permitSigned?: string | undefined; chainReads: Promise<ChainReads> } & ApprovedPayment);
+  | ({ kind: "fresh"; signed: readonly (string | undefined)[]; chainReads: Promise<ChainReads> } & ApprovedPayment);
 
 export type FreshApproval = Extract<CheckedApproval, { kind: "fresh" }>;
 
@@ -115,6 +115,15 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
     return recorded ? { kind: "replay", ...payment, record: recorded } : { kind: "expired", ...payment };
   }
 
+  // The wallet's answers, in the order of what the quote asked it to sign.
+  let signed: readonly (string | undefined)[];
+  try {
+    signed = answersFor(claims.toSign, approval.answers);
+  } catch (error) {
+    if (error instanceof AppError) return { kind: "refused", error };
+    throw error;
+  }
+
   // The chain, the ledger and the signature are asked side by side: on this path they are the
   // slowest steps before the service call. The chain reads (the payer's balance now, and the
   // point to look for the payment from later) are used only if the approval turns out fresh; a
@@ -142,8 +151,7 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
           payer,
           amount: facts.amount,
           prepared: preparedOf(claims),
-          signed: approval.signed,
-          permitSigned: approval.permitSigned,
+          signed,
         });
       } catch (error) {
         if (!(error instanceof ChainUnavailableError)) throw error;
@@ -155,7 +163,7 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
           : claims.agentBudget
             ? ["The signature is not your agent budget's signature of this payment.", "does not match the agent budget's session key and the quoted payment"]
             : ["The signature is not the connected wallet's signature of this payment.", "does not match the wallet and the quoted payment"];
-        const path = verdict.why?.path ?? "payment.signature";
+        const path = answerPath(claims.toSign, approval.answers, verdict.why?.request);
         return new AppError("bad-request", `${message} Nothing was paid.`, { details: { fields: [{ path, message: field }] } });
       }
       // A session key pays only under a grant the wallet signed, and only while it holds.
@@ -167,7 +175,7 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
   if (recorded.value) return { kind: "replay", ...payment, record: recorded.value };
   if (refused.status === "rejected") throw refused.reason;
   if (refused.value) return { kind: "refused", error: refused.value };
-  return { kind: "fresh", ...payment, signed: approval.signed, ...(claims.permit && approval.permitSigned !== undefined ? { permitSigned: approval.permitSigned } : {}), chainReads };
+  return { kind: "fresh", ...payment, signed, chainReads };
 }
 
 /** The prepared payment a token keeps. */
@@ -175,9 +183,7 @@ export function preparedOf(claims: ApprovalClaims): PreparedPayment {
   return {
     exposure: { amount: BigInt(claims.amount), instrument: claims.nonce, until: claims.expiresAt },
     toSign: claims.toSign,
-    signs: claims.signs,
     unsignedPayload: claims.payload,
-    ...(claims.permit ? { permit: claims.permit } : {}),
   };
 }
 

@@ -4,36 +4,21 @@
 // payment sent), and telling how it went, update by update, while its delivery runs on its own
 // and is recorded. What refuses it before anything is sent comes back as a refusal; what
 // happened after, as the run's updates and its report.
-import { claimCooldown, type CooldownClaim } from "@/lib/cooldown";
+import { claimCooldown, } from "@/lib/cooldown";
 import type { Database } from "@/lib/db";
 import { beforeDeadline, isDeadline } from "@/lib/deadline";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import type { RateLimiter } from "@/lib/rate-limit";
 import type { ServiceCall } from "@/lib/net/service-call";
 import { checkApproval, countsAsMessage, type ApprovalInput } from "./approval";
 import { followPayment, sendApprovedPayment, type PaymentReport, type SentPayment } from "./delivery";
 import type { SpendingLimits } from "./limits";
 import type { PaymentOutcome } from "./payment";
+import type { DoorPolicy } from "./policy";
 import { startRun, type PaymentRun } from "./run";
 
-/** What a door sets for its approvals. */
-export type ApprovalPolicy = {
-  /** What the door bound the quote to (the chat: the conversation's digest; MCP: the grant): the approval must bring the same. */
-  binding: string;
-  /**
-   * The door's gate before the work an approval costs (the ledger, the signature check, the
-   * chain reads): a caller past it is refused `rate-limited` before any of it.
-   */
-  gate?: { limiter: RateLimiter; key: string };
-  /**
-   * Where the door counts messages (the chat's cooldown). An approval of a live quote belongs to
-   * the message that made the quote and claims nothing; any other (a forged or spent token, a
-   * quote past its time) counts as a message of its own and claims it, but its answer (a
-   * refusal, or what happened to it) is never held back by the cooldown.
-   */
-  cooldown?: CooldownClaim;
-};
+/** What a door sets for its approvals: the parts of its policy that apply to request B. */
+export type ApprovalPolicy = Pick<DoorPolicy, "binding" | "gate" | "cooldown">;
 
 export type ApprovePaymentParameters = {
   db: Database;

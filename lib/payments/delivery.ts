@@ -24,7 +24,7 @@ import type { SpendingLimits } from "./limits";
 import type { AgentReport, PaymentEnd, PaymentFacts, PaymentOutcome, PaymentUpdate, ReceiptSummary } from "./payment";
 import { describeBreach } from "./preflight";
 import { protocolOfScheme, type SettlementClaim } from "./protocols";
-import type { PaymentScheme } from "./rails/rail";
+import type { PaymentScheme, WalletFallback } from "./rails/rail";
 import { judgeReceipt, summaryOf, type ReceiptExpectation } from "./receipt";
 import { askChain, describeVerdict, reconcilePayment, recordVerdict, waitForOutcome, type DeliveryProblem } from "./reconcile";
 
@@ -142,7 +142,7 @@ export async function sendApprovedPayment(parameters: SendApprovedPaymentParamet
 
   // From here on the signed payment is out of this server's hands: its delivery runs to its
   // end and is recorded, whoever is still waiting for it.
-  const payload = scheme.complete(preparedOf(claims), approval.signed, approval.permitSigned);
+  const payload = scheme.complete(preparedOf(claims), approval.signed);
   // What a signed receipt in the answer must say, short of the transaction the chain will name.
   const receiptFor: Omit<ReceiptExpectation, "txHash"> = {
     payer: payerOf(claims),
@@ -253,7 +253,7 @@ async function concludeDelivery({
   };
 
   const claimed = delivered ? named : undefined;
-  const problem = sendProblem ?? (claimed ? unbackedClaim(facts, claimed) : describeProblem(response, settlement, bodyBroken, facts));
+  const problem = sendProblem ?? (claimed ? unbackedClaim(facts, claimed) : describeProblem(response, settlement, bodyBroken, facts, scheme));
   const verdict = await asking;
   // The data arrived and the chain shows the payment made (in the transaction the service named,
   // or in another: the chain's is the one told).
@@ -439,6 +439,7 @@ function describeProblem(
   settlement: SettlementClaim | undefined,
   bodyBroken: boolean,
   facts: PaymentFacts,
+  scheme: PaymentScheme,
 ): DeliveryProblem {
   const name = facts.service.name;
   if (!response) return { code: "service-unavailable", end: "service-unavailable", message: `${name} did not answer.` };
@@ -451,6 +452,7 @@ function describeProblem(
       end: "payment-failed",
       code: "payment-failed",
       message: `${name} refused the payment: this wallet has not approved Permit2 to move its USDC, which usage-priced payments need. Approve Permit2 once (a transaction with its own gas), then try again.`,
+      ...remedyOf(scheme, facts),
     };
   }
   if (response.status === 402) {
@@ -487,4 +489,10 @@ function preview(data: unknown): string {
         ? Object.entries(data as Record<string, unknown>).map(([key, value]) => `${key}: ${String(value)}`).join(", ")
         : JSON.stringify(data);
   return text.length > 400 ? `${text.slice(0, 400)}…` : text;
+}
+
+/** What the payer can do once so that asking again pays, where the payment's scheme says. */
+function remedyOf(scheme: PaymentScheme, facts: PaymentFacts): { remedy?: WalletFallback } {
+  const remedy = scheme.remedyFor?.(facts.network);
+  return remedy ? { remedy } : {};
 }

@@ -19,6 +19,7 @@ import { startRun, type PaymentRun } from "./run";
 import { sweepIfDue } from "./sweep";
 
 export type { ApprovalPolicy, ApprovalResult } from "./approve";
+export type { DoorPolicy } from "./policy";
 export type { QuotePolicy, QuoteResult, QuotedUpdate } from "./quote";
 export type { PaymentRun } from "./run";
 export type { ApprovalInput } from "./approval";

@@ -64,16 +64,50 @@ export type PaymentFacts = {
   paidFrom?: "agent-budget";
 };
 
-/** What the wallet is asked to sign, and the token that carries the quote to the approval. */
+/**
+ * What the wallet is asked to sign, in order (its scheme's requests), and the token that carries
+ * the quote to the approval.
+ */
 export type PaymentApproval = {
-  /** The rail's form: EIP-712 typed data on EVM, a wire transaction (base64) on Solana. */
-  toSign: unknown;
-  signs: "typed-data" | "transaction";
-  /** What the wallet signs first, when asked (`upto`'s gasless EIP-2612 permit for Permit2). */
-  permit?: { toSign: unknown };
+  toSign: WalletRequest[];
   token: string;
   expiresAt: Date;
 };
+
+/**
+ * One thing the payer's wallet is asked to sign. A scheme asks for a list of them, in order, and
+ * the wallet's answers come back in the same order (`SignedPayment.signed`); only the scheme
+ * knows what each one is.
+ */
+export type WalletRequest = (
+  | {
+      /** EIP-712 typed data, as `eth_signTypedData_v4` takes it. */
+      kind: "typed-data";
+      typedData: unknown;
+    }
+  | {
+      /** A transaction for the wallet to sign, never send (base64 wire format). */
+      kind: "transaction";
+      transaction: string;
+    }
+) & {
+  /** What it is for, in the person's words. */
+  purpose: string;
+  /**
+   * A request the wallet may decline and still pay, by doing this once instead (approving a
+   * token's spender, with its own gas); its answer is then left out (undefined).
+   */
+  instead?: WalletFallback;
+  /**
+   * The single field clients answered it in before the answer was a list (deprecated, kept for
+   * one release): `signature`, `transaction`, or the name of the field of an extra signature.
+   */
+  answeredAs: string;
+};
+
+/** What a person can do once instead of signing an optional request: let `spender` move `token` (an ERC-20 approval, with its own gas). */
+export type WalletFallback = { kind: "token-approval"; token: string; spender: string; label: string; note: string };
+
 
 /** One step of a payment, as the person is told it. */
 export type PaymentUpdate = {
@@ -82,7 +116,8 @@ export type PaymentUpdate = {
   approval?: PaymentApproval;
   txHash?: string;
   explorerUrl?: string;
-  reason?: { code: PaymentFailureCode; message: string };
+  /** Why it failed; `remedy`, where the person can do one thing with the wallet that lets the payment go through (approve a spender once). */
+  reason?: { code: PaymentFailureCode; message: string; remedy?: WalletFallback };
   /** With `payment-pending`: until when the service could still collect the signed payment. */
   collectableUntil?: Date;
   warnings?: string[];

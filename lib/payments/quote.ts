@@ -7,7 +7,7 @@
 // gets a typed result, whose reasons it words for its own people.
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { appendPaymentIdentifierToExtensions, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
-import { claimCooldown, type CooldownClaim } from "@/lib/cooldown";
+import { claimCooldown, } from "@/lib/cooldown";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -16,6 +16,7 @@ import { listingInput, serviceInputProblem, serviceRefusalProblem } from "@/lib/
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/net/service-call";
 import { typicalFromTags } from "@/lib/discovery/listings";
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
+import type { DoorPolicy } from "./policy";
 import { issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
 import { findPaymentByNonce } from "./ledger";
 import type { SpendingLimits } from "./limits";
@@ -23,7 +24,7 @@ import type { PaymentApproval, PaymentEnd, PaymentFacts, PaymentFailureCode, Pay
 import { runPreflight, type PreflightResult } from "./preflight";
 import { infoOf, readPaymentRequest } from "./protocols";
 import { paymentRails, type PayableOption, type RailEnv } from "./rails";
-import type { BudgetGrant, PayableRequirement, PaymentRail, PaymentScheme, PreparedPayment } from "./rails/rail";
+import type { PayableRequirement, PaymentRail, PaymentScheme, PreparedPayment, WalletFallback } from "./rails/rail";
 import { checkOffer } from "./receipt";
 
 export type QuotePaymentParameters = {
@@ -42,22 +43,8 @@ export type QuotePaymentParameters = {
   signal: AbortSignal;
 };
 
-/** What a door sets for its quotes: what they are bound to, whether one counts as a new message, and the agent budget. */
-export type QuotePolicy = {
-  /** What the door binds the quote to (the chat: its conversation's digest; MCP: the grant); its approval must bring the same. */
-  binding: string;
-  /**
-   * Where the door counts this quote as a new message (the chat: a quote in the same request as
-   * a paid answer): the cooldown it claims before anything is quoted. Within it, nothing is.
-   */
-  admission?: CooldownClaim;
-  /**
-   * The agent budget this quote may be paid from without a prompt (at or below `threshold`,
-   * within what is left of it); or, where the door allows no more such payments now, why not,
-   * in its words, shown on the quote.
-   */
-  budget?: { grant: BudgetGrant; threshold: bigint } | { grant: BudgetGrant; withheld: string };
-};
+/** What a door sets for its quotes: the parts of its policy that apply to request A. */
+export type QuotePolicy = Pick<DoorPolicy, "binding" | "admission" | "budget">;
 
 /**
  * What request A came to, as reasons a door words for its own people (lib/tools/pay.ts words
@@ -176,8 +163,8 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   }
   preflight ??= await runPreflight({ db, wallet, countedWith, rail, network, amount, limits });
   if (budget) facts.paidFrom = "agent-budget";
-  const fail = (code: PaymentFailureCode, end: PaymentEnd, message: string, why: Extract<QuoteResult, { kind: "failed" }>["why"]): QuoteResult => {
-    emit({ facts, stage: "failed", reason: { code, message } });
+  const fail = (code: PaymentFailureCode, end: PaymentEnd, message: string, why: Extract<QuoteResult, { kind: "failed" }>["why"], remedy?: WalletFallback): QuoteResult => {
+    emit({ facts, stage: "failed", reason: { code, message, ...(remedy ? { remedy } : {}) } });
     return { kind: "failed", paymentId, code, end, message, why };
   };
   if (!preflight.ok) {
@@ -186,7 +173,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   }
   // What the scheme needs of the payer first (for `upto`, Permit2's allowance): said before signing.
   const notReady = await scheme.readiness?.({ network, payer: quote.payer, amount, prepared: quote });
-  if (notReady) return fail("payment-failed", "payment-failed", notReady, "preflight");
+  if (notReady) return fail("payment-failed", "payment-failed", notReady.message, "preflight", notReady.remedy);
 
   // A quote alike in every byte to a payment already sent (a service that fixes everything that
   // tells its payments apart, within one blockhash on Solana) could only be that payment again:
@@ -216,8 +203,6 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     nonce: quote.exposure.instrument,
     expiresAt: quote.exposure.until,
     toSign: quote.toSign,
-    signs: quote.signs,
-    ...(quote.permit ? { permit: quote.permit } : {}),
     payload: withPaymentIdentifier(quote.unsignedPayload, paymentId),
     ...(budget ? { agentBudget: budget.grant } : {}),
     ...(countedWith.length > 0 ? { countedWith } : {}),
@@ -229,7 +214,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   const quoted: QuotedUpdate = {
     facts,
     stage: "awaiting-signature",
-    approval: { toSign: quote.toSign, signs: quote.signs, ...(quote.permit ? { permit: quote.permit } : {}), token, expiresAt: new Date(quote.exposure.until * 1000) },
+    approval: { toSign: quote.toSign, token, expiresAt: new Date(quote.exposure.until * 1000) },
     warnings: [...notes, ...preflight.warnings],
     ...(quote.networkChoice ? { networkChoice: quote.networkChoice } : {}),
   };

@@ -27,7 +27,7 @@ import {
 } from "./ledger";
 import type { PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentOutcome } from "./payment";
 import { infoOf, protocolOfScheme } from "./protocols";
-import type { PaymentRail, PaymentScheme } from "./rails/rail";
+import type { PaymentRail, PaymentScheme, WalletFallback } from "./rails/rail";
 
 /** The longest one reconciliation may wait on the chain before calling the answer unknown. */
 const CHAIN_TIMEOUT_MS = 12_000;
@@ -46,7 +46,7 @@ export type ChainVerdict =
  * Why the service's answer did not settle the question, in the person's words; its code and
  * finish reason stand when the chain shows that nothing moved.
  */
-export type DeliveryProblem = { message: string; code?: PaymentFailureCode; end?: PaymentEnd };
+export type DeliveryProblem = { message: string; code?: PaymentFailureCode; end?: PaymentEnd; remedy?: WalletFallback };
 
 /**
  * The service delivered its data while the chain had not settled the exposure (a usage-priced
@@ -215,7 +215,7 @@ export function describeVerdict(
       const message = `${because}${why} Nothing was charged.`;
       return {
         verdict,
-        updates: [{ facts, stage: "failed", reason: { code, message } }],
+        updates: [{ facts, stage: "failed", reason: { code, message, ...(problem?.remedy ? { remedy: problem.remedy } : {}) } }],
         end: problem?.end ?? "payment-failed",
         txHash: undefined,
         explorerUrl: undefined,

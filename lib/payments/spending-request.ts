@@ -19,7 +19,7 @@ export const spendingQuerySchema = z.object({
   wallet: z
     .array(walletAddressSchema)
     .min(1, "is required")
-    .max(2, "must be given at most twice (an EVM and a Solana wallet)")
+    .max(2, "must be given at most twice (one wallet per chain family)")
     .refine((wallets) => new Set(wallets.map(addressNamespace)).size === wallets.length, "must name at most one wallet per chain family"),
 });
 

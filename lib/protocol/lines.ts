@@ -2,7 +2,7 @@
 // route, the browser, the tests and the benchmarks. Each line is `<prefix>:<JSON>\n`. Its payment
 // vocabulary (stages, failure codes, how a payment ends) is the payment core's own. Imports are
 // relative: the bench's reference app builds this file without the project's `@/` alias.
-import { paymentEnds, paymentFailureCodes, paymentStages, type PaymentFailureCode, type PaymentStage, type ReceiptSummary } from "../payments/payment";
+import { paymentEnds, paymentFailureCodes, paymentStages, type PaymentFailureCode, type PaymentStage, type ReceiptSummary, type WalletFallback, type WalletRequest } from "../payments/payment";
 
 /** The stream's finish reasons: `stop`, or how the request's payment ended. */
 export const finishReasons = ["stop", ...paymentEnds] as const;
@@ -28,17 +28,17 @@ export type PaymentAmount = {
 };
 
 export type PaymentApproval = {
-  /** EIP-712 typed data for the wallet's `eth_signTypedData_v4` (EVM). */
-  typedData?: unknown;
-  /** The transaction for the wallet's `solana:signTransaction`, base64 wire format (Solana). */
-  transaction?: string;
   /**
-   * A usage-priced payment (`upto`) from a wallet without a Permit2 allowance, when the service
-   * takes the `eip2612GasSponsoring` extension: USDC's EIP-2612 permit for Permit2, EIP-712 typed
-   * data the wallet signs first (no gas: the facilitator submits it with the settlement). Its
-   * signature goes back as `permitSignature`; without it, the wallet must approve Permit2 itself.
+   * What the wallet signs, in order: each request's form (EIP-712 typed data for
+   * `eth_signTypedData_v4`, or a transaction for `solana:signTransaction`, base64), what it is
+   * for, and, for one it may decline, what to do instead. The answers go back as
+   * `payment.signed`, one per request, in this order.
    */
-  permit?: { typedData: unknown };
+  toSign?: WalletRequest[];
+  /** Deprecated (the payment's own request, the last of `toSign`): its typed data (EVM)... */
+  typedData?: unknown;
+  /** ...or its transaction (Solana). */
+  transaction?: string;
   /** Opaque to the client: sent back with the signature. Absent from an AI app's quote in the page, whose token the server keeps. */
   token?: string;
   expiresAt: string;
@@ -65,7 +65,8 @@ export type PaymentStatus = {
   approval?: PaymentApproval;
   txHash?: string;
   explorerUrl?: string;
-  reason?: { code: PaymentFailureCode; message: string };
+  /** `remedy`: what the person can do once with the wallet so that asking again pays (approve a spender, with its gas). */
+  reason?: { code: PaymentFailureCode; message: string; remedy?: WalletFallback };
   /**
    * With `payment-pending`: until when (ISO 8601) the service could still collect the signed
    * authorization; after it, unused, the reserved amount is released.

@@ -2,7 +2,7 @@
 // (docs/contract.md, section 3) and the MCP approval page's card, its amounts as decimal
 // strings. The one place the page's wire format meets the core; it holds no payment rule.
 import { formatUnits, formatUsd } from "@/lib/money";
-import { totalOf, type PaymentUpdate } from "@/lib/payments/payment";
+import { totalOf, type PaymentUpdate, type WalletRequest } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 
 export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, reason, collectableUntil, warnings, networkChoice, receipt }: PaymentUpdate): PaymentStatus {
@@ -35,8 +35,9 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
     ...(approval
       ? {
           approval: {
-            ...(approval.signs === "transaction" ? { transaction: String(approval.toSign) } : { typedData: approval.toSign }),
-            ...(approval.permit ? { permit: { typedData: approval.permit.toSign } } : {}),
+            toSign: approval.toSign,
+            // Deprecated: the payment's own request, as clients read it before the list.
+            ...deprecatedFormOf(approval.toSign.at(-1)),
             token: approval.token,
             expiresAt: approval.expiresAt.toISOString(),
           },
@@ -48,4 +49,9 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
     ...(collectableUntil ? { collectableUntil: collectableUntil.toISOString() } : {}),
     ...(receipt ? { receipt } : {}),
   };
+}
+
+function deprecatedFormOf(request: WalletRequest | undefined): { typedData: unknown } | { transaction: string } | Record<string, never> {
+  if (!request) return {};
+  return request.kind === "transaction" ? { transaction: request.transaction } : { typedData: request.typedData };
 }

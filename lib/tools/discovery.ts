@@ -2,6 +2,7 @@
 // inputs, their descriptions and their answers, which the chat's model and an MCP client get
 // alike. Listing text is passed on as data, marked as such.
 import { z } from "zod";
+import { NETWORK_ID_EXAMPLE } from "@/lib/chain/configuration";
 import type { ServerEnv } from "@/lib/env";
 import { dollarsOf, parseUsd } from "@/lib/money";
 import type { PaymentRails } from "@/lib/payments/rails";
@@ -17,7 +18,7 @@ export const discoverServicesTool = {
     "List paid services, x402 ones from the registries and Machine Payments Protocol (MPP) ones from their OpenAPI documents: name, protocol, url, method, description, price per call in USD, network, the input each takes, and how much each was used in the last 30 days where the registry says. Use it when the person asks what is available.",
   input: z.object({
     query: z.string().max(200).optional().describe("Words to match, e.g. 'weather' or 'crypto price'"),
-    network: z.string().max(40).optional().describe("CAIP-2 network id, e.g. eip155:8453"),
+    network: z.string().max(40).optional().describe(`CAIP-2 network id, e.g. ${NETWORK_ID_EXAMPLE}`),
     maxPriceUsd: z.number().min(0).max(1_000_000).optional().describe("Highest price per call in USD"),
   }),
 };
@@ -35,16 +36,16 @@ export async function discoverServices(
   preferences: RankingPreferences,
   { query, network, maxPriceUsd }: z.infer<typeof discoverServicesTool.input>,
 ) {
-  const { findServices, rankServices, paymentRails, discoveryEnvOf, noteOf } = await discoveryCore();
+  const { findServices, rankServices, paymentRails, discoveryEnvOf, labelOf } = await discoveryCore();
   const rails = paymentRails(env);
   const maxPrice = maxPriceUsd === undefined ? undefined : parseUsd(maxPriceUsd.toFixed(6));
   const found = await findServices(discoveryEnvOf(env), { query, network, maxPrice });
   const ranked = rankServices(found.services, { priority: preferences.priority ?? "cost", defaultChain: preferences.defaultChain });
-  return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map((listing) => view(listing, rails, noteOf(listing))), ...notesOf(found.notes) };
+  return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map((listing) => view(listing, rails, labelOf(listing))), ...notesOf(found.notes) };
 }
 
 export async function comparePrices(env: ServerEnv, preferences: RankingPreferences, { query }: z.infer<typeof comparePricesTool.input>) {
-  const { findServices, rankServices, hasTrackRecord, paymentRails, discoveryEnvOf, noteOf } = await discoveryCore();
+  const { findServices, rankServices, hasTrackRecord, paymentRails, discoveryEnvOf, labelOf } = await discoveryCore();
   const rails = paymentRails(env);
   const priority = preferences.priority ?? "cost";
   const found = await findServices(discoveryEnvOf(env), { query });
@@ -61,7 +62,7 @@ export async function comparePrices(env: ServerEnv, preferences: RankingPreferen
     ...(cheapestUsed
       ? { cheapestWithPaidCalls: cheapestUsed.name, trackRecordNote: `${cheapest?.name} is the cheapest, but no one paid it in the last 30 days; ${cheapestUsed.name} is the cheapest that people did pay.` }
       : {}),
-    services: ranked.slice(0, 10).map((listing) => view(listing, rails, noteOf(listing))),
+    services: ranked.slice(0, 10).map((listing) => view(listing, rails, labelOf(listing))),
     ...notesOf(found.notes),
   };
 }
@@ -81,16 +82,16 @@ async function discoveryCore() {
   ]);
   /** What every protocol finds, in one list, under one deadline. */
   const findServices = (discoveryEnv: DiscoveryEnv, filter: ServiceFilter) => discoverServices(discoveryEnv, filter, { signal: AbortSignal.timeout(DISCOVERY_DEADLINE_MS) });
-  const noteOf = (listing: ServiceListing) => paymentProtocols.find((protocol) => protocol.name === listing.protocol)?.listingNote;
-  return { findServices, hasTrackRecord, rankServices, paymentRails, discoveryEnvOf, noteOf };
+  const labelOf = (listing: ServiceListing) => paymentProtocols.find((protocol) => protocol.name === listing.protocol)?.shortLabel;
+  return { findServices, hasTrackRecord, rankServices, paymentRails, discoveryEnvOf, labelOf };
 }
 
-function view(listing: ServiceListing, rails: PaymentRails, protocolNote: string | undefined) {
+function view(listing: ServiceListing, rails: PaymentRails, protocolLabel: string | undefined) {
   return {
     name: listing.name,
     protocol: listing.protocol,
-    // Where the protocol is worth naming on the listing's line ("paid over MPP").
-    ...(protocolNote ? { protocolNote } : {}),
+    // How the protocol is named in a list ("x402", "MPP").
+    ...(protocolLabel ? { protocolLabel } : {}),
     url: listing.url,
     method: listing.method,
     description: listing.description,

@@ -76,9 +76,11 @@ test("granted once, the budget pays three small answers without a prompt; a larg
   expect(await balanceOf(gasWallet.address)).toBe(TEST_WALLET_USDC - 50_000n);
   await expect(status).toHaveAttribute("data-left", "0.044");
   await expect(card).toContainText("$0.006 used");
-  // They are the wallet's payments: its meters count them, its recent payments list them.
+  // They are the wallet's payments: its meters count them. Which payments they are is shown to
+  // the wallet's own session only, and the budget's key, which signed them, opened none.
   await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0.006");
-  await expect(ui.budget.getByTestId("budget-payment-from-agent")).toHaveCount(3);
+  await expect(ui.budget.getByTestId("budget-sign-in")).toBeVisible();
+  await expect(ui.budget.getByTestId("budget-payment-from-agent")).toHaveCount(0);
 
   // Above the threshold: the person confirms in the page, and the wallet signs.
   await ui.ask('Translate "hello friend" to es');
@@ -89,6 +91,8 @@ test("granted once, the budget pays three small answers without a prompt; a larg
   await translation.getByTestId("approve-payment").click();
   await expect(translation).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
   expect(gasWallet.signRequests).toBe(3);
+  // The wallet's own signature proved it: its recent payments now list the budget's three beside this one.
+  await expect(ui.budget.getByTestId("budget-payment-from-agent")).toHaveCount(3);
   expect(await balanceOf(session)).toBe(50_000n - spent);
   expect(await balanceOf(gasWallet.address)).toBe(TEST_WALLET_USDC - 50_000n - 20_000n);
 

@@ -68,7 +68,7 @@ test("a service that says it used nothing: delivered, charged $0 so far, and the
 
   await ui.reply(1);
   await expect(card).toHaveAttribute("data-status", "delivered");
-  await expect(card.getByTestId("payment-charged")).toContainText("charged $0 so far");
+  await expect(card.getByTestId("payment-charged")).toContainText("charged $0.00 so far");
   // Nothing reached the chain: its step is not ticked.
   await expect(card).toContainText("Nothing settled yet");
   await expect(card).not.toContainText("Confirmed on chain");
@@ -97,7 +97,7 @@ test("a fresh wallet, with no Permit2 allowance and no ETH, pays from the page w
   const quote = await ui.reply(0);
   const card = quote.getByTestId("payment-card");
   await expect(card).toHaveAttribute("data-status", "awaiting-signature");
-  await expect(card.getByTestId("payment-permit-note")).toContainText("The first time, your wallet asks twice: a gasless USDC permit for Permit2, then the payment.");
+  await expect(card.getByTestId("payment-requests-note")).toContainText("Your wallet asks twice: a gasless USDC permit for Permit2, then the payment.");
   await card.getByTestId("approve-payment").click();
 
   await ui.reply(1);
@@ -122,12 +122,13 @@ test("a wallet that declines the permit is offered to approve Permit2 with its g
   await expect(card).toHaveAttribute("data-status", "awaiting-signature");
   gasWallet.rejectNext();
   await card.getByTestId("approve-payment").click();
-  await expect(ui.errors.last()).toContainText("did not sign the gasless USDC permit for Permit2");
+  await expect(ui.errors.last()).toContainText("did not sign a gasless USDC permit for Permit2");
   expect(gasWallet.signRequests).toBe(1);
   await expect(card).toHaveAttribute("data-status", "awaiting-signature");
 
-  await card.getByTestId("approve-permit2").click();
-  await expect(card.getByTestId("payment-permit-note")).toContainText("Permit2 is approved for your USDC", { timeout: 20_000 });
+  await expect(card.getByTestId("approve-instead")).toContainText("Or approve Permit2 yourself instead (one transaction, with its gas)");
+  await card.getByTestId("approve-instead").click();
+  await expect(card.getByTestId("payment-requests-note")).toContainText("Done: approve Permit2 went through. Your wallet now asks only for the payment.", { timeout: 20_000 });
   expect(gasWallet.transactions).toBe(1);
 
   await card.getByTestId("approve-payment").click();

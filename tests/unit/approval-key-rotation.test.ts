@@ -17,6 +17,7 @@ const claims = {
   amount: "10000",
   nonce: `0x${"1".repeat(64)}`,
   expiresAt: 1_900_000_000,
+  toSign: [],
 } as unknown as ApprovalClaims;
 
 describe("approval key rotation", () => {

@@ -59,7 +59,6 @@ async function largestClaims({ description = 11_000 }: { description?: number } 
     nonce: quote.exposure.instrument,
     expiresAt: quote.exposure.until,
     toSign: quote.toSign,
-    signs: quote.signs,
     payload: quote.unsignedPayload,
   };
 }

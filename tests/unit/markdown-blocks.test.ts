@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitMarkdownBlocks } from "@/components/chat/markdown-blocks";
+import { splitMarkdownBlocks } from "@/components/shared/markdown-blocks";
 
 describe("splitMarkdownBlocks", () => {
   it("splits paragraphs at blank lines and joins back to the same text", () => {

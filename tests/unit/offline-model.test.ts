@@ -28,7 +28,7 @@ describe("offline model", () => {
     const compared: OfflineToolResult = {
       toolName: "comparePrices",
       input: { query: "weather" },
-      output: { services: [{ name: "Cheap Weather", url: "http://127.0.0.1:4101/weather", method: "GET", priceUsd: "0.001" }] },
+      output: { services: [{ protocol: "x402", protocolLabel: "x402", name: "Cheap Weather", url: "http://127.0.0.1:4101/weather", method: "GET", priceUsd: "0.001" }] },
       isError: false,
     };
     expect(decide("What's the weather in Lisbon?", [compared])).toEqual({
@@ -42,7 +42,7 @@ describe("offline model", () => {
     const compared: OfflineToolResult = {
       toolName: "comparePrices",
       input: { query: "quotation" },
-      output: { services: [{ name: "Maxim Machine", protocol: "mpp", url: "http://127.0.0.1:4112/maxim", method: "GET", priceUsd: "0.0008", chain: "Sandbox" }] },
+      output: { services: [{ name: "Maxim Machine", protocol: "mpp", protocolLabel: "MPP", url: "http://127.0.0.1:4112/maxim", method: "GET", priceUsd: "0.0008", chain: "Sandbox" }] },
       isError: false,
     };
     expect(decide("A quotation on money, please", [compared])).toEqual({
@@ -58,7 +58,7 @@ describe("offline model", () => {
     const compared: OfflineToolResult = {
       toolName: "comparePrices",
       input: { query: "translate" },
-      output: { services: [{ name: "PocketTranslate", url: "http://127.0.0.1:4105/translate", method: "POST", priceUsd: "0.02" }] },
+      output: { services: [{ protocol: "x402", protocolLabel: "x402", name: "PocketTranslate", url: "http://127.0.0.1:4105/translate", method: "POST", priceUsd: "0.02" }] },
       isError: false,
     };
     expect(decide('Translate "hello friend" to es', [compared])).toEqual({
@@ -92,8 +92,8 @@ describe("offline model", () => {
         input: {},
         output: {
           services: [
-            { name: "Fast Weather", url: "http://a", priceUsd: "0.01", network: "eip155:31337", latencyMs: 50 },
-            { name: "Slow Weather", url: "http://b", priceUsd: "0.002", network: "eip155:31337" },
+            { protocol: "x402", protocolLabel: "x402", name: "Fast Weather", url: "http://a", priceUsd: "0.01", network: "eip155:31337", latencyMs: 50 },
+            { protocol: "x402", protocolLabel: "x402", name: "Slow Weather", url: "http://b", priceUsd: "0.002", network: "eip155:31337" },
           ],
         },
         isError: false,
@@ -169,9 +169,9 @@ test("a service listed on two networks at one price is one row naming both netwo
         input: {},
         output: {
           services: [
-            { name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "eip155:31337", chain: "Sandbox" },
-            { name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", chain: "Solana Devnet" },
-            { name: "Busy Weather", url: "http://w/weather", priceUsd: "0.002", network: "eip155:31337", chain: "Sandbox", lastThirtyDays: { paidCalls: 12, uniquePayers: 5 } },
+            { protocol: "x402", protocolLabel: "x402", name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "eip155:31337", chain: "Sandbox" },
+            { protocol: "x402", protocolLabel: "x402", name: "Daily Wire", url: "http://n/headlines", priceUsd: "0.003", network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", chain: "Solana Devnet" },
+            { protocol: "x402", protocolLabel: "x402", name: "Busy Weather", url: "http://w/weather", priceUsd: "0.002", network: "eip155:31337", chain: "Sandbox", lastThirtyDays: { paidCalls: 12, uniquePayers: 5 } },
           ],
         },
         isError: false,
@@ -197,9 +197,9 @@ test("a comparison is one table: what each service says of itself in its row, wh
         input: { query: "weather" },
         output: {
           services: [
-            { name: "Budget Weather", url: "http://b/weather", priceUsd: "0.002", chain: "Sandbox", latencyMs: 3000, description: `${what} Cheap but slow (answers in about 3 s). ${cities}` },
-            { name: "Meteo Machine", protocol: "mpp", url: "http://m/weather", priceUsd: "0.005", chain: "Sandbox", latencyMs: 400, description: `${what} Paid over MPP (answers in about 400 ms). ${cities}` },
-            { name: "Pipe | Weather", url: "http://q/weather", priceUsd: "1", chain: "Sandbox", latencyMs: 150, description: `${what} Fast, e.g. Lisbon in 150 ms. ${cities}` },
+            { protocol: "x402", protocolLabel: "x402", name: "Budget Weather", url: "http://b/weather", priceUsd: "0.002", chain: "Sandbox", latencyMs: 3000, description: `${what} Cheap but slow (answers in about 3 s). ${cities}` },
+            { name: "Meteo Machine", protocol: "mpp", protocolLabel: "MPP", url: "http://m/weather", priceUsd: "0.005", chain: "Sandbox", latencyMs: 400, description: `${what} Paid over MPP (answers in about 400 ms). ${cities}` },
+            { protocol: "x402", protocolLabel: "x402", name: "Pipe | Weather", url: "http://q/weather", priceUsd: "1", chain: "Sandbox", latencyMs: 150, description: `${what} Fast, e.g. Lisbon in 150 ms. ${cities}` },
           ],
         },
         isError: false,

@@ -8,9 +8,9 @@ import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { createQuote, type PaymentQuote } from "@/lib/payments/quote";
 import { withinWords } from "@/lib/tools/pay";
-import { authorizationOf, withSignature } from "@/lib/payments/rails/evm/exact/prepare";
+import { authorizationOf, authorizationTypedData, withSignature } from "@/lib/payments/rails/evm/exact/prepare";
 import { MAX_AUTHORIZATION_SECONDS } from "@/lib/payments/rails/rail";
-import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
+import { typedDataMessage, } from "@/lib/chain/typed-data";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
 
 const wallet = privateKeyToAccount(generatePrivateKey());
@@ -58,7 +58,7 @@ async function quoteOf(required: PaymentRequired, options: { perPayment?: bigint
 }
 
 /** What the wallet signs for a quote on EVM: EIP-712 typed data. */
-const typedDataOf = (quote: PaymentQuote) => quote.toSign as TypedDataForWallet;
+const typedDataOf = (quote: PaymentQuote) => authorizationTypedData(quote);
 
 async function signQuote(quote: PaymentQuote) {
   const typedData = typedDataOf(quote);

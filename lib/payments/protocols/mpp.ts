@@ -9,7 +9,7 @@ import type { PaymentProtocol } from "./protocol";
 export const mppProtocol: PaymentProtocol = {
   name: MPP_PROTOCOL,
   label: "MPP (Machine Payments Protocol)",
-  listingNote: "paid over MPP",
+  shortLabel: "MPP",
   schemes: [MPP_EVM_CHARGE],
   async readChallenge({ response, call }) {
     const { hasPaymentChallenge, readMppChallenges } = await import("@/lib/mpp/charge");

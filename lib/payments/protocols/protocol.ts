@@ -38,8 +38,8 @@ export interface PaymentProtocol {
   readonly name: string;
   /** How a person reads it on a card ("x402", "MPP (Machine Payments Protocol)"). */
   readonly label: string;
-  /** What a listing adds to its line, where the protocol is worth naming there ("paid over MPP"). */
-  readonly listingNote?: string;
+  /** Its name in a list or a table column ("x402", "MPP"). */
+  readonly shortLabel: string;
   /** The scheme names it carries (each a scheme of a rail); an option in another is not its to pay. */
   readonly schemes: readonly string[];
   /** What a 402 asks of this protocol, or undefined when the answer does not speak it. */

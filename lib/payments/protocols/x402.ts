@@ -9,6 +9,7 @@ import type { PaymentProtocol } from "./protocol";
 export const x402Protocol: PaymentProtocol = {
   name: X402_PROTOCOL,
   label: "x402",
+  shortLabel: "x402",
   schemes: ["exact", "upto"],
   async readChallenge({ response, body }) {
     const { readPaymentRequired } = await import("@/lib/x402/payment-required");

@@ -11,7 +11,9 @@
 // each joins with one line in ./index.ts.
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { ServerEnv } from "@/lib/env";
-import type { PaymentNetwork } from "../payment";
+import type { PaymentNetwork, WalletFallback, WalletRequest } from "../payment";
+
+export type { WalletFallback, WalletRequest } from "../payment";
 
 /** What the rails read of the configuration: the enabled networks and their RPCs and tokens. */
 export type RailEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
@@ -60,21 +62,13 @@ export type Exposure = {
   until: number;
 };
 
-/** A payment ready for the payer's wallet: what it signs, what that exposes, and the x402 payload its signature completes. */
+/** A payment ready for the payer's wallet: what it signs, what that exposes, and the x402 payload its signatures complete. */
 export type PreparedPayment = {
   exposure: Exposure;
-  /** What the wallet signs, in the rail's form: EIP-712 typed data on EVM, a wire transaction (base64) on Solana. */
-  toSign: unknown;
-  /** Which of the two: what the page asks the wallet for. */
-  signs: "typed-data" | "transaction";
-  /** The x402 payload with a stand-in where the signature goes. */
+  /** What the wallet signs, in order (at least one). */
+  toSign: WalletRequest[];
+  /** The x402 payload with stand-ins where the signatures go. */
   unsignedPayload: PaymentPayload;
-  /**
-   * What the wallet signs first, when the scheme asks for it (x402 `upto` on EVM, for a wallet
-   * without a Permit2 allowance: USDC's EIP-2612 permit for Permit2, which the facilitator submits
-   * with the settlement, so the person pays no gas).
-   */
-  permit?: { toSign: unknown };
 };
 
 /** What the payment core knows of a prepared payment when the wallet's answer comes back. */
@@ -84,20 +78,22 @@ export type SignedPayment = {
   payer: string;
   amount: bigint;
   prepared: PreparedPayment;
-  /** The wallet's answer: a signature (EVM) or a signed transaction. */
-  signed: string;
-  /** The wallet's signature of the prepared payment's `permit`, when it was asked for and given. */
-  permitSigned?: string | undefined;
+  /**
+   * The wallet's answers, one per `prepared.toSign` in its order: a signature (EVM), a signed
+   * transaction (Solana); undefined for an optional request it declined.
+   */
+  signed: readonly (string | undefined)[];
 };
 
 export type ApprovalVerdict =
   | { valid: true }
   /**
    * Not this payer's signature of this payment; `why`, when the rail knows more (a smart
-   * account's own refusal, a permit missing or not the one asked), says it, and `path` names the
-   * part of the approval it is about (`payment.signature` by default).
+   * account's own refusal, an extra signature missing or not the one asked), says it, and
+   * `request` is the index in `toSign` of the answer it is about (the last one, the payment's, by
+   * default).
    */
-  | { valid: false; why?: { message: string; field: string; path?: string } };
+  | { valid: false; why?: { message: string; field: string; request?: number } };
 
 /** What the chain says about a payment's authorization. */
 export type ChainPaymentState =
@@ -175,11 +171,13 @@ export interface PaymentScheme {
    * on (a usage-priced payment's one-time Permit2 allowance); undefined when nothing, or when the
    * chain cannot be asked (the facilitator then decides). Asked before the wallet signs anything.
    */
-  readiness?(parameters: { network: PaymentNetwork; payer: string; amount: bigint; prepared?: PreparedPayment }): Promise<string | undefined>;
+  readiness?(parameters: { network: PaymentNetwork; payer: string; amount: bigint; prepared?: PreparedPayment }): Promise<{ message: string; remedy?: WalletFallback } | undefined>;
+  /** What the payer can do once with the wallet when a payment in this scheme is refused for want of it (`upto`: approve Permit2). */
+  remedyFor?(network: PaymentNetwork): WalletFallback | undefined;
   /** Whether the wallet's answer is the payer's approval of exactly this payment. Throws ChainUnavailableError when the chain must be asked and cannot be. */
   verify(payment: SignedPayment): Promise<ApprovalVerdict>;
-  /** The x402 payload completed with the wallet's answer (and its signature of the `permit`, when it gave one). */
-  complete(prepared: PreparedPayment, signed: string, permitSigned?: string): PaymentPayload;
+  /** The x402 payload completed with the wallet's answers (SignedPayment's `signed`, in order). */
+  complete(prepared: PreparedPayment, signed: readonly (string | undefined)[]): PaymentPayload;
   /**
    * Whether the payment's exposure was spent on chain (its instrument used), and where.
    * `claimed`: the transaction a service says settled it, which counts only when the chain shows

@@ -204,6 +204,21 @@ describe("an AI app with an access grant", () => {
     }
   });
 
+  test("one quote per cooldown for each grant: a second one at once is answered rate-limited, with when to ask again, and nothing is quoted", async () => {
+    const door = await createTestMcp({ env: sandboxEnv(sandbox, { CHAT_COOLDOWN_SECONDS: "50" }) });
+    try {
+      const payer = await newPayer(sandbox);
+      const { client } = await grantedClient(payer, oneADay, door);
+      expect(await quoteWeather(client)).toMatchObject({ status: "awaiting-approval" });
+      const again = await quoteWeather(client, "London");
+      expect(again).toMatchObject({ status: "rate-limited" });
+      expect(Number(again.retryAfterSeconds)).toBeGreaterThan(40);
+      await client.close();
+    } finally {
+      await door.close();
+    }
+  });
+
   test("two approvals at once, one through the chat and one through the page for the app, under a limit for one: one pays", async () => {
     const payer = await newPayer(sandbox);
     const limits = { daily: "0.015", weekly: "0.1", monthly: "0.5", perPayment: "0.05" };

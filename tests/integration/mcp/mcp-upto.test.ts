@@ -61,7 +61,8 @@ describe("an upto payment through MCP", () => {
     const approved = await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ signature }),
+      // The answers as a list, one per request of the quote's toSign (a wallet with Permit2 approved: the payment alone).
+      body: JSON.stringify({ signed: [signature] }),
     });
     expect(approved.status).toBe(200);
 
@@ -90,7 +91,9 @@ describe("an upto payment through MCP", () => {
 
     const page = (await (await mcp.fetch(`${ORIGIN}/api/mcp/payments/${paymentId}`)).json()) as { quote: PaymentStatus };
     const typedData = page.quote.approval?.typedData as NestedTypedDataForWallet;
-    const permit = page.quote.approval?.permit?.typedData as TypedDataForWallet;
+    const [permitRequest] = page.quote.approval?.toSign ?? [];
+    expect(page.quote.approval?.toSign).toHaveLength(2);
+    const permit = (permitRequest?.kind === "typed-data" ? permitRequest.typedData : undefined) as TypedDataForWallet;
     expect(permit).toMatchObject({ primaryType: "Permit", message: { owner: payer.address, spender: PERMIT2_ADDRESS, value: "20000", nonce: "0" } });
     const signature = await payer.signTypedData({
       domain: typedData.domain,

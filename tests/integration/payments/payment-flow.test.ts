@@ -323,7 +323,8 @@ describe("paying through the chat", () => {
     for (const entry of sandbox.info.services.filter((listed) => listed.listed)) {
       // A usage-priced (`upto`) one says its price is a maximum, and what a usual request costs.
       const typical = entry.typicalPrice ? `, typically $${entry.typicalPrice}` : "";
-      expect(text).toContain(`${entry.serviceName} (${entry.schemes.includes("upto") ? "up to " : ""}$${entry.price} per call${typical}`);
+      // One table, one row a service: its name, then its price per call.
+      expect(text).toContain(`| ${entry.serviceName} | ${entry.schemes.includes("upto") ? "up to " : ""}$${entry.price}${typical} |`);
     }
     // Networks by name, not by CAIP-2 id.
     expect(text).toContain("Sandbox");

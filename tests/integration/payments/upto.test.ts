@@ -67,7 +67,9 @@ async function payerWithPermit2(usdc = 1_000_000n): Promise<PrivateKeyAccount> {
 }
 
 function permitOf(status: PaymentStatus): TypedDataForWallet {
-  const permit = status.approval?.permit?.typedData as TypedDataForWallet | undefined;
+  const requests = status.approval?.toSign ?? [];
+  const first = requests.length > 1 ? requests[0] : undefined;
+  const permit = (first?.kind === "typed-data" ? first.typedData : undefined) as TypedDataForWallet | undefined;
   if (!permit) throw new Error(`the quote asks for no permit: ${JSON.stringify(status.approval)}`);
   return permit;
 }
@@ -416,6 +418,29 @@ describe("paying an upto service through the chat", () => {
     await chat.close();
   });
 
+  test("the wallet's answers as a list, in the order of toSign: both signatures, or the payment's alone (null for the permit) once Permit2 is approved; a list of the wrong length is refused", async () => {
+    const summarize = sandboxService(sandbox, "summarize");
+    const chat = await chatPaying({ url: summarize.url, method: "POST", body: { text: TEXT } });
+    const payer = await newPayer(sandbox);
+    const quoted = await requestQuote(chat, payer, "Summarize this");
+    expect(quoted.status.approval?.toSign?.map((request) => [request.purpose, request.instead?.label])).toEqual([
+      ["a gasless USDC permit for Permit2", "approve Permit2"],
+      ["the payment", undefined],
+    ]);
+    const post = (signed: unknown[]) => chat.post({ ...quoted.body, payment: { paymentId: quoted.status.paymentId, token: quoted.status.approval?.token, signed } });
+    const signature = await signPermit(payer, quoted.status);
+    const short = await post([signature]);
+    expect(short.status).toBe(400);
+    expect(((await short.json()) as { error: { details: { fields: Array<{ path: string }> } } }).error.details.fields[0]?.path).toBe("payment.signed");
+    // Without the permit, and without Permit2 approved: the missing answer is named by its place in the list.
+    const declined = await post([null, signature]);
+    expect(declined.status).toBe(400);
+    expect(((await declined.json()) as { error: { details: { fields: Array<{ path: string }> } } }).error.details.fields[0]?.path).toBe("payment.signed[0]");
+    const lines = await collectLines(await post([await signUsdcPermit(payer, quoted.status), signature]));
+    expect(steps(lines).at(-1)).toEqual(["delivered", undefined]);
+    await chat.close();
+  });
+
   test("a service whose 402 does not declare eip2612GasSponsoring: the quote asks for no permit, and the wallet is told to approve Permit2 once", async () => {
     const summarize = sandboxService(sandbox, "summarize");
     const response = await fetch(summarize.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: TEXT }) });
@@ -432,11 +457,13 @@ describe("paying an upto service through the chat", () => {
       return { quote, notReady: await quote.scheme.readiness?.({ network: quote.network, payer: payer.address, amount: quote.amount, prepared: quote }) };
     };
     const without = await quoteOf({ ...paymentRequired, extensions: others });
-    expect(without.quote.permit).toBeUndefined();
+    expect(without.quote.toSign).toHaveLength(1);
     expect(without.quote.unsignedPayload.extensions?.eip2612GasSponsoring).toBeUndefined();
-    expect(without.notReady).toMatch(/has not approved yet\. Approve Permit2 once .* Nothing was reserved or paid\.$/);
+    expect(without.notReady?.message).toMatch(/has not approved yet\. Approve Permit2 once .* Nothing was reserved or paid\.$/);
+    // What the card offers to do about it: the wallet's one-time approval of Permit2 for USDC.
+    expect(without.notReady?.remedy).toEqual({ kind: "token-approval", token: getAddress(sandbox.info.usdc.address), spender: PERMIT2_ADDRESS, label: "approve Permit2", note: expect.any(String) });
     const declared = await quoteOf(paymentRequired);
-    expect(declared.quote.permit).toBeDefined();
+    expect(declared.quote.toSign).toHaveLength(2);
     expect(declared.notReady).toBeUndefined();
   });
 

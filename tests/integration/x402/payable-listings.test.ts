@@ -11,7 +11,7 @@ import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, listServices } from "@/lib/x402/discovery";
 import { filterServices } from "@/lib/discovery/listings";
 import { createQuote } from "@/lib/payments/quote";
-import type { TypedDataForWallet } from "@/lib/chain/typed-data";
+import { authorizationTypedData } from "@/lib/payments/rails/evm/exact/prepare";
 import { readPaymentRequired } from "@/lib/x402/payment-required";
 import { listen, requestUrl, sendJson, type RunningServer } from "@/sandbox/http";
 
@@ -160,7 +160,7 @@ describe("discovery and quotes follow one rule", () => {
     }
     const v1 = await quoteOfService(url("/v1/weather"));
     if ("code" in v1) throw new Error(v1.message);
-    expect([v1.network.id, v1.amount, (v1.toSign as TypedDataForWallet).domain]).toEqual([
+    expect([v1.network.id, v1.amount, authorizationTypedData(v1).domain]).toEqual([
       "eip155:84532",
       20_000n,
       { name: "USDC", version: "2", chainId: 84532, verifyingContract: baseSepoliaUsdc },

@@ -1,9 +1,7 @@
 // A transaction on a chain without a public block explorer (the local sandbox): the link in a
 // payment's `explorerUrl` lands here and shows what the chain itself says about it.
 import { notFound } from "next/navigation";
-import { getTransactionSummary, isTransactionId } from "@/lib/chain/transaction";
-import { findNetwork } from "@/lib/chain/networks";
-import { findSolanaNetwork } from "@/lib/chain/solana";
+import { findChainNetwork, getTransactionSummary, isTransactionId } from "@/lib/chain/transaction";
 import { serverEnv } from "@/lib/env";
 import { formatUnits } from "@/lib/money";
 
@@ -11,7 +9,7 @@ export default async function TransactionPage({ params }: { params: Promise<{ ne
   const { network: rawNetwork, hash } = await params;
   const env = serverEnv();
   const networkId = decodeURIComponent(rawNetwork);
-  const network = findNetwork(networkId, env) ?? findSolanaNetwork(networkId, env);
+  const network = findChainNetwork(networkId, env);
   if (!network || !isTransactionId(network, hash)) notFound();
   const tx = await getTransactionSummary({ network, hash }).catch(() => undefined);
   const { decimals } = network.usdc;

@@ -6,10 +6,9 @@
 import type { PaymentRequirements } from "@x402/core/types";
 import { getAddress, type Hex } from "viem";
 import { getAuthorizationState, usedInTransaction } from "@/lib/chain/authorization";
-import type { TypedDataForWallet } from "@/lib/chain/typed-data";
 import type { PaymentScheme, RailEnv, RequirementVerdict } from "../../rail";
 import { evmNetworkConfig, evmPayer, paymentNetworkOf } from "..";
-import { prepareEvmPayment, withSignature } from "./prepare";
+import { authorizationSignature, authorizationTypedData, prepareEvmPayment, withSignature } from "./prepare";
 import { checkRequirement } from "./requirement";
 import { verifyEvmApproval } from "./verify";
 
@@ -31,13 +30,13 @@ export function createExactEvmScheme(env: RailEnv): PaymentScheme {
         payer,
         amount,
         nonce: prepared.exposure.instrument,
-        typedData: prepared.toSign as TypedDataForWallet,
+        typedData: authorizationTypedData(prepared),
         unsignedPayload: prepared.unsignedPayload,
-        signature: signed,
+        signature: signed[0] ?? "",
       });
     },
     complete(prepared, signed) {
-      return withSignature(prepared.unsignedPayload, signed as Hex);
+      return withSignature(prepared.unsignedPayload, authorizationSignature(signed));
     },
     async paymentState({ network, payer, instrument, until, from: fromBlock, claimed }) {
       const nonce = instrument as Hex;

@@ -9,13 +9,32 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { EVM_NETWORK_CHAIN_ID_MAP, ExactEvmSchemeV1 } from "@x402/evm/v1";
 import { getAddress, type Hex } from "viem";
 import type { TypedDataForWallet } from "@/lib/chain/typed-data";
-import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment } from "../../rail";
+import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment, type WalletRequest } from "../../rail";
 
 /** Stands in for the signature until the wallet's arrives: 65 zero bytes. */
 export const UNSIGNED = `0x${"00".repeat(65)}` as Hex;
 
-/** A payment prepared on EVM: the wallet signs EIP-712 typed data. */
-export type EvmPreparedPayment = PreparedPayment & { toSign: TypedDataForWallet; signs: "typed-data" };
+/** A payment prepared on EVM for `exact`: the wallet signs one EIP-712 authorization. */
+export type EvmPreparedPayment = PreparedPayment & { toSign: [WalletRequest & { kind: "typed-data"; typedData: TypedDataForWallet }] };
+
+/** The one thing the wallet signs for an EIP-3009 payment: the authorization itself. */
+export function authorizationRequest(typedData: TypedDataForWallet): WalletRequest & { kind: "typed-data"; typedData: TypedDataForWallet } {
+  return { kind: "typed-data", typedData, purpose: "the payment", answeredAs: "signature" };
+}
+
+/** The authorization an EIP-3009 payment asks the wallet to sign, as its prepared payment holds it. */
+export function authorizationTypedData(prepared: PreparedPayment): TypedDataForWallet {
+  const [request] = prepared.toSign;
+  if (request?.kind !== "typed-data") throw new Error("an EIP-3009 payment without its typed data");
+  return request.typedData as TypedDataForWallet;
+}
+
+/** The wallet's one signature of an EIP-3009 payment. */
+export function authorizationSignature(signed: readonly (string | undefined)[]): Hex {
+  const [signature] = signed;
+  if (signature === undefined) throw new Error("an EIP-3009 payment without its signature");
+  return signature as Hex;
+}
 
 export type PrepareEvmPaymentParameters = {
   paymentRequired: PaymentRequired;
@@ -58,7 +77,7 @@ export async function prepareEvmPayment({ paymentRequired, requirements, payer }
   }
   // EIP-3009: the authorization's value can move, once, until validBefore (exclusive).
   const exposure = { amount: BigInt(authorization.value), instrument: authorization.nonce, until: validBefore };
-  return { exposure, toSign: captured, signs: "typed-data", unsignedPayload };
+  return { exposure, toSign: [authorizationRequest(captured)], unsignedPayload };
 }
 
 /**

@@ -14,7 +14,7 @@ import { challengeOf, MPP_EVM_CHARGE, type MppChargeExtra } from "@/lib/mpp/char
 import { MAX_AUTHORIZATION_SECONDS, type PaymentScheme, type RailEnv, type RequirementVerdict } from "../../rail";
 import { evmPayer, paymentNetworkOf } from "..";
 import { createExactEvmScheme } from "../exact";
-import { UNSIGNED } from "../exact/prepare";
+import { authorizationRequest, authorizationSignature, authorizationTypedData, UNSIGNED } from "../exact/prepare";
 import { caip2Of } from "../exact/requirement";
 
 const MAX_UINT256 = 2n ** 256n - 1n;
@@ -62,7 +62,7 @@ export function createMppChargeEvmScheme(env: RailEnv): PaymentScheme {
       if (validBefore <= now) throw new Error("the MPP challenge has expired");
       const nonce = challengeHash(challenge);
       const authorization = { from: getAddress(evmPayer(payer)), to: getAddress(requirement.payTo), value: requirement.amount.toString(), validAfter: "0", validBefore: String(validBefore), nonce };
-      const toSign: TypedDataForWallet = {
+      const typedData: TypedDataForWallet = {
         domain: { name: network.usdc.name, version: network.usdc.version, chainId: network.chainId, verifyingContract: getAddress(network.usdc.address) },
         types: { TransferWithAuthorization: [...transferWithAuthorizationTypes.TransferWithAuthorization] },
         primaryType: "TransferWithAuthorization",
@@ -71,7 +71,7 @@ export function createMppChargeEvmScheme(env: RailEnv): PaymentScheme {
       // The payload in x402's form, as exact's checks read it; lib/mpp/service-call.ts turns it into the credential.
       const unsignedPayload: PaymentPayload = { x402Version: 2, accepted: requirement.requirements, payload: { authorization, signature: UNSIGNED } };
       // The same EIP-3009 exposure as x402 `exact`: the value, once, until validBefore.
-      return { exposure: { amount: requirement.amount, instrument: nonce, until: validBefore }, toSign, signs: "typed-data", unsignedPayload };
+      return { exposure: { amount: requirement.amount, instrument: nonce, until: validBefore }, toSign: [authorizationRequest(typedData)], unsignedPayload };
     },
     async verify(payment) {
       const verdict = await exact.verify(payment);
@@ -81,8 +81,8 @@ export function createMppChargeEvmScheme(env: RailEnv): PaymentScheme {
       // would be refused by the service after the amount was reserved. Said now instead.
       let signer: string | undefined;
       try {
-        const typedData = payment.prepared.toSign as TypedDataForWallet;
-        signer = await recoverTypedDataAddress({ ...typedData, message: typedDataMessage(typedData), signature: payment.signed as Hex });
+        const typedData = authorizationTypedData(payment.prepared);
+        signer = await recoverTypedDataAddress({ ...typedData, message: typedDataMessage(typedData), signature: authorizationSignature(payment.signed) });
       } catch {
         signer = undefined;
       }

@@ -7,12 +7,11 @@
 // (./requirement.ts); the limits are held to the maximum, which the core reserves and then
 // releases down to what the chain shows settled.
 import type { PaymentRequirements } from "@x402/core/types";
-import { getAddress, type Hex } from "viem";
+import { getAddress } from "viem";
 import { getPermit2Allowance, getUptoPaymentState, uptoSettlementIn } from "@/lib/chain/permit2";
-import type { NestedTypedDataForWallet, TypedDataForWallet } from "@/lib/chain/typed-data";
 import type { PaymentScheme, RailEnv, RequirementVerdict } from "../../rail";
 import { evmNetworkConfig, evmPayer, paymentNetworkOf } from "..";
-import { prepareUptoPayment, withUptoSignatures } from "./prepare";
+import { PERMIT_REQUEST, permit2Approval, prepareUptoPayment, uptoAnswers, uptoRequests, withUptoSignatures } from "./prepare";
 import { checkUptoRequirement } from "./requirement";
 import { verifyUptoApproval } from "./verify";
 
@@ -39,32 +38,40 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
     },
     async readiness({ network, payer, amount, prepared }) {
       // A quote that asks the wallet for a gasless EIP-2612 permit for Permit2 needs nothing first.
-      if (prepared?.permit) return undefined;
-      return (await permit2Missing(network, payer, amount)) ? `${NOT_APPROVED} Nothing was reserved or paid.` : undefined;
+      if (prepared && uptoRequests(prepared).permit) return undefined;
+      if (!(await permit2Missing(network, payer, amount))) return undefined;
+      return { message: `${NOT_APPROVED} Nothing was reserved or paid.`, remedy: permit2Approval(configOf(network).usdc.address) };
+    },
+    remedyFor(network) {
+      return permit2Approval(configOf(network).usdc.address);
     },
     prepare({ paymentRequired, requirement, payer }) {
       return prepareUptoPayment({ paymentRequired, requirements: requirement.requirements, payer: evmPayer(payer), network: configOf(requirement.network) });
     },
-    async verify({ network, payer, amount, prepared, signed, permitSigned }) {
+    async verify({ network, payer, amount, prepared, signed }) {
+      const asked = uptoRequests(prepared);
+      const answers = uptoAnswers(prepared, signed);
       // A quote that asked for a permit, answered without one: paid only if the wallet has
       // approved Permit2 itself since (the page's "Approve Permit2"); otherwise the same words as
       // a quote that could not ask, before anything is reserved.
-      if (prepared.permit && permitSigned === undefined && (await permit2Missing(network, payer, amount))) {
-        return { valid: false, why: { message: NOT_APPROVED, field: "is missing: this wallet has not approved Permit2", path: "payment.permitSignature" } };
+      if (asked.permit && answers.permit === undefined && (await permit2Missing(network, payer, amount))) {
+        return { valid: false, why: { message: NOT_APPROVED, field: "is missing: this wallet has not approved Permit2", request: PERMIT_REQUEST } };
       }
       return verifyUptoApproval({
         network: configOf(network),
         payer,
         amount,
         nonce: prepared.exposure.instrument,
-        typedData: prepared.toSign as NestedTypedDataForWallet,
+        typedData: asked.transfer,
         unsignedPayload: prepared.unsignedPayload,
-        signature: signed,
-        ...(prepared.permit && permitSigned !== undefined ? { permit: { typedData: prepared.permit.toSign as TypedDataForWallet, signature: permitSigned } } : {}),
+        signature: answers.transfer ?? "",
+        ...(asked.permit && answers.permit !== undefined ? { permit: { typedData: asked.permit, signature: answers.permit } } : {}),
       });
     },
-    complete(prepared, signed, permitSigned) {
-      return withUptoSignatures(prepared.unsignedPayload, signed as Hex, prepared.permit ? (permitSigned as Hex | undefined) : undefined);
+    complete(prepared, signed) {
+      const answers = uptoAnswers(prepared, signed);
+      if (answers.transfer === undefined) throw new Error("an upto payment without its signature");
+      return withUptoSignatures(prepared.unsignedPayload, answers.transfer, answers.permit);
     },
     async paymentState({ network, payer, payTo, instrument: nonce, until, from: fromBlock, claimed }) {
       const config = configOf(network);
@@ -90,3 +97,4 @@ export function createUptoEvmScheme(env: RailEnv): PaymentScheme {
     },
   };
 }
+

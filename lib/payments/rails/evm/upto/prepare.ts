@@ -15,7 +15,8 @@ import { getAddress, type Hex } from "viem";
 import { publicClientFor } from "@/lib/chain/clients";
 import type { NetworkConfig } from "@/lib/chain/networks";
 import type { NestedTypedDataForWallet, TypedDataForWallet, TypedDataValue } from "@/lib/chain/typed-data";
-import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment } from "../../rail";
+import { PERMIT2_ADDRESS } from "@/lib/chain/permit2-address";
+import { MAX_AUTHORIZATION_SECONDS, type PreparedPayment, type WalletFallback, type WalletRequest } from "../../rail";
 import { shortLived, UNSIGNED } from "../exact/prepare";
 
 /** The Permit2 authorization an upto payload carries, as the x402 client writes it. */
@@ -28,7 +29,47 @@ export type UptoAuthorization = {
   witness: { to: string; facilitator: string; validAfter: string };
 };
 
-export type UptoPreparedPayment = PreparedPayment & { toSign: NestedTypedDataForWallet; signs: "typed-data"; permit?: { toSign: TypedDataForWallet } };
+/** What the wallet signs for `upto`: USDC's permit for Permit2 first, when asked, then the Permit2 transfer. */
+export type UptoPreparedPayment = PreparedPayment & { toSign: WalletRequest[] };
+
+/** Where the permit's answer went in the fields clients sent before the answer was a list. */
+const PERMIT_ANSWER_FIELD = "permitSignature";
+
+/** The parts of an upto payment the wallet signs, as its prepared payment holds them. */
+export function uptoRequests(prepared: PreparedPayment): { permit?: TypedDataForWallet; transfer: NestedTypedDataForWallet } {
+  const transfer = prepared.toSign.at(-1);
+  if (transfer?.kind !== "typed-data") throw new Error("an upto payment without its Permit2 transfer");
+  const permit = prepared.toSign.length > 1 ? prepared.toSign[0] : undefined;
+  return {
+    transfer: transfer.typedData as NestedTypedDataForWallet,
+    ...(permit?.kind === "typed-data" ? { permit: permit.typedData as TypedDataForWallet } : {}),
+  };
+}
+
+/** The wallet's answers to an upto payment's requests: its signature of the transfer, and of the permit when it gave one. */
+export function uptoAnswers(prepared: PreparedPayment, signed: readonly (string | undefined)[]): { permit?: Hex; transfer: Hex | undefined } {
+  const transfer = signed[prepared.toSign.length - 1] as Hex | undefined;
+  const permit = prepared.toSign.length > 1 ? (signed[0] as Hex | undefined) : undefined;
+  return { transfer, ...(permit !== undefined ? { permit } : {}) };
+}
+
+/**
+ * The one-time approval that lets Permit2 move the payer's USDC (`token`), with its own gas:
+ * what the person may do instead of signing the gasless permit, and what the card offers when a
+ * payment is refused for want of it.
+ */
+export function permit2Approval(token: string): WalletFallback {
+  return {
+    kind: "token-approval",
+    token: getAddress(token),
+    spender: getAddress(PERMIT2_ADDRESS),
+    label: "approve Permit2",
+    note: "Usage-priced payments move USDC through Permit2, which this wallet approves once (one transaction, with its own gas).",
+  };
+}
+
+/** The index of the permit's request, when the payment asks for one. */
+export const PERMIT_REQUEST = 0;
 
 type TypedDataAsked = { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> };
 
@@ -85,7 +126,22 @@ export async function prepareUptoPayment({
   // or before the deadline; a settle of less, or of nothing, leaves the rest unspendable only
   // once the nonce is used.
   const exposure = { amount: BigInt(authorization.permitted.amount), instrument: authorization.nonce, until: deadline };
-  return { exposure, toSign: captured, signs: "typed-data", unsignedPayload, ...(permit ? { permit } : {}) };
+  const transferRequest: WalletRequest = {
+    kind: "typed-data",
+    typedData: captured,
+    purpose: "the payment",
+    answeredAs: "signature",
+  };
+  const permitRequest: WalletRequest | undefined = permit
+    ? {
+        kind: "typed-data",
+        typedData: permit.toSign,
+        purpose: "a gasless USDC permit for Permit2",
+        instead: permit2Approval(permitAsked?.domain.verifyingContract as string),
+        answeredAs: PERMIT_ANSWER_FIELD,
+      }
+    : undefined;
+  return { exposure, toSign: permitRequest ? [permitRequest, transferRequest] : [transferRequest], unsignedPayload };
 }
 
 /** The x402 client's payload, and every typed data it asked the signer for, in order. */

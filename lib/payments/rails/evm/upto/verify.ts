@@ -16,7 +16,7 @@ import { PERMIT2_ADDRESS, UPTO_PROXY_ADDRESS } from "@/lib/chain/permit2";
 import { nestedTypedDataMessage, typedDataMessage, type NestedTypedDataForWallet, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import type { ApprovalVerdict } from "../../rail";
 import { HEX_SIGNATURE, verifyEvmSignature } from "../verify";
-import { permitInfoOf, uptoAuthorizationOf } from "./prepare";
+import { PERMIT_REQUEST, permitInfoOf, uptoAuthorizationOf } from "./prepare";
 
 export type VerifyUptoApprovalParameters = {
   network: NetworkConfig;
@@ -64,7 +64,7 @@ const permitTooLong = {
   why: {
     message: "This wallet's permit signature is not the 65-byte kind USDC's permit takes, so it cannot be submitted for you: approve Permit2 once (one transaction, with its own gas), then approve the payment without the permit.",
     field: "is not a 65-byte signature",
-    path: "payment.permitSignature",
+    request: PERMIT_REQUEST,
   },
 } as const;
 
@@ -73,7 +73,7 @@ const permitRefused = {
   why: {
     message: "The permit signature is not the connected wallet's signature of the USDC permit for Permit2 this payment asked for.",
     field: "does not match the wallet and the quoted permit",
-    path: "payment.permitSignature",
+    request: PERMIT_REQUEST,
   },
 } as const;
 

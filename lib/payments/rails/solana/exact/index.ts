@@ -92,20 +92,21 @@ export function createExactSolanaScheme(env: RailEnv): PaymentScheme {
           instrument: `${messageHash(messageBytes)}.${blockhash}`,
           until: quotedAt + BLOCKHASH_LIFETIME_SECONDS,
         },
-        toSign: unsigned,
-        signs: "transaction",
+        toSign: [{ kind: "transaction", transaction: unsigned, purpose: "the payment", answeredAs: "transaction" }],
         unsignedPayload,
       } satisfies PreparedPayment;
     },
     async verify({ payer, prepared, signed }) {
-      if (typeof prepared.toSign !== "string" || !isSolanaAddress(payer)) return { valid: false };
+      const unsigned = transactionOf(prepared);
+      const [answer] = signed;
+      if (unsigned === undefined || answer === undefined || !isSolanaAddress(payer)) return { valid: false };
       let returned: ReturnType<typeof readTransaction>;
       try {
-        returned = readTransaction(signed);
+        returned = readTransaction(answer);
       } catch {
         return { valid: false, why: { message: "The signed transaction is not a Solana transaction (its base64 does not decode).", field: "is not a base64 Solana transaction" } };
       }
-      const quoted = readTransaction(prepared.toSign);
+      const quoted = readTransaction(unsigned);
       if (!sameBytes(returned.messageBytes, quoted.messageBytes)) {
         const added = returned.instructions - quoted.instructions;
         return {
@@ -124,7 +125,9 @@ export function createExactSolanaScheme(env: RailEnv): PaymentScheme {
       return (await verifySignature(key, signature, returned.messageBytes)) ? { valid: true } : { valid: false };
     },
     complete(prepared, signed): PaymentPayload {
-      return { ...prepared.unsignedPayload, payload: { ...prepared.unsignedPayload.payload, transaction: signed } };
+      const [transaction] = signed;
+      if (transaction === undefined) throw new Error("a Solana payment without its signed transaction");
+      return { ...prepared.unsignedPayload, payload: { ...prepared.unsignedPayload.payload, transaction } };
     },
     async paymentState({ network, payer, instrument, from, claimed }) {
       const config = configOf(network);
@@ -191,4 +194,10 @@ function messageHash(bytes: Uint8Array): string {
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, index) => byte === b[index]);
+}
+
+/** The transaction a Solana payment asks the wallet to sign (base64), as its prepared payment holds it. */
+function transactionOf(prepared: PreparedPayment): string | undefined {
+  const [request] = prepared.toSign;
+  return request?.kind === "transaction" ? request.transaction : undefined;
 }
