@@ -10,6 +10,7 @@ import { sandboxAccounts } from "./accounts";
 import { SANDBOX_CHAIN_ID, SANDBOX_NETWORK, startChain } from "./chain";
 import { startFacilitator } from "./facilitator";
 import { approvePermit2, installPermit2AndUptoProxy } from "./permit2";
+import { installBatchSettlement } from "./batch-settlement";
 import { createFunder, DEMO_WALLET_USDC, type Funder } from "./funder";
 import { DEFAULT_DATA_DIR, describeInfo, writeInfoFile, type SandboxInfo, type SandboxServiceInfo } from "./info";
 import {
@@ -168,6 +169,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stoppers.push(chain.stop);
     const usdcAddress = await deployUsdc({ rpcUrl: chain.rpcUrl, owner: accounts.funder, proxyAdmin: accounts.proxyAdmin });
     await installPermit2AndUptoProxy(chain.rpcUrl);
+    await installBatchSettlement(chain.rpcUrl);
     const fund: Funder = createFunder({ rpcUrl: chain.rpcUrl, funder: accounts.funder, usdcAddress });
     await fund({ to: accounts.demoWallet.address, usdc: options.demoWalletUsdc ?? DEMO_WALLET_USDC });
     // The demo wallet has approved Permit2 once, so it pays usage-priced (`upto`) services.
