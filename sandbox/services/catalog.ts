@@ -11,10 +11,10 @@ import { airQuality } from "./air-quality";
 import { holidays } from "./holidays";
 import { hostile } from "./hostile";
 import { newsHeadlines } from "./news";
-import { quotations, quotationsMpp } from "./quotes";
+import { quotations, quotationsMpp, quotesSilent } from "./quotes";
 import { summarize } from "./summarize";
 import { translate } from "./translate";
-import { weatherBudget, weatherExpress, weatherMpp } from "./weather";
+import { weatherBudget, weatherChannel, weatherExpress, weatherMpp } from "./weather";
 
 export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): ServiceDefinition[] {
   return [
@@ -33,5 +33,7 @@ export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): Ser
     quotationsMpp,
     summarize,
     docSearch,
+    weatherChannel,
+    quotesSilent,
   ];
 }
