@@ -10,11 +10,12 @@ import { docSearch } from "./doc-search";
 import { airQuality } from "./air-quality";
 import { holidays } from "./holidays";
 import { hostile } from "./hostile";
+import { marketTicks } from "./market-ticks";
 import { newsHeadlines } from "./news";
 import { quotations, quotationsMpp, quotesSilent } from "./quotes";
 import { summarize } from "./summarize";
 import { translate } from "./translate";
-import { weatherBudget, weatherChannel, weatherExpress, weatherMpp } from "./weather";
+import { weatherBudget, weatherExpress, weatherMpp } from "./weather";
 
 export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): ServiceDefinition[] {
   return [
@@ -33,7 +34,7 @@ export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): Ser
     quotationsMpp,
     summarize,
     docSearch,
-    weatherChannel,
+    marketTicks,
     quotesSilent,
   ];
 }

@@ -1,10 +1,9 @@
 /**
- * Weather services over one local table: an express one (fast, dearer, and signing its offers and
- * receipts), a budget one (cheap, deliberately slow), one over MPP, and one paid per call from a
- * deposit (an x402 `batch-settlement` channel). Readings are deterministic from the city and the
- * current hour, so two calls in the same hour agree and tests can predict them.
+ * Two weather services over one local table: an express one (fast, dearer, and signing its
+ * offers and receipts) and a budget one (cheap, deliberately slow). Readings are deterministic
+ * from the city and the current hour, so two calls in the same hour agree and tests can predict them.
  */
-import { formatLatency, latencyTag, requiredParam, ServiceInputError, type ChannelTerms, type ServiceDefinition } from "./definition";
+import { formatLatency, latencyTag, requiredParam, ServiceInputError, type ServiceDefinition } from "./definition";
 
 type City = { name: string; country: string; meanC: number; swingC: number; humidity: number; climate: readonly string[] };
 
@@ -79,12 +78,10 @@ function weatherService(options: {
   speed: string;
   signsReceipts?: boolean;
   protocol?: ServiceDefinition["protocol"];
-  channel?: ChannelTerms;
 }): ServiceDefinition {
   return {
     ...(options.signsReceipts ? { signsReceipts: true } : {}),
     ...(options.protocol ? { protocol: options.protocol } : {}),
-    ...(options.channel ? { channel: options.channel } : {}),
     name: options.name,
     serviceName: options.serviceName,
     description:
@@ -94,7 +91,7 @@ function weatherService(options: {
     path: "/weather",
     price: options.price,
     latencyMs: options.latencyMs,
-    tags: ["weather", "forecast", ...(options.channel ? ["channel"] : []), latencyTag(options.latencyMs)],
+    tags: ["weather", "forecast", latencyTag(options.latencyMs)],
     discovery: {
       input: { city: "Lisbon" },
       inputSchema: {
@@ -152,19 +149,4 @@ export const weatherMpp = weatherService({
   latencyMs: 400,
   speed: "Paid over MPP",
   protocol: "mpp",
-});
-
-/**
- * The same readings paid per call from a deposit: an x402 `batch-settlement` channel (0.001 USDC
- * a call; its 402 suggests a 0.05 USDC deposit, fifty calls). It claims its payers' vouchers every
- * three paid calls and sweeps them to its payee, and answers a payer's cooperative refund. It also
- * takes `exact` at the same price, for a payer without channels.
- */
-export const weatherChannel = weatherService({
-  name: "weather-channel",
-  serviceName: "WeatherPro",
-  price: 1_000n, // 0.001 USDC a call
-  latencyMs: 100,
-  speed: "Paid per call from a deposit, whatever is unused coming back (an x402 batch-settlement channel)",
-  channel: { deposit: 50_000n, claimEvery: 3, refunds: true, alsoExact: true },
 });

@@ -1,6 +1,6 @@
 // The sandbox's x402 `batch-settlement` channels: the sandbox's own channel contract and deposit
 // collectors at their canonical addresses, the sandbox facilitator settling them with @x402/evm's
-// own batch-settlement facilitator, and the two channel services (weather-channel, which claims
+// own batch-settlement facilitator, and the two channel services (market-ticks, which claims
 // every three calls and refunds on request; quotes-silent, which never claims nor refunds). Real
 // anvil, Circle's USDC, the real @x402 batch-settlement client on the payer's side with viem
 // local accounts; every amount is checked on chain.
@@ -140,8 +140,8 @@ describe("the channel contracts on the sandbox chain", () => {
     const config = {
       payer: privateKeyToAccount(generatePrivateKey()).address,
       payerAuthorizer: privateKeyToAccount(generatePrivateKey()).address,
-      receiver: service("weather-channel").payTo,
-      receiverAuthorizer: service("weather-channel").payTo,
+      receiver: service("market-ticks").payTo,
+      receiverAuthorizer: service("market-ticks").payTo,
       token: sandbox.info.usdc.address,
       withdrawDelay: CHANNEL_WITHDRAW_DELAY_SECONDS,
       salt: `0x${"07".repeat(32)}`,
@@ -200,8 +200,8 @@ describe("the channel contracts on the sandbox chain", () => {
     await publicClient().waitForTransactionReceipt({
       hash: await wallet.writeContract({ address: sandbox.info.usdc.address, abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] }),
     });
-    const entry = service("weather-channel");
-    const requirements = { ...(await channelRequirements(`${entry.url}?city=Lisbon`)), extra: { ...(await channelRequirements(entry.url)).extra, assetTransferMethod: "permit2" } };
+    const entry = service("market-ticks");
+    const requirements = { ...(await channelRequirements(`${entry.url}?symbol=AAPL`)), extra: { ...(await channelRequirements(entry.url)).extra, assetTransferMethod: "permit2" } };
     const result = await payer.scheme.createPaymentPayload(2, requirements);
     const payload: PaymentPayload = { x402Version: 2, accepted: requirements, payload: result.payload };
     expect(await facilitator.verify(payload, requirements)).toMatchObject({ isValid: true, payer: payer.account.address });
@@ -213,23 +213,23 @@ describe("the channel contracts on the sandbox chain", () => {
   });
 });
 
-describe("weather-channel: a deposit, ten calls by voucher, claims in batches, a cooperative refund", () => {
+describe("market-ticks: a deposit, ten calls by voucher, claims in batches, a cooperative refund", () => {
   it("moves one deposit, claims exactly what was vouched, and refunds the rest to the payer", async () => {
-    const entry = service("weather-channel");
+    const entry = service("market-ticks");
     expect(entry).toMatchObject({ schemes: ["batch-settlement", "exact"], price: "0.001", listed: true });
     expect(entry.channel).toMatchObject({ deposit: "0.05", withdrawDelaySeconds: 900, claimEvery: 3, refunds: true, contract: BATCH_SETTLEMENT_ADDRESS });
-    const url = `${entry.url}?city=Lisbon`;
+    const url = `${entry.url}?symbol=AAPL`;
     const price = 1_000n;
     const deposit = 50_000n;
     const payer = await newChannelPayer({ usdc: 1_000_000n });
     const payeeBefore = await balanceOf(entry.payTo);
     const heldBefore = await balanceOf(BATCH_SETTLEMENT_ADDRESS);
-    const activityBefore = await sandbox.channelActivity("weather-channel");
+    const activityBefore = await sandbox.channelActivity("market-ticks");
 
     // The first call opens the channel: its deposit moves once, in one transaction.
     const opening = await payer.pay(url);
     expect(opening.status).toBe(200);
-    expect(await opening.json()).toMatchObject({ city: "Lisbon", provider: "WeatherPro" });
+    expect(await opening.json()).toMatchObject({ symbol: "AAPL", currency: "USD" });
     const opened = settlementOf(opening);
     expect(opened).toMatchObject({ success: true, amount: deposit.toString() });
     expect(opened.transaction).toMatch(/^0x[0-9a-f]{64}$/);
@@ -248,7 +248,7 @@ describe("weather-channel: a deposit, ten calls by voucher, claims in batches, a
     expect(await balanceOf(payer.account.address)).toBe(1_000_000n - deposit);
 
     // It claimed after every third paid call, and swept each claim to its payee.
-    const activity = await sandbox.channelActivity("weather-channel");
+    const activity = await sandbox.channelActivity("market-ticks");
     expect(activity.failures).toEqual(activityBefore.failures);
     expect(activity.claims.length - activityBefore.claims.length).toBe(3);
     expect(activity.sweeps.length - activityBefore.sweeps.length).toBe(3);
@@ -259,7 +259,7 @@ describe("weather-channel: a deposit, ten calls by voucher, claims in batches, a
     const refund = await payer.scheme.refund(url);
     expect(refund).toMatchObject({ success: true, amount: (deposit - vouched).toString() });
     expect(await payer.storage.get(channelId)).toBeUndefined();
-    await sandbox.channelActivity("weather-channel");
+    await sandbox.channelActivity("market-ticks");
 
     expect(await channelOf(channelId)).toEqual({ balance: vouched, totalClaimed: vouched });
     expect(await balanceOf(payer.account.address)).toBe(1_000_000n - vouched);
@@ -349,7 +349,7 @@ describe("a receiver that claims more than was vouched", () => {
 describe("quotes-silent: the payer withdraws after the delay", () => {
   it("refuses a refund and never claims; the payer asks, waits out the delay, and takes the whole deposit back", async () => {
     const entry = service("quotes-silent");
-    expect(entry).toMatchObject({ schemes: ["batch-settlement"], price: "0.002" });
+    expect(entry).toMatchObject({ schemes: ["batch-settlement", "exact"], price: "0.002" });
     expect(entry.channel).toMatchObject({ deposit: "0.02", withdrawDelaySeconds: 900, claimEvery: null, refunds: false });
     const url = `${entry.url}?topic=time`;
     const payer = await newChannelPayer({ usdc: 1_000_000n, eth: 10n ** 17n });
