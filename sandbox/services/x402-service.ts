@@ -2,11 +2,11 @@
  * Serves one sandbox service over node:http as an x402 v2 resource: 402 with PAYMENT-REQUIRED
  * until paid; then verify, run the handler, and settle only after the handler succeeded.
  * A handler failure answers 5xx and nothing settles. A channel service (`batch-settlement`) is
- * paid per call by vouchers against a deposit and claims them in batches (channel.ts); a
- * cooperative refund request is answered without running the handler. The service can be switched offline
- * (503 `service-unavailable`), made to fail after verification, made to misbehave after
- * taking the payment (settle, then fail, hang or break off), or, when it signs receipts, made
- * to hand out a forged one, for tests.
+ * paid per call by vouchers against a deposit and claims them in batches once its answers have
+ * gone (channel.ts); a cooperative refund request is answered without running the handler. The
+ * service can be switched offline (503 `service-unavailable`), made to fail after verification,
+ * made to misbehave after taking the payment (settle, then fail, hang or break off), or, when it
+ * signs receipts, made to hand out a forged one, for tests.
  */
 import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer } from "@x402/core/server";
 import type { HTTPAdapter, HTTPRequestContext, HTTPResponseInstructions, RouteConfig } from "@x402/core/server";
@@ -353,12 +353,13 @@ export async function startService({
     };
     const result = await httpServer.processHTTPRequest(context);
     if (result.type === "payment-error") {
+      writeInstructions(response, result.response);
       // A channel's cooperative refund is answered here, settled and without the handler (200).
       if (channels && result.response.status === 200) {
         log(`${definition.name}: refunded a channel's unclaimed deposit`);
         channels.refunded();
       }
-      return writeInstructions(response, result.response);
+      return;
     }
     if (result.type === "no-payment-required") throw new HttpError(500, "route is not protected");
 
@@ -444,7 +445,6 @@ export async function startService({
       });
     }
     if (result.paymentRequirements.scheme === BATCH_SETTLEMENT_SCHEME) {
-      countChannelCall(result.paymentRequirements.scheme);
       log(`${definition.name}: charged ${definition.price} atomic USDC on a channel${settlement.transaction ? `, with its deposit, tx ${settlement.transaction}` : ""}`);
     } else log(`${definition.name}: paid ${settlement.amount ?? definition.price} atomic USDC, tx ${settlement.transaction || "none"}`);
     const forgery = receiptForgery;
@@ -456,6 +456,7 @@ export async function startService({
       "Content-Type": "application/json; charset=utf-8",
     });
     response.end(responseBody);
+    countChannelCall(result.paymentRequirements.scheme);
   });
 
   resourceUrl = `${server.url}${definition.path}`;
