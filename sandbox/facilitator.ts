@@ -1,9 +1,13 @@
 /**
- * The local x402 facilitator: @x402/core's x402Facilitator with @x402/evm's exact and upto
- * schemes over plain node:http (`GET /supported`, `POST /verify`, `POST /settle`). An anvil dev account
- * submits the transfers and pays the gas. A nonce cache refuses a second use of one
+ * The local x402 facilitator: @x402/core's x402Facilitator with @x402/evm's exact, upto and
+ * batch-settlement schemes over plain node:http (`GET /supported`, `POST /verify`, `POST /settle`).
+ * An anvil dev account submits the transfers and pays the gas. A nonce cache refuses a second use of one
  * authorization before the chain has to, and stops two concurrent settles of the same
- * signature from both being sent. Smart accounts pay too: deployed ones by ERC-1271, and
+ * signature from both being sent. Channels (`batch-settlement`) are settled by @x402/evm's own
+ * facilitator scheme against the sandbox's channel contract (batch-settlement.ts): deposits,
+ * the receiver side's claims and sweeps, and cooperative refunds. It advertises no
+ * `receiverAuthorizer` of its own (it has no way to tell which service asks for a refund, and the
+ * scheme forbids advertising one then), so each channel service signs its claims and refunds itself. Smart accounts pay too: deployed ones by ERC-1271, and
  * counterfactual ones (ERC-6492) whose factory it is given, which it deploys on settlement.
  * Given the local Solana, it settles there too, with @x402/svm's exact scheme: it checks the
  * payer's partly signed transfer, signs it as the fee payer, sends it and waits for it.
@@ -11,9 +15,10 @@
 import { x402Facilitator } from "@x402/core/facilitator";
 import { PaymentPayloadSchema, PaymentRequirementsSchema } from "@x402/core/schemas";
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
-import { toFacilitatorEvmSigner } from "@x402/evm";
+import { BATCH_SETTLEMENT_SCHEME, toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
 import { EIP2612_GAS_SPONSORING } from "@x402/extensions";
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
@@ -41,11 +46,26 @@ const eip3009PayloadSchema = z.object({
   authorization: z.object({ from: z.string(), nonce: z.string() }),
 });
 
+const channelDepositSchema = z.object({
+  type: z.literal("deposit"),
+  deposit: z.object({ authorization: z.record(z.string(), z.object({ signature: z.string() })) }),
+});
+
 /**
  * One key per authorization: token, payer and EIP-3009 nonce (what the token itself marks as
- * used). Payloads of another shape fall back to their whole signed content.
+ * used). Payloads of another shape fall back to their whole signed content. A channel's deposit is
+ * keyed by its signed authorization; its claims, sweeps and refunds by nothing (undefined): the
+ * same claim or sweep is rightly sent again (a sweep of a receiver is the same payload every
+ * time), and the channel contract itself makes a replay change nothing (cumulative claim totals,
+ * refund nonces).
  */
-function authorizationKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
+function authorizationKey(payload: PaymentPayload, requirements: PaymentRequirements): string | undefined {
+  if (requirements.scheme === BATCH_SETTLEMENT_SCHEME) {
+    const deposit = channelDepositSchema.safeParse(payload.payload);
+    if (!deposit.success) return undefined;
+    const signatures = Object.values(deposit.data.deposit.authorization).map((authorization) => authorization.signature);
+    return `${requirements.network}:${requirements.asset}:deposit:${signatures.join(":")}`.toLowerCase();
+  }
   const eip3009 = eip3009PayloadSchema.safeParse(payload.payload);
   if (eip3009.success) {
     const { from, nonce } = eip3009.data.authorization;
@@ -54,16 +74,28 @@ function authorizationKey(payload: PaymentPayload, requirements: PaymentRequirem
   return JSON.stringify(payload.payload);
 }
 
+const channelOperationSchema = z.object({ scheme: z.literal(BATCH_SETTLEMENT_SCHEME), maxTimeoutSeconds: z.literal(0) }).passthrough();
+
 function parseRequest(body: unknown): { payload: PaymentPayload; requirements: PaymentRequirements } {
   const request = requestSchema.safeParse(body);
   if (!request.success) throw new HttpError(400, "expected { x402Version, paymentPayload, paymentRequirements }");
-  const payload = PaymentPayloadSchema.safeParse(request.data.paymentPayload);
+  // @x402/evm's channel manager sends a service's claims, sweeps and refunds with requirements
+  // whose `maxTimeoutSeconds` is 0 (operations, with no payment window), which @x402/core's
+  // schema refuses: they are checked as if they named a window, and passed on with their 0.
+  const operation = channelOperationSchema.safeParse(request.data.paymentRequirements).success;
+  const windowed = (value: unknown) => (operation && typeof value === "object" && value !== null ? { ...value, maxTimeoutSeconds: 1 } : value);
+  const rawPayload = request.data.paymentPayload;
+  const payload = PaymentPayloadSchema.safeParse(
+    operation && typeof rawPayload === "object" && rawPayload !== null && "accepted" in rawPayload ? { ...rawPayload, accepted: windowed(rawPayload.accepted) } : rawPayload,
+  );
   if (!payload.success) throw new HttpError(400, "paymentPayload is not a valid x402 payment payload");
-  const requirements = PaymentRequirementsSchema.safeParse(request.data.paymentRequirements);
+  const requirements = PaymentRequirementsSchema.safeParse(windowed(request.data.paymentRequirements));
   if (!requirements.success) throw new HttpError(400, "paymentRequirements are not valid x402 payment requirements");
+  const restored = <T extends { maxTimeoutSeconds: number }>(value: T): T => (operation ? { ...value, maxTimeoutSeconds: 0 } : value);
+  const parsed = payload.data as PaymentPayload;
   return {
-    payload: payload.data as PaymentPayload,
-    requirements: requirements.data as PaymentRequirements,
+    payload: { ...parsed, accepted: restored(parsed.accepted) },
+    requirements: restored(requirements.data as PaymentRequirements),
   };
 }
 
@@ -118,6 +150,8 @@ export async function startFacilitator({
   const facilitator = new x402Facilitator()
     .register(SANDBOX_NETWORK, new ExactEvmScheme(signer, { eip6492AllowedFactories }))
     .register(SANDBOX_NETWORK, new UptoEvmScheme(signer))
+    // No authorizer signer: see the header.
+    .register(SANDBOX_NETWORK, new BatchSettlementEvmScheme(signer, undefined, { eip6492AllowedFactories }))
     .registerExtension(EIP2612_GAS_SPONSORING);
   if (solana) {
     const feePayer = await createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(solana.feePayer.secretKey)));
@@ -130,7 +164,8 @@ export async function startFacilitator({
   const authorizations = new Map<string, "settling" | "settled">();
 
   const verify = async (payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> => {
-    if (authorizations.has(authorizationKey(payload, requirements))) {
+    const key = authorizationKey(payload, requirements);
+    if (key !== undefined && authorizations.has(key)) {
       return { isValid: false, invalidReason: NONCE_ALREADY_USED, invalidMessage: "this payment authorization was already used" };
     }
     return facilitator.verify(payload, requirements);
@@ -138,6 +173,7 @@ export async function startFacilitator({
 
   const settle = async (payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> => {
     const key = authorizationKey(payload, requirements);
+    if (key === undefined) return facilitator.settle(payload, requirements);
     if (authorizations.has(key)) {
       return {
         success: false,

@@ -1,8 +1,9 @@
 /**
- * The whole local x402 world in one call: anvil with Circle's USDC, a local Solana with USDC
+ * The whole local x402 world in one call: anvil with Circle's USDC (and Permit2, the upto proxy and
+ * the batch-settlement channel contracts at their canonical addresses), a local Solana with USDC
  * (sandbox/solana.ts), a facilitator for both, x402 v2 services (some of which take payment on
- * either chain), Machine Payments Protocol services made with mppx's server (services/mpp-service.ts,
- * listed by their OpenAPI documents), a Bazaar-style registry, a funded demo wallet on each chain, a funded smart
+ * either chain, two per call from a channel's deposit), Machine Payments Protocol services made
+ * with mppx's server (services/mpp-service.ts, listed by their OpenAPI documents), a Bazaar-style registry, a funded demo wallet on each chain, a funded smart
  * account owned by the demo wallet's key, and a funder. Everything listens on
  * 127.0.0.1; `stop()` leaves no process or socket behind. The product never imports this.
  */
@@ -10,6 +11,7 @@ import { sandboxAccounts } from "./accounts";
 import { SANDBOX_CHAIN_ID, SANDBOX_NETWORK, startChain } from "./chain";
 import { startFacilitator } from "./facilitator";
 import { approvePermit2, installPermit2AndUptoProxy } from "./permit2";
+import { BATCH_SETTLEMENT_ADDRESS, CHANNEL_WITHDRAW_DELAY_SECONDS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, PERMIT2_DEPOSIT_COLLECTOR_ADDRESS, installBatchSettlement } from "./batch-settlement";
 import { createFunder, DEMO_WALLET_USDC, type Funder } from "./funder";
 import { DEFAULT_DATA_DIR, describeInfo, writeInfoFile, type SandboxInfo, type SandboxServiceInfo } from "./info";
 import {
@@ -25,7 +27,8 @@ import { SOLANA_SANDBOX_NETWORK, SOLANA_USDC_DECIMALS, startLocalSolana, type Lo
 import { sandboxServices } from "./services/catalog";
 import { startDeployedService } from "./services/deployed";
 import { OPENAPI_PATH, startMppService } from "./services/mpp-service";
-import { schemeOf, type ServiceDefinition } from "./services/definition";
+import { schemesOf, type ServiceDefinition } from "./services/definition";
+import type { ChannelActivity } from "./services/channel";
 import { startService, type AfterSettlement, type ClaimedSettlement, type Meanwhile, type ReceiptForgery, type RunningService } from "./services/x402-service";
 import { formatUnits } from "./units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION, deployUsdc } from "./usdc";
@@ -34,6 +37,8 @@ import { assertFactoryDeployed, CREATE2_FACTORY, deploySmartAccount, SMART_ACCOU
 export type { SandboxInfo, SandboxServiceInfo } from "./info";
 export { chainEnvOf, mppServicesOf } from "./info";
 export type { ServiceDefinition } from "./services/definition";
+export type { ChannelActivity } from "./services/channel";
+export { batchSettlementAbi, CHANNEL_WITHDRAW_DELAY_SECONDS } from "./batch-settlement";
 export { FAIL_QUERY_FLAG, FORGED_RECEIPT_PAYER, type AfterSettlement, type ClaimedSettlement, type Meanwhile, type ReceiptForgery } from "./services/x402-service";
 export { usdcAbi } from "./usdc";
 export { HOSTILE_PAYEE } from "./services/hostile";
@@ -86,6 +91,8 @@ export type Sandbox = {
   setServiceReceiptForgery(name: string, forgery: ReceiptForgery | undefined): void;
   /** The `payment-identifier` of each payment the service settled, in order. */
   paymentIdentifiers(name: string): readonly string[];
+  /** A channel service's claims and sweeps so far, once those under way are done. */
+  channelActivity(name: string): Promise<ChannelActivity>;
   /** Closes a service's port: connections to it are refused from then on. */
   stopService(name: string): Promise<void>;
   /** Mints sandbox USDC (atomic units) and/or sends ETH (wei) from the funder. */
@@ -133,9 +140,21 @@ function serviceInfo(service: RunningService, listed: boolean): SandboxServiceIn
     ...(service.solanaPayTo ? { solanaPayTo: service.solanaPayTo } : {}),
     name: definition.name,
     url: service.resourceUrl,
-    schemes: [schemeOf(definition)],
+    schemes: schemesOf(definition),
     price: formatUnits(definition.price, USDC_DECIMALS),
     ...(definition.upto ? { typicalPrice: formatUnits(definition.upto.typical, USDC_DECIMALS) } : {}),
+    ...(definition.channel
+      ? {
+          channel: {
+            deposit: formatUnits(definition.channel.deposit, USDC_DECIMALS),
+            withdrawDelaySeconds: CHANNEL_WITHDRAW_DELAY_SECONDS,
+            claimEvery: definition.channel.claimEvery === "never" ? null : definition.channel.claimEvery,
+            refunds: definition.channel.refunds,
+            contract: BATCH_SETTLEMENT_ADDRESS,
+            depositCollectors: { eip3009: ERC3009_DEPOSIT_COLLECTOR_ADDRESS, permit2: PERMIT2_DEPOSIT_COLLECTOR_ADDRESS },
+          },
+        }
+      : {}),
     priceAtomic: definition.price.toString(),
     serviceName: definition.serviceName,
     description: definition.description,
@@ -168,6 +187,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stoppers.push(chain.stop);
     const usdcAddress = await deployUsdc({ rpcUrl: chain.rpcUrl, owner: accounts.funder, proxyAdmin: accounts.proxyAdmin });
     await installPermit2AndUptoProxy(chain.rpcUrl);
+    await installBatchSettlement(chain.rpcUrl);
     const fund: Funder = createFunder({ rpcUrl: chain.rpcUrl, funder: accounts.funder, usdcAddress });
     await fund({ to: accounts.demoWallet.address, usdc: options.demoWalletUsdc ?? DEMO_WALLET_USDC });
     // The demo wallet has approved Permit2 once, so it pays usage-priced (`upto`) services.
@@ -286,6 +306,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       setServiceClaimedSettlement: (name, claim) => serviceNamed(name).setClaimedSettlement(claim),
       setServiceReceiptForgery: (name, forgery) => serviceNamed(name).setReceiptForgery(forgery),
       paymentIdentifiers: (name) => serviceNamed(name).paymentIdentifiers(),
+      channelActivity: (name) => serviceNamed(name).channelActivity(),
       stopService: (name) => serviceNamed(name).close(),
       fund,
       solana: {

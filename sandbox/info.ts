@@ -21,10 +21,27 @@ export type SandboxServiceInfo = {
   solanaPayTo?: string;
   /** The paid resource's URL. */
   url: string;
-  /** The x402 schemes it takes payment in (each of its networks takes each): ["exact"] or ["upto"]. */
+  /**
+   * The x402 schemes it takes payment in, in the order its 402 offers them: ["exact"], ["upto"],
+   * or, for a channel service, ["batch-settlement"] or ["batch-settlement", "exact"].
+   */
   schemes: string[];
-  /** Decimal USDC, e.g. "0.01"; for an `upto` service, the most one request can cost. */
+  /** Decimal USDC, e.g. "0.01"; for an `upto` service, the most one request can cost; for a channel service, a call's price. */
   price: string;
+  /**
+   * A channel service's terms (x402 `batch-settlement`): the deposit its 402 suggests (decimal
+   * USDC), the seconds a payer waits between asking for its unclaimed deposit back and taking it,
+   * after how many paid calls it claims (null: never), whether it answers a cooperative refund,
+   * and the channel contract and deposit collectors (their canonical addresses) it is paid through.
+   */
+  channel?: {
+    deposit: string;
+    withdrawDelaySeconds: number;
+    claimEvery: number | null;
+    refunds: boolean;
+    contract: Hex;
+    depositCollectors: { eip3009: Hex; permit2: Hex };
+  };
   /** An `upto` service's usual charge, decimal USDC (what its listing says is typical). */
   typicalPrice?: string;
   /** Atomic USDC units (6 decimals) as a decimal string, e.g. "10000". */
@@ -108,11 +125,29 @@ export function mppServicesOf(info: SandboxInfo): string[] {
   return info.services.filter((service) => service.listed && service.openapiUrl).map((service) => service.openapiUrl as string);
 }
 
+/** How a channel service is paid and how it behaves, for the printed list. */
+function channelOf(service: SandboxServiceInfo): string {
+  const channel = service.channel;
+  if (!channel) return "";
+  const claims = channel.claimEvery === null ? "never claims" : `claims every ${channel.claimEvery} calls`;
+  return `  (a call, from a channel: deposit ${channel.deposit}; ${claims}${channel.refunds ? "" : ", no refunds"})`;
+}
+
 /** Where a service takes payment, when not EVM only. */
 function railsOf(service: SandboxServiceInfo): string {
   if (service.protocol === "mpp") return "  (MPP)";
   if (!service.solanaPayTo) return "";
   return service.networks.length > 1 ? "  (EVM or Solana)" : "  (Solana only)";
+}
+
+/** The channel contracts the channel services are paid through, named once. */
+function channelContractsOf(info: SandboxInfo): string[] {
+  const channel = info.services.find((service) => service.channel)?.channel;
+  if (!channel) return [];
+  return [
+    `Channels     x402BatchSettlement ${channel.contract} (withdrawal delay ${channel.withdrawDelaySeconds} s)`,
+    `             deposit collectors: EIP-3009 ${channel.depositCollectors.eip3009}, Permit2 ${channel.depositCollectors.permit2}`,
+  ];
 }
 
 export function describeInfo(info: SandboxInfo): string {
@@ -126,11 +161,12 @@ export function describeInfo(info: SandboxInfo): string {
     `Smart acct.  ${info.smartAccount.address} (ERC-1271 ${info.smartAccount.contract}, owner: the demo wallet's key)`,
     `ERC-6492     factories ${info.eip6492Factories.join(", ")}`,
     `Funder       ${info.funder.address}`,
+    ...channelContractsOf(info),
     "Services:",
     ...info.services.map(
       (service) =>
         `  ${service.name.padEnd(18)} ${service.method.padEnd(4)} ${service.url.padEnd(36)} ${service.price.padStart(6)} USDC` +
-        `  ~${service.latencyMs} ms${service.schemes.includes("upto") ? "  (upto: at most this)" : ""}${railsOf(service)}${service.listed ? "" : "  (unlisted, test-only)"}`,
+        `  ~${service.latencyMs} ms${service.schemes.includes("upto") ? "  (upto: at most this)" : ""}${channelOf(service)}${railsOf(service)}${service.listed ? "" : "  (unlisted, test-only)"}`,
     ),
   ];
   return lines.join("\n");

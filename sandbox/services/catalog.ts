@@ -10,8 +10,9 @@ import { docSearch } from "./doc-search";
 import { airQuality } from "./air-quality";
 import { holidays } from "./holidays";
 import { hostile } from "./hostile";
+import { marketTicks } from "./market-ticks";
 import { newsHeadlines } from "./news";
-import { quotations, quotationsMpp } from "./quotes";
+import { quotations, quotationsMpp, quotesSilent } from "./quotes";
 import { summarize } from "./summarize";
 import { translate } from "./translate";
 import { weatherBudget, weatherExpress, weatherMpp } from "./weather";
@@ -33,5 +34,7 @@ export function sandboxServices({ priceSeed }: { priceSeed?: number } = {}): Ser
     quotationsMpp,
     summarize,
     docSearch,
+    marketTicks,
+    quotesSilent,
   ];
 }

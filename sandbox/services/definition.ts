@@ -34,6 +34,12 @@ export type ServiceDefinition = {
    * nothing). `typical`, what a usual request costs, is said in the listing. Absent: `exact`.
    */
   upto?: { charge(request: ServiceRequest, answer: unknown): bigint; typical: bigint };
+  /**
+   * Priced per call over an x402 `batch-settlement` channel: `price` a call, paid by a cumulative
+   * voucher against the payer's deposit (channel.ts says how the service keeps its channels).
+   * Absent: not a channel service.
+   */
+  channel?: ChannelTerms;
   /** How long the handler takes on purpose, declared in the listing so speed can be compared. */
   latencyMs: number;
   tags: string[];
@@ -69,6 +75,21 @@ export type ServiceDefinition = {
   handle(request: ServiceRequest): Promise<unknown>;
 };
 
+/** How a channel service deals with its payers' deposits. */
+export type ChannelTerms = {
+  /** The deposit its 402 suggests (`extra.minDeposit`), atomic USDC; the payer may deposit more. */
+  deposit: bigint;
+  /**
+   * After how many paid calls it claims its payers' latest vouchers and sweeps what it claimed to
+   * its payee; "never": it never claims, so a payer gets its whole deposit back by withdrawing.
+   */
+  claimEvery: number | "never";
+  /** Whether it answers a payer's request for a cooperative refund; when not (503), the payer's way back is a withdrawal after the delay. */
+  refunds: boolean;
+  /** Also takes `exact` at the same price, listed after the channel option, for a payer without channels. */
+  alsoExact?: boolean;
+};
+
 export function requiredParam(query: URLSearchParams, name: string): string {
   const value = query.get(name)?.trim();
   if (!value) throw new ServiceInputError(`query parameter "${name}" is required`);
@@ -83,7 +104,10 @@ export function formatLatency(latencyMs: number): string {
   return latencyMs < 1_000 ? `${latencyMs} ms` : `${latencyMs / 1_000} s`;
 }
 
-/** The x402 scheme a service takes payment in. */
-export function schemeOf(definition: ServiceDefinition): "exact" | "upto" {
-  return definition.upto ? "upto" : "exact";
+export type ServiceScheme = "exact" | "upto" | "batch-settlement";
+
+/** The x402 schemes a service takes payment in, in the order its 402 offers them. */
+export function schemesOf(definition: ServiceDefinition): ServiceScheme[] {
+  if (definition.channel) return definition.channel.alsoExact ? ["batch-settlement", "exact"] : ["batch-settlement"];
+  return [definition.upto ? "upto" : "exact"];
 }

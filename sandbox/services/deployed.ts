@@ -19,7 +19,7 @@ import { Hono } from "hono";
 import { NextRequest, NextResponse } from "next/server";
 import { CORS_HEADERS, HttpError, listen, sendJson } from "../http";
 import { ServiceInputError, type ServiceDefinition } from "./definition";
-import { answerOffline, receiptKeyOf, routeConfigFor, sandboxResourceServer, type RunningService, type StartServiceParameters } from "./x402-service";
+import { answerOffline, NO_CHANNEL_ACTIVITY, receiptKeyOf, routeConfigFor, sandboxResourceServer, type RunningService, type StartServiceParameters } from "./x402-service";
 
 type Answer = { status: number; body: unknown };
 
@@ -36,6 +36,7 @@ async function answerOf(definition: ServiceDefinition, query: URLSearchParams, b
 export async function startDeployedService({ definition, port, facilitatorUrl, usdcAddress, payTo, solana, payToKey, log = () => undefined }: StartServiceParameters): Promise<RunningService> {
   const madeWith = definition.madeWith;
   if (!madeWith) throw new Error(`${definition.name} names no middleware`);
+  if (definition.channel) throw new Error(`${definition.name}: channel services are served by the sandbox's own server (x402-service.ts)`);
   const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana, receiptKey: receiptKeyOf(definition, payToKey) });
 
   let online = true;
@@ -72,6 +73,7 @@ export async function startDeployedService({ definition, port, facilitatorUrl, u
     setClaimedSettlement: unsupported("claiming a settlement"),
     setReceiptForgery: unsupported("forging a receipt"),
     paymentIdentifiers,
+    channelActivity: NO_CHANNEL_ACTIVITY,
   };
 }
 

@@ -23,7 +23,7 @@ import { CORS_HEADERS, HttpError, listen, readBody } from "../http";
 import { formatUnits } from "../units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION } from "../usdc";
 import { ServiceInputError, type ServiceDefinition } from "./definition";
-import { answerOffline, type ClaimedSettlement, type RunningService, type StartServiceParameters } from "./x402-service";
+import { answerOffline, NO_CHANNEL_ACTIVITY, type ClaimedSettlement, type RunningService, type StartServiceParameters } from "./x402-service";
 
 /** What a browser MPP client must be able to send and read. */
 export const MPP_CORS_HEADERS: Record<string, string> = {
@@ -169,5 +169,6 @@ export async function startMppService({ definition, port, facilitatorUrl, usdcAd
     },
     setReceiptForgery: unsupported("forging a receipt"),
     paymentIdentifiers: () => [],
+    channelActivity: NO_CHANNEL_ACTIVITY,
   };
 }

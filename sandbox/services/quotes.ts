@@ -1,6 +1,7 @@
 /**
  * A quotation on a topic, from a small local collection. Served by a Next.js App Router route
- * handler wrapped with `@x402/next`'s `withX402` (deployed.ts).
+ * handler wrapped with `@x402/next`'s `withX402` (deployed.ts); the same collection over MPP, and
+ * over a channel by a service that goes silent (quotesSilent).
  */
 import { latencyTag, requiredParam, ServiceInputError, type ServiceDefinition } from "./definition";
 
@@ -52,6 +53,30 @@ export const quotationsMpp: ServiceDefinition = {
   latencyMs: 100,
   tags: ["quotation", "quotes", latencyTag(100)],
   protocol: "mpp",
+  discovery: quotations.discovery,
+  handle: quotations.handle,
+};
+
+/**
+ * Quotations paid per call from a deposit (an x402 `batch-settlement` channel, 0.002 USDC a call,
+ * 0.02 USDC suggested) by a service that goes silent: it serves every paid call but never claims
+ * a voucher and never answers a request for a cooperative refund (503), so a payer gets its deposit
+ * back only by withdrawing it after the channel's delay, and gets it back whole (unclaimed
+ * vouchers are the service's loss). It also takes `exact` at the same price, for a payer without
+ * channels (settled at once, like any other). For tests: left out of the registry unless
+ * test-only services are asked for.
+ */
+export const quotesSilent: ServiceDefinition = {
+  name: "quotes-silent",
+  serviceName: "Quote Stream",
+  description: `A famous quotation on a topic (${QUOTE_TOPICS.join(", ")}), paid per call from a deposit (an x402 batch-settlement channel); also payable per call.`,
+  method: "GET",
+  path: "/quote",
+  price: 2_000n, // 0.002 USDC a call
+  latencyMs: 50,
+  tags: ["quotation", "quotes", "channel", latencyTag(50)],
+  testOnly: true,
+  channel: { deposit: 20_000n, claimEvery: "never", refunds: false, alsoExact: true },
   discovery: quotations.discovery,
   handle: quotations.handle,
 };

@@ -1,15 +1,18 @@
 /**
  * Serves one sandbox service over node:http as an x402 v2 resource: 402 with PAYMENT-REQUIRED
  * until paid; then verify, run the handler, and settle only after the handler succeeded.
- * A handler failure answers 5xx and nothing settles. The service can be switched offline
- * (503 `service-unavailable`), made to fail after verification, made to misbehave after
- * taking the payment (settle, then fail, hang or break off), or, when it signs receipts, made
- * to hand out a forged one, for tests.
+ * A handler failure answers 5xx and nothing settles. A channel service (`batch-settlement`) is
+ * paid per call by vouchers against a deposit and claims them in batches once its answers have
+ * gone (channel.ts); a cooperative refund request is answered without running the handler. The
+ * service can be switched offline (503 `service-unavailable`), made to fail after verification,
+ * made to misbehave after taking the payment (settle, then fail, hang or break off), or, when it
+ * signs receipts, made to hand out a forged one, for tests.
  */
 import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer } from "@x402/core/server";
 import type { HTTPAdapter, HTTPRequestContext, HTTPResponseInstructions, RouteConfig } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
+import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 import { declareEip2612GasSponsoringExtension } from "@x402/extensions";
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
@@ -20,6 +23,7 @@ import {
   paymentIdentifierResourceServerExtension,
 } from "@x402/extensions/payment-identifier";
 import { decodePaymentResponseHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import { BATCH_SETTLEMENT_SCHEME } from "@x402/evm";
 import type { PaymentPayload } from "@x402/core/types";
 import {
   createEIP712OfferReceiptIssuer,
@@ -37,7 +41,8 @@ import { SANDBOX_NETWORK } from "../chain";
 import { CORS_HEADERS, HttpError, listen, readJson, requestUrl, sendJson, type RunningServer } from "../http";
 import { formatUnits } from "../units";
 import { USDC_DECIMALS, USDC_NAME, USDC_VERSION } from "../usdc";
-import { schemeOf, ServiceInputError, type ServiceDefinition, type ServiceRequest } from "./definition";
+import { createChannelKeeper, type ChannelActivity } from "./channel";
+import { schemesOf, ServiceInputError, type ServiceDefinition, type ServiceRequest } from "./definition";
 
 /** A paid request with `?__fail=1` passes verification, then its handler fails: for tests. */
 export const FAIL_QUERY_FLAG = "__fail";
@@ -94,7 +99,12 @@ export type RunningService = RunningServer & {
   setReceiptForgery(forgery: ReceiptForgery | undefined): void;
   /** The `payment-identifier` of each payment it settled, in order (the service declares the extension). */
   paymentIdentifiers(): readonly string[];
+  /** A channel service's claims and sweeps so far, once those under way are done; none for any other. */
+  channelActivity(): Promise<ChannelActivity>;
 };
+
+/** What a service that keeps no channels answers to `channelActivity()`. */
+export const NO_CHANNEL_ACTIVITY: () => Promise<ChannelActivity> = async () => ({ claims: [], sweeps: [], failures: [] });
 
 /** What a service switched off answers to every request. */
 export function answerOffline(response: ServerResponse, definition: ServiceDefinition): void {
@@ -113,7 +123,18 @@ function typedDataSigner(key: Hex): SignTypedDataFn {
  * `receiptKey`, also `offer-receipt`: offers and receipts signed with that key (EIP-712), for
  * the routes that declare it.
  */
-export function sandboxResourceServer({ facilitatorUrl, solana, receiptKey }: { facilitatorUrl: string; solana?: SolanaPayee | undefined; receiptKey?: Hex | undefined }) {
+export function sandboxResourceServer({
+  facilitatorUrl,
+  solana,
+  receiptKey,
+  channel,
+}: {
+  facilitatorUrl: string;
+  solana?: SolanaPayee | undefined;
+  receiptKey?: Hex | undefined;
+  /** A channel service's `batch-settlement` scheme, which holds its channels (channel.ts). */
+  channel?: BatchSettlementEvmScheme | undefined;
+}) {
   const identifiers: string[] = [];
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl }))
     .register(SANDBOX_NETWORK, new ExactEvmScheme())
@@ -125,6 +146,7 @@ export function sandboxResourceServer({ facilitatorUrl, solana, receiptKey }: { 
       const id = extractPaymentIdentifier(paymentPayload as PaymentPayload, false);
       if (id) identifiers.push(id);
     });
+  if (channel) resourceServer.register(SANDBOX_NETWORK, channel);
   if (receiptKey) {
     const kid = `did:pkh:eip155:1:${privateKeyToAccount(receiptKey).address}`;
     const offerReceipt = createOfferReceiptExtension(createEIP712OfferReceiptIssuer(kid, typedDataSigner(receiptKey)));
@@ -175,12 +197,14 @@ export type StartServiceParameters = {
   log?: (line: string) => void;
 };
 
+function adapterHeader(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 function adapterFor(request: IncomingMessage, url: URL, body: unknown): HTTPAdapter {
   return {
-    getHeader: (name) => {
-      const value = request.headers[name.toLowerCase()];
-      return Array.isArray(value) ? value[0] : value;
-    },
+    getHeader: (name) => adapterHeader(request, name),
     getMethod: () => request.method ?? "GET",
     getPath: () => url.pathname,
     getUrl: () => url.toString(),
@@ -208,14 +232,24 @@ export function routeConfigFor(
 ): RouteConfig {
   const rails = definition.rails ?? ["evm"];
   const maxTimeoutSeconds = definition.maxTimeoutSeconds ?? MAX_TIMEOUT_SECONDS;
-  if (definition.upto && rails.includes("solana")) throw new Error(`${definition.name}: upto is taken on EVM only`);
-  const evm = {
-    scheme: schemeOf(definition),
+  if ((definition.upto || definition.channel) && rails.includes("solana")) throw new Error(`${definition.name}: upto and channels are taken on EVM only`);
+  // One EVM option per scheme, in the order the service prefers them. A channel option's price is
+  // per call; its `minDeposit` is the deposit the service suggests.
+  const evm = schemesOf(definition).map((scheme) => ({
+    scheme,
     network: SANDBOX_NETWORK,
     payTo,
-    price: { asset: usdcAddress, amount: definition.price.toString(), extra: { name: USDC_NAME, version: USDC_VERSION } },
+    price: {
+      asset: usdcAddress,
+      amount: definition.price.toString(),
+      extra: {
+        name: USDC_NAME,
+        version: USDC_VERSION,
+        ...(scheme === "batch-settlement" && definition.channel ? { minDeposit: definition.channel.deposit.toString() } : {}),
+      },
+    },
     maxTimeoutSeconds,
-  };
+  }));
   if (rails.includes("solana") && !solana) throw new Error(`${definition.name} takes Solana payments, and no Solana payee was given`);
   const onSolana = solana
     ? {
@@ -227,7 +261,7 @@ export function routeConfigFor(
         maxTimeoutSeconds: Math.min(maxTimeoutSeconds, 60),
       }
     : undefined;
-  const accepts = [...(rails.includes("evm") ? [evm] : []), ...(onSolana && rails.includes("solana") ? [onSolana] : [])];
+  const accepts = [...(rails.includes("evm") ? evm : []), ...(onSolana && rails.includes("solana") ? [onSolana] : [])];
   return {
     accepts,
     resource: resourceUrl,
@@ -268,7 +302,14 @@ export async function startService({
   // The resource URL is fixed before listening so the 402 always names the same URL.
   let resourceUrl = "";
 
-  const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana, receiptKey });
+  const channels = definition.channel
+    ? createChannelKeeper({ name: definition.name, terms: definition.channel, payTo, payToKey, facilitatorUrl, usdcAddress, log })
+    : undefined;
+  const { resourceServer, paymentIdentifiers } = sandboxResourceServer({ facilitatorUrl, solana, receiptKey, channel: channels?.scheme });
+  /** A paid call on a channel settled: the service counts it towards its next claim. */
+  const countChannelCall = (scheme: string) => {
+    if (scheme === BATCH_SETTLEMENT_SCHEME) channels?.paid();
+  };
 
   let httpServer: x402HTTPResourceServer | undefined;
 
@@ -297,6 +338,13 @@ export async function startService({
     if (request.method !== definition.method) throw new HttpError(405, `use ${definition.method}`);
     if (!httpServer) throw new HttpError(503, "service is starting");
 
+    // A silent channel service does not answer a payer asking for its deposit back.
+    if (channels?.refusesRefund(adapterHeader(request, "payment-signature"))) {
+      log(`${definition.name}: does not answer a refund request`);
+      sendJson(response, 503, { error: "service-unavailable", message: `${definition.serviceName} does not answer refund requests` }, { "Retry-After": "30" });
+      return;
+    }
+
     const body = definition.method === "POST" ? await readJson(request) : undefined;
     const context: HTTPRequestContext = {
       adapter: adapterFor(request, url, body),
@@ -304,7 +352,15 @@ export async function startService({
       method: definition.method,
     };
     const result = await httpServer.processHTTPRequest(context);
-    if (result.type === "payment-error") return writeInstructions(response, result.response);
+    if (result.type === "payment-error") {
+      writeInstructions(response, result.response);
+      // A channel's cooperative refund is answered here, settled and without the handler (200).
+      if (channels && result.response.status === 200) {
+        log(`${definition.name}: refunded a channel's unclaimed deposit`);
+        channels.refunded();
+      }
+      return;
+    }
     if (result.type === "no-payment-required") throw new HttpError(500, "route is not protected");
 
     if (claimedSettlement) {
@@ -333,6 +389,7 @@ export async function startService({
       if (!settled.success) {
         return writeInstructions(response, { ...settled.response, headers: { ...settled.response.headers, ...settled.headers } });
       }
+      countChannelCall(result.paymentRequirements.scheme);
       log(`${definition.name}: paid, tx ${settled.transaction}, then misbehaving (${mode})`);
       await meanwhileSettled?.();
       if (mode === "fail") {
@@ -387,7 +444,9 @@ export async function startService({
         headers: { ...settlement.response.headers, ...settlement.headers },
       });
     }
-    log(`${definition.name}: paid ${settlement.amount ?? definition.price} atomic USDC, tx ${settlement.transaction || "none"}`);
+    if (result.paymentRequirements.scheme === BATCH_SETTLEMENT_SCHEME) {
+      log(`${definition.name}: charged ${definition.price} atomic USDC on a channel${settlement.transaction ? `, with its deposit, tx ${settlement.transaction}` : ""}`);
+    } else log(`${definition.name}: paid ${settlement.amount ?? definition.price} atomic USDC, tx ${settlement.transaction || "none"}`);
     const forgery = receiptForgery;
     const headers = forgery && receiptKey ? await withForgedReceipt(settlement.headers, forgery, receiptKey) : settlement.headers;
     if (forgery) log(`${definition.name}: hands out a forged receipt (${forgery})`);
@@ -397,6 +456,7 @@ export async function startService({
       "Content-Type": "application/json; charset=utf-8",
     });
     response.end(responseBody);
+    countChannelCall(result.paymentRequirements.scheme);
   });
 
   resourceUrl = `${server.url}${definition.path}`;
@@ -435,6 +495,7 @@ export async function startService({
       receiptForgery = forgery;
     },
     paymentIdentifiers,
+    channelActivity: channels ? channels.activity : NO_CHANNEL_ACTIVITY,
   };
 }
 

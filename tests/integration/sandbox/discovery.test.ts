@@ -44,10 +44,12 @@ describe("the sandbox registry", () => {
       if (!item) continue;
       expect(item).toMatchObject({ type: "http", x402Version: 2, serviceName: entry.serviceName, description: entry.description });
       expect(Number.isNaN(Date.parse(item.lastUpdated))).toBe(false);
-      // One option per network the service takes, as its 402 lists them.
+      // One option per network and scheme the service takes, as its 402 lists them.
       expect(item.accepts).toEqual([
         ...(entry.networks.includes("eip155:31337")
-          ? [expect.objectContaining({ scheme: entry.schemes[0], network: "eip155:31337", amount: entry.priceAtomic, asset: sandbox.info.usdc.address, payTo: entry.payTo })]
+          ? entry.schemes.map((scheme) =>
+              expect.objectContaining({ scheme, network: "eip155:31337", amount: entry.priceAtomic, asset: sandbox.info.usdc.address, payTo: entry.payTo }),
+            )
           : []),
         ...(entry.solanaPayTo
           ? [

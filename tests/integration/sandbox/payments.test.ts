@@ -31,6 +31,7 @@ const expectedData: Record<string, (data: Record<string, unknown>) => void> = {
   holidays: (data) => expect(data).toMatchObject({ country: "PT", holidays: expect.arrayContaining([expect.objectContaining({ name: "Freedom Day" })]) }),
   "air-quality": (data) => expect(data).toMatchObject({ city: "Lisbon", aqi: expect.any(Number), category: "good" }),
   quotations: (data) => expect(data).toMatchObject({ topic: "money", author: "Benjamin Franklin" }),
+  "market-ticks": (data) => expect(data).toMatchObject({ symbol: "AAPL", name: "Apple Inc.", currency: "USD" }),
 };
 
 describe("paying sandbox services with the reference x402 client", () => {

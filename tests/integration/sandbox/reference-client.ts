@@ -103,6 +103,8 @@ export function sampleRequest(entry: SandboxServiceInfo): { url: string; init?: 
     quotations: "topic=money",
     "weather-mpp": "city=Lisbon",
     "quotations-mpp": "topic=money",
+    "market-ticks": "symbol=AAPL",
+    "quotes-silent": "topic=money",
   };
   if (entry.method === "POST") {
     return {
