@@ -287,6 +287,46 @@ export const migrations: readonly Migration[] = [
       "ALTER TABLE payments ADD COLUMN max_amount numeric(78, 0) CHECK (max_amount IS NULL OR max_amount >= amount)",
     ],
   },
+  {
+    id: 12,
+    name: "payment channels",
+    // A pay-as-you-go channel (x402 `batch-settlement`): one deposit, then many calls paid by
+    // cumulative vouchers. The deposit is an ordinary payment row (`deposit_payment_id`), which
+    // counts in full against the limits while the channel can be claimed; the channel row keeps
+    // what the ledger itself vouched (`vouched`, the last voucher's cumulative maximum, never the
+    // service's figure) and what the services said they charged. Each call is a row of
+    // channel_calls, listed in the history but outside the totals: its money is the deposit's.
+    statements: [
+      `CREATE TABLE channels (
+        channel_id text PRIMARY KEY,
+        wallet text NOT NULL,
+        network text NOT NULL,
+        config jsonb NOT NULL,
+        service_name text NOT NULL,
+        service_url text NOT NULL,
+        deposit_payment_id text NOT NULL REFERENCES payments (payment_id),
+        deposit numeric(78, 0) NOT NULL CHECK (deposit > 0),
+        vouched numeric(78, 0) NOT NULL DEFAULT 0 CHECK (vouched >= 0 AND vouched <= deposit),
+        charged numeric(78, 0) NOT NULL DEFAULT 0 CHECK (charged >= 0 AND charged <= vouched),
+        state text NOT NULL CHECK (state IN ('opening', 'open', 'closing', 'withdrawing', 'closed')),
+        withdraw_requested_at timestamptz,
+        close_tx text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      "CREATE INDEX channels_by_wallet ON channels (wallet, created_at DESC)",
+      `CREATE TABLE channel_calls (
+        call_id text PRIMARY KEY,
+        channel_id text NOT NULL REFERENCES channels (channel_id),
+        amount numeric(78, 0) NOT NULL CHECK (amount >= 0),
+        cumulative numeric(78, 0) NOT NULL CHECK (cumulative >= amount),
+        charged numeric(78, 0),
+        status text NOT NULL CHECK (status IN ('vouched', 'charged', 'failed')),
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      "CREATE INDEX channel_calls_by_channel ON channel_calls (channel_id, created_at DESC)",
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

@@ -1,0 +1,256 @@
+// Pay-as-you-go channels (x402 `batch-settlement`) as the ledger keeps them: a channel's deposit
+// is an ordinary payment row, counted in full against the limits while the channel can be
+// claimed; the channel row keeps the cumulative amount this ledger vouched, which is the only
+// figure a next voucher is built on (a service's word about what it charged never raises or
+// lowers it), and each call is a row of its own, listed but outside the totals. Closing turns the
+// deposit's row into what the chain shows was claimed: the rest, refunded, is released.
+import type { Database, Queryable } from "@/lib/db";
+import { walletKey } from "./records";
+
+export type ChannelState = "opening" | "open" | "closing" | "withdrawing" | "closed";
+
+/** A channel's configuration as x402 `batch-settlement` names it (its id is their EIP-712 hash). */
+export type ChannelConfigRecord = {
+  payer: string;
+  payerAuthorizer: string;
+  receiver: string;
+  receiverAuthorizer: string;
+  token: string;
+  withdrawDelay: number;
+  salt: string;
+};
+
+export type ChannelRecord = {
+  channelId: string;
+  wallet: string;
+  network: string;
+  config: ChannelConfigRecord;
+  serviceName: string;
+  serviceUrl: string;
+  depositPaymentId: string;
+  /** Atomic units the payer deposited. */
+  deposit: bigint;
+  /** The last voucher's cumulative maximum, as this ledger signed it. */
+  vouched: bigint;
+  /** What the service said it charged, summed over the calls, at most what was vouched for each. */
+  charged: bigint;
+  state: ChannelState;
+  withdrawRequestedAt: Date | null;
+  closeTx: string | null;
+  createdAt: Date;
+};
+
+type ChannelRow = {
+  channel_id: string;
+  wallet: string;
+  network: string;
+  config: ChannelConfigRecord;
+  service_name: string;
+  service_url: string;
+  deposit_payment_id: string;
+  deposit: string;
+  vouched: string;
+  charged: string;
+  state: ChannelState;
+  withdraw_requested_at: Date | string | null;
+  close_tx: string | null;
+  created_at: Date | string;
+};
+
+const channelColumns = `channel_id, wallet, network, config, service_name, service_url, deposit_payment_id, deposit::text AS deposit,
+  vouched::text AS vouched, charged::text AS charged, state, withdraw_requested_at, close_tx, created_at`;
+
+function toChannel(row: ChannelRow): ChannelRecord {
+  return {
+    channelId: row.channel_id,
+    wallet: row.wallet,
+    network: row.network,
+    config: row.config,
+    serviceName: row.service_name,
+    serviceUrl: row.service_url,
+    depositPaymentId: row.deposit_payment_id,
+    deposit: BigInt(row.deposit),
+    vouched: BigInt(row.vouched),
+    charged: BigInt(row.charged),
+    state: row.state,
+    withdrawRequestedAt: row.withdraw_requested_at === null ? null : new Date(row.withdraw_requested_at),
+    closeTx: row.close_tx,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+/** A channel id as it is stored: lower-case hex. */
+const channelKey = (channelId: string) => channelId.toLowerCase();
+
+export type NewChannel = {
+  channelId: string;
+  wallet: string;
+  network: string;
+  config: ChannelConfigRecord;
+  serviceName: string;
+  serviceUrl: string;
+  /** The payment row its deposit was reserved as (reserved first, against the limits, as any payment). */
+  depositPaymentId: string;
+  deposit: bigint;
+  /** The call the deposit pays first: its voucher travels with the deposit. */
+  firstCall: { callId: string; amount: bigint };
+};
+
+/**
+ * Records a channel being opened, with the voucher of its first call: `opening` until the chain
+ * shows the deposit. The same channel id recorded again returns the first record.
+ */
+export async function openChannel(db: Database, channel: NewChannel): Promise<{ kind: "opened" | "existing"; channel: ChannelRecord }> {
+  if (channel.firstCall.amount > channel.deposit) throw new Error("a channel's first call costs more than its deposit");
+  return db.transaction(async (tx) => {
+    const [row] = await tx.query<ChannelRow>(
+      `INSERT INTO channels (channel_id, wallet, network, config, service_name, service_url, deposit_payment_id, deposit, vouched, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'opening')
+       ON CONFLICT (channel_id) DO NOTHING
+       RETURNING ${channelColumns}`,
+      [
+        channelKey(channel.channelId),
+        walletKey(channel.wallet),
+        channel.network,
+        JSON.stringify(channel.config),
+        channel.serviceName,
+        channel.serviceUrl,
+        channel.depositPaymentId,
+        channel.deposit.toString(),
+        channel.firstCall.amount.toString(),
+      ],
+    );
+    if (!row) {
+      const existing = await findChannel(tx, channel.channelId);
+      if (!existing) throw new Error("a channel neither recorded nor found");
+      return { kind: "existing", channel: existing };
+    }
+    await tx.query("INSERT INTO channel_calls (call_id, channel_id, amount, cumulative, status) VALUES ($1, $2, $3, $3, 'vouched')", [
+      channel.firstCall.callId,
+      channelKey(channel.channelId),
+      channel.firstCall.amount.toString(),
+    ]);
+    return { kind: "opened", channel: toChannel(row) };
+  });
+}
+
+export async function findChannel(db: Queryable, channelId: string): Promise<ChannelRecord | undefined> {
+  const [row] = await db.query<ChannelRow>(`SELECT ${channelColumns} FROM channels WHERE channel_id = $1`, [channelKey(channelId)]);
+  return row ? toChannel(row) : undefined;
+}
+
+/** A wallet's channels, newest first: each one's deposit, what was vouched and charged, and its state. */
+export async function channelsOf(db: Queryable, wallet: string): Promise<ChannelRecord[]> {
+  const rows = await db.query<ChannelRow>(`SELECT ${channelColumns} FROM channels WHERE wallet = $1 ORDER BY created_at DESC`, [walletKey(wallet)]);
+  return rows.map(toChannel);
+}
+
+/** The chain shows the deposit: the channel takes vouchers. */
+export async function markChannelOpen(db: Queryable, channelId: string): Promise<void> {
+  await db.query("UPDATE channels SET state = 'open', updated_at = now() WHERE channel_id = $1 AND state = 'opening'", [channelKey(channelId)]);
+}
+
+export type VouchResult =
+  | { kind: "vouched"; cumulative: bigint }
+  /** The same call vouched before: its voucher, again. */
+  | { kind: "existing"; cumulative: bigint }
+  /** The deposit does not cover it: what is left of it. */
+  | { kind: "exhausted"; left: bigint }
+  /** Another call vouched since this one was quoted on `expected`: quote again on the new base. */
+  | { kind: "moved"; vouched: bigint }
+  | { kind: "closed"; state: ChannelState };
+
+/**
+ * Takes the next voucher of an open channel for one call, atomically: its cumulative maximum is
+ * what this ledger vouched so far plus the call's price, never more than the deposit. `expected`:
+ * the base the call was quoted on; when another call vouched since, nothing is taken.
+ */
+export async function vouch(
+  db: Database,
+  { channelId, callId, amount, expected }: { channelId: string; callId: string; amount: bigint; expected: bigint },
+): Promise<VouchResult> {
+  if (amount < 0n) throw new Error("a voucher for a negative amount");
+  return db.transaction(async (tx) => {
+    const [previous] = await tx.query<{ cumulative: string }>("SELECT cumulative::text AS cumulative FROM channel_calls WHERE call_id = $1", [callId]);
+    if (previous) return { kind: "existing", cumulative: BigInt(previous.cumulative) };
+    const [row] = await tx.query<ChannelRow>(`SELECT ${channelColumns} FROM channels WHERE channel_id = $1 FOR UPDATE`, [channelKey(channelId)]);
+    if (!row) throw new Error(`no channel ${channelId}`);
+    const channel = toChannel(row);
+    if (channel.state !== "open") return { kind: "closed", state: channel.state };
+    if (channel.vouched !== expected) return { kind: "moved", vouched: channel.vouched };
+    const cumulative = channel.vouched + amount;
+    if (cumulative > channel.deposit) return { kind: "exhausted", left: channel.deposit - channel.vouched };
+    await tx.query("UPDATE channels SET vouched = $2, updated_at = now() WHERE channel_id = $1", [channel.channelId, cumulative.toString()]);
+    await tx.query("INSERT INTO channel_calls (call_id, channel_id, amount, cumulative, status) VALUES ($1, $2, $3, $4, 'vouched')", [
+      callId,
+      channel.channelId,
+      amount.toString(),
+      cumulative.toString(),
+    ]);
+    return { kind: "vouched", cumulative };
+  });
+}
+
+/**
+ * A call's answer: what the service said it charged, held to what was vouched for that call
+ * (a service's larger figure counts as the voucher's, since nothing past it can be claimed).
+ * Once only; a call already answered is left as it is.
+ */
+export async function markCallCharged(db: Database, { callId, charged }: { callId: string; charged: bigint }): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [call] = await tx.query<{ channel_id: string; amount: string }>(
+      "SELECT channel_id, amount::text AS amount FROM channel_calls WHERE call_id = $1 AND status = 'vouched' FOR UPDATE",
+      [callId],
+    );
+    if (!call) return;
+    const counted = charged < 0n ? 0n : charged > BigInt(call.amount) ? BigInt(call.amount) : charged;
+    await tx.query("UPDATE channel_calls SET status = 'charged', charged = $2 WHERE call_id = $1", [callId, counted.toString()]);
+    await tx.query("UPDATE channels SET charged = LEAST(charged + $2, vouched), updated_at = now() WHERE channel_id = $1", [call.channel_id, counted.toString()]);
+  });
+}
+
+/**
+ * A call whose service did not answer it: its voucher stays vouched (it was signed and sent, so
+ * the service may still claim up to it), and the call is listed as failed.
+ */
+export async function markCallFailed(db: Queryable, callId: string): Promise<void> {
+  await db.query("UPDATE channel_calls SET status = 'failed' WHERE call_id = $1 AND status = 'vouched'", [callId]);
+}
+
+/** A cooperative refund asked for, or the payer's withdrawal started (at `at`): the channel takes no more vouchers. */
+export async function markChannelClosing(db: Queryable, channelId: string, { withdrawal }: { withdrawal?: Date } = {}): Promise<void> {
+  await db.query(
+    `UPDATE channels SET state = $2, withdraw_requested_at = COALESCE($3, withdraw_requested_at), updated_at = now()
+     WHERE channel_id = $1 AND state IN ('opening', 'open', 'closing', 'withdrawing')`,
+    [channelKey(channelId), withdrawal ? "withdrawing" : "closing", withdrawal ?? null],
+  );
+}
+
+/**
+ * The chain shows the channel emptied (the refund or the withdrawal, `txHash`) after `claimed`
+ * went to the service: the deposit's payment is settled at `claimed`, so the rest is released
+ * from the limits, and the channel is closed. Once only.
+ */
+export async function closeChannel(
+  db: Database,
+  { channelId, claimed, txHash, now = new Date() }: { channelId: string; claimed: bigint; txHash: string; now?: Date },
+): Promise<ChannelRecord | undefined> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.query<ChannelRow>(`SELECT ${channelColumns} FROM channels WHERE channel_id = $1 FOR UPDATE`, [channelKey(channelId)]);
+    if (!row) return undefined;
+    const channel = toChannel(row);
+    if (channel.state === "closed") return channel;
+    if (claimed < 0n || claimed > channel.deposit) throw new Error("a channel claimed outside its deposit");
+    const [closed] = await tx.query<ChannelRow>(
+      `UPDATE channels SET state = 'closed', close_tx = $2, updated_at = $3 WHERE channel_id = $1 RETURNING ${channelColumns}`,
+      [channel.channelId, txHash, now],
+    );
+    await tx.query(
+      `UPDATE payments SET amount = $2, max_amount = GREATEST(COALESCE(max_amount, 0), amount), status = 'settled',
+         settled_at = COALESCE(settled_at, $3), updated_at = $3
+       WHERE payment_id = $1`,
+      [channel.depositPaymentId, claimed.toString(), now],
+    );
+    return closed ? toChannel(closed) : undefined;
+  });
+}
