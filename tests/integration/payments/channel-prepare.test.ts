@@ -11,7 +11,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
-import { completeChannelPayload, prepareChannelOpening, prepareVoucher } from "@/lib/payments/rails/evm/channel/prepare";
+import { completeChannelPayload, prepareChannelOpening, prepareRefund, prepareVoucher } from "@/lib/payments/rails/evm/channel/prepare";
 import type { WalletRequest } from "@/lib/payments/payment";
 import { batchSettlementAbi, startSandbox, usdcAbi, type Sandbox } from "@/sandbox";
 
@@ -83,6 +83,19 @@ describe("a channel prepared by the server, signed in the browser", () => {
     expect(totalClaimed).toBe(9n * price);
     const walletBalance = await reader().readContract({ address: sandbox.info.usdc.address, abi: usdcAbi, functionName: "balanceOf", args: [wallet.address] });
     expect(walletBalance).toBe(1_000_000n - deposit);
+
+    // Closed by a cooperative refund of what was not charged: the service claims the tenth call
+    // with it, and the rest of the deposit comes back.
+    const refund = await prepareRefund({ requirements: requirement, config: opening.config, charged: 10n * price });
+    const closed = await paidCall(completeChannelPayload(refund.unsignedPayload, [await sign(refund.toSign[0], channelKey)]));
+    expect(closed.status, closed.body).toBe(200);
+    expect(closed.settlement).toMatchObject({ success: true, amount: (deposit - 10n * price).toString() });
+    await sandbox.channelActivity("market-ticks");
+    // The channel keeps, as claimed, exactly the ten calls vouched; nothing of the deposit is left in it for the payer.
+    const after = await reader().readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: "channels", args: [opening.channelId] });
+    expect(after).toEqual([10n * price, 10n * price]);
+    const refunded = await reader().readContract({ address: sandbox.info.usdc.address, abi: usdcAbi, functionName: "balanceOf", args: [wallet.address] });
+    expect(refunded).toBe(1_000_000n - 10n * price);
   });
 
   test("a voucher the channel key did not sign is refused, and nothing is claimed on it", async () => {

@@ -149,3 +149,28 @@ function forWallet(data: TypedDataAsked): TypedDataForWallet {
   const message = Object.fromEntries(Object.entries(data.message).map(([name, value]) => [name, typeof value === "bigint" ? value.toString() : String(value)]));
   return { domain: data.domain as TypedDataForWallet["domain"], types: data.types as TypedDataForWallet["types"], primaryType: data.primaryType, message };
 }
+
+/**
+ * Closing a channel by a cooperative refund: a voucher of exactly what was charged (`charged`,
+ * the ledger's figure), signed by the channel key, which the service's authorizer countersigns
+ * and its facilitator submits; what the deposit holds past it comes back to the payer.
+ */
+export async function prepareRefund({
+  requirements,
+  config,
+  charged,
+}: {
+  requirements: PaymentRequirements;
+  config: ChannelConfig;
+  charged: bigint;
+}): Promise<{ toSign: [WalletRequest]; unsignedPayload: PaymentPayload }> {
+  const key = capturingSigner(config.payerAuthorizer);
+  const channelId = computeChannelId(config, requirements.network);
+  const voucher = await signVoucher(key.signer, channelId, charged.toString(), requirements.network);
+  const [typedData] = key.asked;
+  if (!typedData) throw new Error("the x402 client built a refund without its typed data");
+  return {
+    toSign: [{ kind: "typed-data", typedData: forWallet(typedData), purpose: "closing the channel", answeredAs: "voucherSignature" }],
+    unsignedPayload: { x402Version: 2, payload: { type: "refund", channelConfig: config, voucher }, accepted: requirements },
+  };
+}
