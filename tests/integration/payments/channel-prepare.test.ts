@@ -6,18 +6,19 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequirements } from "@x402/core/types";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
-import { createPublicClient, http, keccak256, toHex, type Hex } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, http, keccak256, toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
+import { channelHistory, readChannel } from "@/lib/payments/rails/evm/channel/chain";
 import { completeChannelPayload, prepareChannelOpening, prepareRefund, prepareVoucher } from "@/lib/payments/rails/evm/channel/prepare";
 import type { WalletRequest } from "@/lib/payments/payment";
-import { batchSettlementAbi, startSandbox, usdcAbi, type Sandbox } from "@/sandbox";
+import { batchSettlementAbi, CHANNEL_WITHDRAW_DELAY_SECONDS, startSandbox, usdcAbi, type Sandbox } from "@/sandbox";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox({ randomPorts: true, quiet: true });
+  sandbox = await startSandbox({ randomPorts: true, quiet: true, includeTestOnly: true });
 }, 90_000);
 afterAll(async () => {
   await sandbox?.stop();
@@ -96,6 +97,12 @@ describe("a channel prepared by the server, signed in the browser", () => {
     expect(after).toEqual([10n * price, 10n * price]);
     const refunded = await reader().readContract({ address: sandbox.info.usdc.address, abi: usdcAbi, functionName: "balanceOf", args: [wallet.address] });
     expect(refunded).toBe(1_000_000n - 10n * price);
+
+    // What the ledger will read to close it: nothing left for the payer, one deposit, one refund of the rest.
+    expect(await readChannel(reader(), opening.channelId)).toEqual({ balance: 10n * price, totalClaimed: 10n * price, withdrawal: undefined, left: 0n });
+    const history = await channelHistory(reader(), opening.channelId, { fromBlock: 0n });
+    expect(history.deposits.map((entry) => entry.amount)).toEqual([deposit]);
+    expect(history.returned).toEqual([{ amount: deposit - 10n * price, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), kind: "refund" }]);
   });
 
   test("a voucher the channel key did not sign is refused, and nothing is claimed on it", async () => {
@@ -112,5 +119,35 @@ describe("a channel prepared by the server, signed in the browser", () => {
     // The wallet is not the channel's payerAuthorizer: its signature of a voucher is no voucher.
     const forged = await paidCall(completeChannelPayload(voucher.unsignedPayload, [await sign(voucher.toSign[0], wallet)]));
     expect(forged.status).toBe(402);
+  });
+
+  // Moves the chain's clock past the withdrawal delay: last in this file.
+  test("a service that never claims: the chain shows the withdrawal asked, then the whole deposit back", async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const channelKey = privateKeyToAccount(generatePrivateKey());
+    await sandbox.fund({ to: wallet.address, usdc: 1_000_000n, eth: 10n ** 17n });
+    const entry = sandbox.info.services.find((service) => service.name === "quotes-silent");
+    const url = `${entry?.url}?topic=time`;
+    const asked = await fetch(url);
+    const requirement = decodePaymentRequiredHeader(asked.headers.get("payment-required") ?? "").accepts.find((accept) => accept.scheme === "batch-settlement");
+    if (!requirement) throw new Error("Quote Stream offers no channel");
+    const deposit = 10n * BigInt(requirement.amount);
+    const opening = await prepareChannelOpening({ requirements: requirement, payer: wallet.address, channelKey: channelKey.address, salt: keccak256(toHex("silent")), deposit });
+    const signed = [await sign(opening.toSign[0] as WalletRequest, wallet), await sign(opening.toSign[1] as WalletRequest, channelKey)];
+    const paid = await fetch(url, { headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(completeChannelPayload(opening.unsignedPayload, signed)) } });
+    expect(paid.status).toBe(200);
+
+    const client = createWalletClient({ account: wallet, chain: foundry, transport: http(sandbox.info.rpcUrl) });
+    const read = reader();
+    await read.waitForTransactionReceipt({ hash: await client.writeContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: "initiateWithdraw", args: [opening.config, deposit] }) });
+    expect(await readChannel(read, opening.channelId)).toMatchObject({ balance: deposit, totalClaimed: 0n, left: deposit, withdrawal: { amount: deposit } });
+
+    const testClient = createTestClient({ chain: foundry, mode: "anvil", transport: http(sandbox.info.rpcUrl) });
+    await testClient.increaseTime({ seconds: CHANNEL_WITHDRAW_DELAY_SECONDS });
+    await testClient.mine({ blocks: 1 });
+    await read.waitForTransactionReceipt({ hash: await client.writeContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: "finalizeWithdraw", args: [opening.config] }) });
+    expect(await readChannel(read, opening.channelId)).toEqual({ balance: 0n, totalClaimed: 0n, withdrawal: undefined, left: 0n });
+    const history = await channelHistory(read, opening.channelId, { fromBlock: 0n });
+    expect(history.returned.map(({ amount, kind }) => ({ amount, kind }))).toEqual([{ amount: deposit, kind: "withdrawal" }]);
   });
 });
