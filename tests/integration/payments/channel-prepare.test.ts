@@ -14,7 +14,9 @@ import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-dat
 import { channelHistory, readChannel } from "@/lib/payments/rails/evm/channel/chain";
 import { completeChannelPayload, prepareChannelOpening, prepareRefund, prepareVoucher } from "@/lib/payments/rails/evm/channel/prepare";
 import type { WalletRequest } from "@/lib/payments/payment";
-import { batchSettlementAbi, CHANNEL_WITHDRAW_DELAY_SECONDS, startSandbox, usdcAbi, type Sandbox } from "@/sandbox";
+import { parseServerEnv } from "@/lib/env";
+import { checkChannelRequirement } from "@/lib/payments/rails/evm/channel/requirement";
+import { batchSettlementAbi, chainEnvOf, CHANNEL_WITHDRAW_DELAY_SECONDS, startSandbox, usdcAbi, type Sandbox } from "@/sandbox";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -60,6 +62,8 @@ describe("a channel prepared by the server, signed in the browser", () => {
     await sandbox.fund({ to: wallet.address, usdc: 1_000_000n });
     const requirement = await channelRequirement();
     const price = BigInt(requirement.amount);
+    // The option as TickStream sends it is one this server can pay, with the deposit it suggests.
+    expect(checkChannelRequirement(requirement, parseServerEnv(chainEnvOf(sandbox.info)), { x402Version: 2 })).toMatchObject({ payable: true, amount: price, withdrawDelay: CHANNEL_WITHDRAW_DELAY_SECONDS, suggestedDeposit: 50n * price });
     const deposit = 20n * price;
     const salt = keccak256(toHex(`channel-${wallet.address}`));
 
