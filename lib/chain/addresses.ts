@@ -46,6 +46,9 @@ export const walletAddressSchema = z.string().transform((value, ctx): string => 
 /** A person's wallets by the CAIP-2 namespace of the rail each pays on, each checked by its family's schema. */
 export const walletsSchema = z.strictObject({ eip155: evmAddressSchema.optional(), solana: solanaAddressSchema.optional() });
 
+/** How many wallets a person pays from at most (one per family), and those families in a person's words. */
+export const WALLET_FAMILIES = { count: 2, words: "an EVM and a Solana wallet" } as const;
+
 /** The CAIP-2 namespace whose rail pays from an address of this form; undefined for an address of no family paid here. */
 export function addressNamespace(address: unknown): "eip155" | "solana" | undefined {
   if (isEvmAddress(address)) return "eip155";

@@ -2,7 +2,7 @@
 // rate limit, validate the query, build the report, answer. Every answer, error or not, is
 // JSON that no cache keeps.
 import { z } from "zod";
-import { addressNamespace, walletAddressSchema } from "@/lib/chain/addresses";
+import { addressNamespace, WALLET_FAMILIES, walletAddressSchema } from "@/lib/chain/addresses";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
@@ -19,7 +19,7 @@ export const spendingQuerySchema = z.object({
   wallet: z
     .array(walletAddressSchema)
     .min(1, "is required")
-    .max(2, "must be given at most twice (one wallet per chain family)")
+    .max(WALLET_FAMILIES.count, `must be given at most twice (${WALLET_FAMILIES.words})`)
     .refine((wallets) => new Set(wallets.map(addressNamespace)).size === wallets.length, "must name at most one wallet per chain family"),
 });
 

@@ -221,7 +221,7 @@ test("an approval clicked while the wallet is still loading waits for it, then s
   late.release();
   await expect(card).toHaveAttribute("data-status", "delivered");
   expect(wallet.signRequests).toBe(1);
-  expect(approvals).toEqual([{ paymentId: quote.paymentId, token: "approval-token", signature: expect.stringMatching(/^0x[0-9a-f]{130}$/) }]);
+  expect(approvals).toEqual([{ paymentId: quote.paymentId, token: "approval-token", signed: [expect.stringMatching(/^0x[0-9a-f]{130}$/)] }]);
   await expect(ui.errors).toHaveCount(0);
 });
 
