@@ -3,7 +3,7 @@
  * the page without the rest of `npm run bench`. Builds this checkout when its build is stale, then
  * runs Lighthouse's mobile preset on the empty chat and on a quote as the bench does, and prints
  * each page's medians. With `--versus`, another checkout (a worktree of another commit, with its
- * own node_modules) is built and served beside this one, by this checkout's Next, and the two are
+ * own node_modules) is built and served beside this one, each by its own Next, and the two are
  * measured in turns.
  *
  *   npm run bench:phone -- [runs, default 5] [--versus=<checkout>] [--page=quote|empty] [--reports=<folder>]
