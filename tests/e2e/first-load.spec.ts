@@ -254,6 +254,8 @@ test("the page names its icon, web manifest and the card a shared link shows, an
   const manifest = await head.locator('link[rel="manifest"]').getAttribute("href");
   const card = await head.locator('meta[property="og:image"]').getAttribute("content");
   await expect(head.locator('meta[name="twitter:card"]')).toHaveAttribute("content", "summary_large_image");
+  // A shared link's card names its image at the deployment's own origin (APP_URL), not a default host.
+  expect(new URL(card ?? "").origin).toBe(new URL(page.url()).origin);
   for (const [url, type] of [
     [icon, "image/svg+xml"],
     [manifest, "application/manifest+json"],
