@@ -199,6 +199,9 @@ describe("paying an upto service through the chat", () => {
       ["checking", undefined],
       ["failed", "limit-exceeded"],
     ]);
+    // In the words the panel uses: what is held is said as held, not as spent.
+    const refusal = second.flatMap((line) => (line.type === "payment" && line.payment.status === "failed" ? [line.payment.reason?.message ?? ""] : []));
+    expect(refusal).toEqual([expect.stringContaining(`$0.00 is spent and $${formatUsd(maximum)} is held (not settled yet), $0.005 is left.`)]);
 
     // The facilitator the service named collects the whole maximum with the permit, later.
     const message = typedData.message as { witness: { facilitator: string } };
