@@ -1,12 +1,28 @@
 // The document shell shared by every page: language, title, viewport and the global styles.
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
+import { serverEnv } from "@/lib/env";
 import "./globals.css";
 
 const description = "Find x402 services, compare their prices and pay them in USDC within your own limits, signed by your own wallet.";
 
+/**
+ * The origin a shared link's card is fetched from (its image's absolute URL): the deployment's
+ * public origin (APP_URL), read as the server reads it; left to Next's default only when the
+ * configuration cannot be read here.
+ */
+function metadataBase(): URL | undefined {
+  try {
+    return new URL(serverEnv().appOrigin);
+  } catch {
+    return undefined;
+  }
+}
+
 // The icons, the web manifest and the card a shared link shows live in public/.
+const base = metadataBase();
 export const metadata: Metadata = {
+  ...(base ? { metadataBase: base } : {}),
   title: "x402 payment agent",
   description,
   icons: { icon: [{ url: "/icon.svg", type: "image/svg+xml" }, { url: "/icon-192.png", sizes: "192x192", type: "image/png" }], apple: "/icon-192.png" },

@@ -191,37 +191,55 @@ function pageResult(page: LighthousePage["page"], path: string, runs: Lighthouse
   };
 }
 
-export async function measureLighthouse({
+/** A production build to measure: its checkout, and what its server adds to the shared environment. */
+export type PhoneBuild = { name: string; root: string; env?: Record<string, string | undefined> };
+
+export type PhonePageName = LighthousePage["page"];
+
+export type LighthouseComparison = Omit<LighthouseResult, "pages"> & { builds: { name: string; pages: LighthousePage[] }[] };
+
+/**
+ * Several builds measured in turns, each served by its own `next start` on one sandbox: a change's
+ * before and after side by side, under the same load of a shared machine. The order of the builds
+ * turns round every round, so neither always follows the other.
+ */
+export async function compareLighthouse({
   teardown,
-  root,
+  builds,
   env,
   runs,
+  pages = ["empty chat", "quote"],
   log = () => undefined,
   reportDir,
 }: {
   teardown: Teardown;
-  root: string;
+  builds: PhoneBuild[];
   env: Record<string, string | undefined>;
   runs: number;
+  pages?: PhonePageName[];
   log?: (line: string) => void;
   /** Where to keep each run's whole Lighthouse report (JSON), to read what a score is made of. */
   reportDir?: string;
-}): Promise<LighthouseResult> {
+}): Promise<LighthouseComparison> {
   const dataDir = await mkdtemp(join(tmpdir(), "x402-bench-phone-"));
   const sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false });
   const forgetSandbox = teardown.add(sandbox.stop);
-  let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  const apps: Awaited<ReturnType<typeof startApp>>[] = [];
   let browser: Browser | undefined;
   try {
     // The sandbox's description file makes the page offer its demo wallet, as in `npm run demo`.
     await writeInfoFile(sandbox.info, dataDir);
-    app = await startApp({
-      teardown,
-      name: "product (sandbox, for Lighthouse)",
-      root,
-      env: { ...env, ...sandboxEnv(sandbox), SANDBOX_INFO_FILE: infoFilePath(dataDir), MODEL_PROVIDER: "offline" },
-      probe: { path: "/api/chat", body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }) },
-    });
+    for (const build of builds) {
+      apps.push(
+        await startApp({
+          teardown,
+          name: `${build.name} (sandbox, for Lighthouse)`,
+          root: build.root,
+          env: { ...env, ...sandboxEnv(sandbox), SANDBOX_INFO_FILE: infoFilePath(dataDir), MODEL_PROVIDER: "offline", ...build.env },
+          probe: { path: "/api/chat", body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }) },
+        }),
+      );
+    }
     const chromium = e2eBrowser();
     browser = await puppeteer.launch({
       executablePath: chromium.executablePath,
@@ -232,56 +250,90 @@ export async function measureLighthouse({
     });
     const openBrowser = browser;
     const forgetBrowser = teardown.add(() => openBrowser.close());
-    const origin = app.origin;
-    const empty: LighthouseRun[] = [];
-    const quote: LighthouseRun[] = [];
+    const measured = builds.map(() => new Map<PhonePageName, LighthouseRun[]>(pages.map((page) => [page, []])));
     let settings = "";
     let lighthouseVersion = "";
+    const performance = (lhr: Result) => Math.round((lhr.categories.performance?.score ?? 0) * 100);
     // One unmeasured load of each page first: the server's first render and the route's code.
     for (let round = 0; round <= runs; round++) {
-      const report = (name: string) => (reportDir ? join(reportDir, `${name}-${round}.report.json`) : undefined);
-      const emptyRun = await retried(log, () => inFreshProfile(openBrowser, (page) => audit(page, `${origin}/`, report("empty-chat"))));
-      const quoteRun = await retried(log, () => inFreshProfile(openBrowser, async (page) => {
-        await askForQuote(page, origin);
-        const lhr = await audit(page, `${origin}/`, report("quote"));
-        // The page Lighthouse measured must be the quote's, brought back from the session.
-        if (!(await page.$('[data-testid="payment-card"][data-status="awaiting-signature"]'))) {
-          throw new Error("after Lighthouse's load of the page, the quote was not on it");
+      const order = builds.map((_, index) => index);
+      if (round % 2 === 1) order.reverse();
+      const lines: string[] = [];
+      for (const index of order) {
+        const origin = (apps[index] as (typeof apps)[number]).origin;
+        const prefix = builds.length > 1 ? `${(builds[index] as PhoneBuild).name} ` : "";
+        const report = (name: string) => (reportDir ? join(reportDir, `${prefix.replace(/\W+/g, "-")}${name}-${round}.report.json`) : undefined);
+        for (const page of pages) {
+          const lhr =
+            page === "empty chat"
+              ? await retried(log, () => inFreshProfile(openBrowser, (tab) => audit(tab, `${origin}/`, report("empty-chat"))))
+              : await retried(log, () =>
+                  inFreshProfile(openBrowser, async (tab) => {
+                    await askForQuote(tab, origin);
+                    const result = await audit(tab, `${origin}/`, report("quote"));
+                    // The page Lighthouse measured must be the quote's, brought back from the session.
+                    if (!(await tab.$('[data-testid="payment-card"][data-status="awaiting-signature"]'))) {
+                      throw new Error("after Lighthouse's load of the page, the quote was not on it");
+                    }
+                    return result;
+                  }),
+                );
+          if (round === 0) {
+            if (!settings) {
+              lighthouseVersion = lhr.lighthouseVersion;
+              const { formFactor, screenEmulation, throttling, throttlingMethod } = lhr.configSettings;
+              settings =
+                `${formFactor}, ${screenEmulation.width}×${screenEmulation.height} at ${screenEmulation.deviceScaleFactor}×, ` +
+                `${throttlingMethod} throttling: ${throttling.rttMs} ms RTT, ${Math.round((throttling.throughputKbps ?? 0) / 1024 * 10) / 10} Mbps, CPU ${throttling.cpuSlowdownMultiplier}× slower`;
+            }
+            lines.push(`${prefix}${page} ${performance(lhr)}`);
+            continue;
+          }
+          const run = runOf(lhr);
+          measured[index]?.get(page)?.push(run);
+          lines.push(
+            `${prefix}${page} ${CATEGORIES.map((category) => run.scores[category]).join("/")}, LCP ${run.largestContentfulPaintMs.toFixed(0)} ms, TBT ${run.totalBlockingTimeMs.toFixed(0)} ms`,
+          );
         }
-        return lhr;
-      }));
-      if (round === 0) {
-        lighthouseVersion = emptyRun.lighthouseVersion;
-        const { formFactor, screenEmulation, throttling, throttlingMethod } = emptyRun.configSettings;
-        settings =
-          `${formFactor}, ${screenEmulation.width}×${screenEmulation.height} at ${screenEmulation.deviceScaleFactor}×, ` +
-          `${throttlingMethod} throttling: ${throttling.rttMs} ms RTT, ${Math.round((throttling.throughputKbps ?? 0) / 1024 * 10) / 10} Mbps, CPU ${throttling.cpuSlowdownMultiplier}× slower`;
-        const performance = (lhr: Result) => Math.round((lhr.categories.performance?.score ?? 0) * 100);
-        log(`  warm-up: performance ${performance(emptyRun)} on the empty chat, ${performance(quoteRun)} on the quote`);
-        continue;
       }
-      empty.push(runOf(emptyRun));
-      quote.push(runOf(quoteRun));
-      const line = (run: LighthouseRun) =>
-        `${CATEGORIES.map((category) => run.scores[category]).join("/")}, LCP ${run.largestContentfulPaintMs.toFixed(0)} ms, TBT ${run.totalBlockingTimeMs.toFixed(0)} ms`;
-      log(`  round ${round}: empty chat ${line(empty.at(-1) as LighthouseRun)} | quote ${line(quote.at(-1) as LighthouseRun)}`);
+      log(`  ${round === 0 ? "warm-up" : `round ${round}`}: ${lines.join(" | ")}`);
     }
     const version = await openBrowser.version();
     await openBrowser.close();
     forgetBrowser();
+    const paths: Record<PhonePageName, string> = { "empty chat": "/", quote: "/ (a quote brought back from the session)" };
     return {
       lighthouse: lighthouseVersion,
       chromium: `${version} (${chromium.source}: ${chromium.executablePath})`,
       settings,
       runsPerPage: runs,
       prompt: QUOTE_PROMPT,
-      pages: [pageResult("empty chat", "/", empty), pageResult("quote", "/ (a quote brought back from the session)", quote)],
+      builds: builds.map((build, index) => ({
+        name: build.name,
+        pages: pages.map((page) => pageResult(page, paths[page], measured[index]?.get(page) ?? [])),
+      })),
     };
   } finally {
     await browser?.close().catch(() => undefined);
-    await app?.stop();
+    for (const app of apps) await app.stop();
     await sandbox.stop();
     forgetSandbox();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The bench's phase: this checkout's build, both pages. */
+export async function measureLighthouse({
+  root,
+  ...rest
+}: {
+  teardown: Teardown;
+  root: string;
+  env: Record<string, string | undefined>;
+  runs: number;
+  log?: (line: string) => void;
+  reportDir?: string;
+}): Promise<LighthouseResult> {
+  const { builds, ...common } = await compareLighthouse({ ...rest, builds: [{ name: "product", root }] });
+  return { ...common, pages: builds[0]?.pages ?? [] };
 }

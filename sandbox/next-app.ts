@@ -62,13 +62,15 @@ export function writeBuildEnvMarker(root: string, publicEnv: Record<string, stri
   return writeFile(join(root, ".next", BUILD_ENV_MARKER), canonical(publicEnv));
 }
 
-export function nextBin(): string {
-  return createRequire(import.meta.url).resolve("next/dist/bin/next");
+/** The Next that `root`'s own code sees: another checkout with its own node_modules must be built
+ * and served by its own copy, or its pages would meet two copies of React. */
+export function nextBin(root: string): string {
+  return createRequire(join(root, "package.json")).resolve("next/dist/bin/next");
 }
 
 function runNext(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions }): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [nextBin(), ...args], options);
+    const child = spawn(process.execPath, [nextBin(options.cwd), ...args], options);
     child.once("error", reject);
     child.once("exit", (code) =>
       code === 0 ? resolvePromise() : reject(new Error(`next ${args[0]} exited with code ${code}`)),
@@ -109,7 +111,7 @@ export function startNext({
   env: NodeJS.ProcessEnv;
   stdio?: StdioOptions;
 }): ChildProcess {
-  return spawn(process.execPath, [nextBin(), "start", "-p", String(port), "-H", host], {
+  return spawn(process.execPath, [nextBin(root), "start", "-p", String(port), "-H", host], {
     cwd: root,
     env,
     stdio,

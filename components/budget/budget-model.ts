@@ -85,6 +85,8 @@ export type PeriodMeter = {
   leftUsd: string;
   /** How much of the limit is used, in thousandths, 0..1000 (integer arithmetic on micro-dollars). */
   usedPerMille: number;
+  /** How much of it is held, in thousandths, drawn after what was used: the two never pass 1000. */
+  heldPerMille: number;
   /** Spent at or above the limit (a limit of 0 counts as reached). */
   reached: boolean;
 };
@@ -92,7 +94,7 @@ export type PeriodMeter = {
 /**
  * One period's meter. A limit the person lowered below what was already spent shows as full, 0
  * left. What is held counts against the limit as the server counts it, so "left" is what a new
- * payment can still use; the meter's fill is what was spent.
+ * payment can still use; the meter's fill is what was spent, and what is held is drawn after it.
  */
 export function periodMeter(period: BudgetPeriod, spentUsd: string, limitUsd: string, heldUsd = "0"): PeriodMeter {
   const spent = parseUsd(spentUsd) ?? 0n;
@@ -100,8 +102,10 @@ export function periodMeter(period: BudgetPeriod, spentUsd: string, limitUsd: st
   const held = parseUsd(heldUsd) ?? 0n;
   const counted = spent + held;
   const left = limit > counted ? limit - counted : 0n;
-  const usedPerMille = limit === 0n ? (spent > 0n ? 1000 : 0) : Number(spent >= limit ? 1000n : (spent * 1000n) / limit);
-  return { period, spentUsd, limitUsd, heldUsd: formatUsd(held), leftUsd: formatUsd(left), usedPerMille, reached: counted >= limit };
+  const perMille = (amount: bigint) => (limit === 0n ? (amount > 0n ? 1000 : 0) : Number(amount >= limit ? 1000n : (amount * 1000n) / limit));
+  const usedPerMille = perMille(spent);
+  const heldPerMille = Math.min(perMille(counted), 1000) - usedPerMille;
+  return { period, spentUsd, limitUsd, heldUsd: formatUsd(held), leftUsd: formatUsd(left), usedPerMille, heldPerMille, reached: counted >= limit };
 }
 
 /** The day, week and month meters of a report's periods (none yet: nothing spent) against the person's limits. */

@@ -140,6 +140,7 @@ export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKe
                 aria-valuetext={report ? `${spentLabel} ${text.phrase}, ${displayUsd(meter.leftUsd)} left` : "Loading"}
               >
                 <div className={styles.fill} style={{ width: `${meter.usedPerMille / 10}%` }} data-full={meter.reached && report ? "true" : undefined} />
+                {report && meter.heldPerMille > 0 ? <div className={styles.heldFill} style={{ width: `${meter.heldPerMille / 10}%` }} data-testid={`budget-held-fill-${meter.period}`} /> : null}
               </div>
               <span className={styles.left}>
                 {report ? `${displayUsd(meter.leftUsd)} left` : "\u00a0"}

@@ -394,6 +394,12 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
             </span>
           ) : null}
         </p>
+      ) : actions.walletLoading ? (
+        // The wallet's line keeps its place while a remembered wallet reconnects, so its arrival
+        // does not push the note and the buttons down under a person's finger.
+        <p className={styles.payer} aria-hidden="true">
+          {"\u00a0"}
+        </p>
       ) : null}
       {actions.confirmRequired && !expired ? (
         <p className={styles.note} data-testid="payment-confirm-note">

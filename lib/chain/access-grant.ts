@@ -25,8 +25,7 @@ export type AccessGrant = {
   label: string;
 };
 
-/** The longest a grant may last: long enough for an app set up once, short enough to expire. */
-export const MAX_GRANT_DAYS = 90;
+export { MAX_GRANT_DAYS } from "./grant-terms";
 
 export const grantTypes = {
   AccessGrant: [

@@ -282,9 +282,20 @@ function summarise(result: OfflineToolResult): string {
 /** A delivered payment: what was paid, to whom, and the service's answer as a person reads it. */
 function deliveredWords(output: Record<string, unknown>): string {
   const service = typeof output.service === "string" ? output.service : "The service";
-  const paid = typeof output.paidUsd === "string" ? `Paid ${dollarsOf(output.paidUsd)}` : "Paid";
   const network = typeof output.network === "string" ? ` on ${output.network}` : "";
-  return `${paid} to ${service}${network}. Its answer:\n\n${describeServiceData(output.data)}\n\n${rawDataBlock(output.data)}`;
+  const text = (field: string) => (typeof output[field] === "string" ? (output[field] as string) : undefined);
+  const [paidUsd, maxUsd, heldUsd, heldUntil] = [text("paidUsd"), text("maxUsd"), text("heldUsd"), text("heldUntil")];
+  let sentence: string;
+  if (heldUsd !== undefined) {
+    // Usage-priced, nothing settled yet: the maximum still counts, and may still move.
+    const until = heldUntil && !Number.isNaN(Date.parse(heldUntil)) ? ` until ${new Date(heldUntil).toISOString().slice(11, 16)} UTC` : "";
+    sentence = `${service}${network} charged nothing so far: its maximum of ${dollarsOf(heldUsd)} stays held against your limits${until} unless it collects it.`;
+  } else if (paidUsd !== undefined && maxUsd !== undefined) {
+    sentence = `Charged ${dollarsOf(paidUsd)} of the up to ${dollarsOf(maxUsd)} approved, by ${service}${network}.`;
+  } else {
+    sentence = `${paidUsd !== undefined ? `Paid ${dollarsOf(paidUsd)}` : "Paid"} to ${service}${network}.`;
+  }
+  return `${sentence} Its answer:\n\n${describeServiceData(output.data)}\n\n${rawDataBlock(output.data)}`;
 }
 
 function helpText(): string {

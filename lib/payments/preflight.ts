@@ -3,7 +3,7 @@
 // pays, and no daily, weekly, monthly or per-payment limit may be passed.
 import type { Queryable } from "@/lib/db";
 import { formatDollars, formatUsd } from "@/lib/money";
-import { findBudgetBreach, findLimitBreach, type BudgetCap, type LimitBreach } from "./ledger";
+import { findBudgetBreach, findLimitBreach, withHeld, type BudgetCap, type LimitBreach } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { totalOf, type PaymentNetwork } from "./payment";
 import type { PaymentRail } from "./rails/rail";
@@ -29,9 +29,14 @@ export type RunPreflightParameters = {
 
 export async function runPreflight(parameters: RunPreflightParameters): Promise<PreflightResult> {
   const { wallet, budget, rail, network, amount, limits } = parameters;
-  const breach =
-    (await findLimitBreach(parameters.db, { wallet: [wallet, ...(parameters.countedWith ?? [])], amount, limits, ...(parameters.now ? { now: parameters.now } : {}) })) ??
-    (budget ? await findBudgetBreach(parameters.db, { budget, amount }) : undefined);
+  const wallets = [wallet, ...(parameters.countedWith ?? [])];
+  const at = parameters.now ? { now: parameters.now } : {};
+  const overLimit = await findLimitBreach(parameters.db, { wallet: wallets, amount, limits, ...at });
+  const breach = overLimit
+    ? await withHeld(parameters.db, overLimit, { wallet: wallets, ...at })
+    : budget
+      ? await findBudgetBreach(parameters.db, { budget, amount })
+      : undefined;
   if (breach) return { ok: false, code: "limit-exceeded", message: describeBreach(breach), breach };
 
   const checked = await checkBalance({ rail, network, payer: budget?.payer ?? wallet, fromBudget: budget !== undefined, amount });
@@ -90,5 +95,9 @@ export function describeBreach(breach: LimitBreach): string {
     return `This payment of ${formatDollars(breach.amount)} is above your per-payment limit of ${formatDollars(breach.limitAmount)}.`;
   }
   const left = breach.limitAmount > breach.spent ? breach.limitAmount - breach.spent : 0n;
-  return `This payment of ${formatDollars(breach.amount)} would pass your ${limitNames[breach.limit]} limit of ${formatDollars(breach.limitAmount)}: ${formatDollars(breach.spent)} is already spent, ${formatDollars(left)} is left.`;
+  // What is held (not settled, and may still move) is said apart from what was spent, as the budget panel says it.
+  const counted = breach.held
+    ? `${formatDollars(breach.spent - breach.held)} is spent and ${formatDollars(breach.held)} is held (not settled yet)`
+    : `${formatDollars(breach.spent)} is already spent`;
+  return `This payment of ${formatDollars(breach.amount)} would pass your ${limitNames[breach.limit]} limit of ${formatDollars(breach.limitAmount)}: ${counted}, ${formatDollars(left)} is left.`;
 }

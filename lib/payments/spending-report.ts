@@ -139,7 +139,7 @@ export type LimitUse = {
    * Per rolling period: what counts against the limit (settled, pending and reserved payments:
    * money that moved or still may), the limit, and what is left.
    */
-  periods: PeriodCount[];
+  periods: Array<PeriodCount & { held: bigint }>;
   /** The latest payments in any state, newest first. */
   recent: Array<{
     paymentId: string;
@@ -176,8 +176,12 @@ export async function getLimitUse({
   limits: SpendingLimits;
   recentLimit?: number;
 }): Promise<LimitUse> {
-  const [counted, recent] = await Promise.all([
-    countedByPeriod(db, { wallet: wallets, limits }),
+  const now = new Date();
+  const [counted, held, recent] = await Promise.all([
+    countedByPeriod(db, { wallet: wallets, limits, now }),
+    // What of it has not settled (a quote being paid, a payment pending on the chain, a held
+    // maximum), said apart as the budget panel says it: by creation time, as the limits count.
+    heldPayments(db, wallets, MAX_HELD_PAYMENTS),
     recentLimit <= 0
       ? []
       : "paymentIds" in history
@@ -187,8 +191,12 @@ export async function getLimitUse({
           : [],
   ]);
   const rails = paymentRails(env);
+  const starts = periodStarts(now);
   return {
-    periods: counted,
+    periods: counted.map((entry) => {
+      const heldNow = held.reduce((sum, payment) => (payment.createdAt > starts[entry.period] ? sum + payment.amount : sum), 0n);
+      return { ...entry, held: heldNow < entry.counted ? heldNow : entry.counted };
+    }),
     recent: recent.map((payment) => {
       const found = payment.txHash ? rails.find(payment.network) : undefined;
       return {

@@ -40,10 +40,12 @@ export async function spendingAnswer({ db, env, wallets, proven, limits, period 
   const { getLimitUse } = await import("@/lib/payments/spending-report");
   const use = await getLimitUse({ db, env, wallets, history: proven, limits });
   const spending = use.periods.filter((entry) => !period || entry.period === period);
+  // Counted against the limit: what settled (spent), and what is held, reserved or pending, which
+  // may still move money; what is left is the limit less both, as the budget panel says it.
   const periods = spending.map((entry) => ({
     period: entry.period,
-    // Counted against the limit: settled, and reserved or pending (money that may still move).
-    spentUsd: formatUsd(entry.counted),
+    spentUsd: formatUsd(entry.counted - entry.held),
+    ...(entry.held > 0n ? { heldUsd: formatUsd(entry.held) } : {}),
     limitUsd: formatUsd(entry.limit),
     remainingUsd: formatUsd(entry.remaining),
   }));
@@ -69,9 +71,11 @@ export async function spendingAnswer({ db, env, wallets, proven, limits, period 
       ...(payment.explorerUrl ? { explorerUrl: payment.explorerUrl } : {}),
     })),
     summary: spending
-      .map((entry) => `Last ${names[entry.period]}: spent ${formatDollars(entry.counted)} of ${formatDollars(entry.limit)}, ${formatDollars(entry.remaining)} left.`)
+      .map((entry) => {
+        const held = entry.held > 0n ? ` and ${formatDollars(entry.held)} held (not settled; it may still move)` : "";
+        return `Last ${names[entry.period]}: spent ${formatDollars(entry.counted - entry.held)}${held} of ${formatDollars(entry.limit)}, ${formatDollars(entry.remaining)} left.`;
+      })
       .concat(`Per-payment limit: ${formatDollars(limits.perPayment)}.`)
-      .concat(use.periods.some((entry) => entry.counted > 0n) ? ["Spent counts settled payments and any still reserved or pending, which may yet move money."] : [])
       .join(" "),
   };
 }

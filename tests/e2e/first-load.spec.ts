@@ -65,11 +65,12 @@ test("a first visit loads no wallet library: the chat and the connect button wor
   await expect(connect).toBeEnabled();
   await expect(ui.budget).toContainText("Connect a wallet");
 
-  // A question is asked and its answer read, shown as plain text while the markdown renderer waits.
+  // A question is asked and its answer read. It holds no markdown, so it is shown as the markdown
+  // renderer would show it (the offline notice and the answer, two paragraphs) while the renderer waits.
   await ui.ask("Hello! What can you do for me?");
   const reply = await ui.reply(0);
   await expect(reply).toContainText("compare their prices");
-  await expect(reply.getByTestId("message-text").locator("p")).toHaveCount(1);
+  await expect(reply.getByTestId("message-text").locator("p")).toHaveCount(2);
   await expect.poll(() => late.held.length).toBeGreaterThan(0);
   expect(late.wallet).toEqual([]);
 
@@ -87,7 +88,7 @@ test("a first visit loads no wallet library: the chat and the connect button wor
   await expect(dialog.getByRole("button", { name: /Test Wallet/i }).first()).toBeVisible({ timeout: 20_000 });
   const after = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await slot.boundingBox() };
   expect(after).toEqual(before);
-  // The reply is now markdown: the offline notice and the answer are two paragraphs.
+  // The renderer's arrival changes nothing in it.
   await expect(reply.getByTestId("message-text").locator("p")).toHaveCount(2);
 
   await dialog.getByRole("button", { name: /Test Wallet/i }).first().click();
@@ -253,6 +254,8 @@ test("the page names its icon, web manifest and the card a shared link shows, an
   const manifest = await head.locator('link[rel="manifest"]').getAttribute("href");
   const card = await head.locator('meta[property="og:image"]').getAttribute("content");
   await expect(head.locator('meta[name="twitter:card"]')).toHaveAttribute("content", "summary_large_image");
+  // A shared link's card names its image at the deployment's own origin (APP_URL), not a default host.
+  expect(new URL(card ?? "").origin).toBe(new URL(page.url()).origin);
   for (const [url, type] of [
     [icon, "image/svg+xml"],
     [manifest, "application/manifest+json"],

@@ -77,6 +77,8 @@ test("a service that says it used nothing: delivered, charged $0 so far, and the
   await expect(ui.budget.getByTestId("budget-held-payment")).toContainText("NoteFinder");
   await expect(ui.budget.getByTestId("budget-held-payment")).toContainText(/held until .* unless the service collects it/);
   await expect(ui.budget.getByTestId("budget-held-day")).toContainText("$0.015 held");
+  // The meter draws it beside what was spent: a bar as full as what is left says.
+  await expect(ui.budget.getByTestId("budget-held-fill-day")).toBeVisible();
   await expect(ui.errors).toHaveCount(0);
 });
 

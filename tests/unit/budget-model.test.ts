@@ -32,6 +32,7 @@ describe("budget meters", () => {
       heldUsd: "0",
       leftUsd: "0.2",
       usedPerMille: 333,
+      heldPerMille: 0,
       reached: false,
     });
     expect(periodMeter("day", "0.004", "1").leftUsd).toBe("0.996");
@@ -43,6 +44,14 @@ describe("budget meters", () => {
     expect(periodMeter("day", "0.01", "0.02", "0.015")).toMatchObject({ leftUsd: "0", reached: true });
     const meters = budgetMeters([{ period: "day", spentUsd: "0.004", since: "2026-11-22T08:00:00.000Z", heldUsd: "0.5" }], { daily: "1", weekly: "5", monthly: "20" });
     expect(meters[0]).toMatchObject({ heldUsd: "0.5", leftUsd: "0.496" });
+  });
+
+  it("draw what is held beside what was spent, so a meter looks as full as what is left says", () => {
+    // $0.004 spent and $0.015 held of $0.02: $0.001 left, the bar 20 % spent and 75 % held.
+    expect(periodMeter("day", "0.004", "0.02", "0.015")).toMatchObject({ leftUsd: "0.001", usedPerMille: 200, heldPerMille: 750 });
+    // Held past the limit: the bar stops at its end.
+    expect(periodMeter("day", "0.01", "0.02", "0.015")).toMatchObject({ usedPerMille: 500, heldPerMille: 500 });
+    expect(periodMeter("day", "0.03", "0.02", "0.015")).toMatchObject({ usedPerMille: 1000, heldPerMille: 0 });
   });
 
   it("show a limit lowered below what was spent as full, with nothing left", () => {

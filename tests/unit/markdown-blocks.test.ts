@@ -1,5 +1,9 @@
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import Markdown from "react-markdown";
+import remarkGfm from "remark-gfm";
 import { describe, expect, it } from "vitest";
-import { splitMarkdownBlocks } from "@/components/shared/markdown-blocks";
+import { plainParagraphs, splitMarkdownBlocks } from "@/components/shared/markdown-blocks";
 
 describe("splitMarkdownBlocks", () => {
   it("splits paragraphs at blank lines and joins back to the same text", () => {
@@ -40,5 +44,65 @@ describe("splitMarkdownBlocks", () => {
 
   it("returns one empty block for empty text", () => {
     expect(splitMarkdownBlocks("")).toEqual([""]);
+  });
+});
+
+describe("plainParagraphs", () => {
+  /** What the reply's renderer draws (markdown-renderer.tsx: GFM, one Markdown per block). */
+  const rendered = (text: string) =>
+    splitMarkdownBlocks(text)
+      .map((block) => renderToStaticMarkup(createElement(Markdown, { remarkPlugins: [remarkGfm] }, block)))
+      .join("");
+  /** What the page draws without it (markdown.tsx). */
+  const drawn = (paragraphs: string[]) => paragraphs.map((paragraph) => renderToStaticMarkup(createElement("p", null, paragraph))).join("");
+
+  it("finds the paragraphs of a reply with no markdown in it, as the renderer draws them", () => {
+    const plain = [
+      "(Offline model: simple built-in rules answer, as no Gemini key is set.)\n\nThe payment of $0.01 (no gas fee for you: the facilitator pays it) is ready. Please review it on the card and approve it in your wallet within 5 minutes.",
+      "I can find paid x402 services, compare their prices, and pay them in USDC within your limits.\nTry: \"What's the weather in Lisbon?\", or \"Set my daily limit to 2\".",
+      "One line.",
+      "First.\n\n\nSecond, after two blank lines.\n",
+      "\nA blank line first.",
+      "50% off: 3 + 4 = 7, 2024 was a year; a-b and x - y (fine) #1 + 2.",
+      "Ünïcödé, emoji 🙂 and “quotes”.",
+    ];
+    for (const text of plain) {
+      const paragraphs = plainParagraphs(text);
+      expect(paragraphs, text).toBeDefined();
+      expect(drawn(paragraphs ?? []), text).toBe(rendered(text));
+    }
+    expect(plainParagraphs("Line one\nline two\n\nNext.")).toEqual(["Line one\nline two", "Next."]);
+  });
+
+  it("leaves anything that may be markdown to the renderer", () => {
+    const markdown = [
+      "**bold**",
+      "_em_",
+      "`code`",
+      "a [link](https://example.com)",
+      "see https://example.com",
+      "www.example.com",
+      "write to a@example.com",
+      "| a | b |\n| - | - |\n| 1 | 2 |",
+      "~~gone~~",
+      "<b>html</b>",
+      "a \\* escape",
+      "&amp; a reference",
+      "# Heading",
+      "> quoted",
+      "- item",
+      "+ item",
+      "1. item",
+      "2) item",
+      "Title\n===",
+      "Title\n---",
+      "    code",
+      "text\n  indented continuation",
+      "a hard break  \nafter it",
+      "a\ttab",
+      "windows\r\nline",
+      "   \n",
+    ];
+    for (const text of markdown) expect(plainParagraphs(text), text).toBeUndefined();
   });
 });

@@ -145,6 +145,20 @@ describe("offline model, in a person's words", () => {
     expect(raw).toContain('"temperatureC": 11.9');
   });
 
+  test("a usage-priced answer says what was charged of the maximum; one that charged nothing yet says the maximum is held, never 'Paid $0.00'", () => {
+    const charged = decide("Count the words", [{ ...delivered({ words: 12 }), output: { status: "delivered", service: "WordCount", paidUsd: "0.004", maxUsd: "0.01", network: "Sandbox", data: { words: 12 }, summary: "…" } }]);
+    expect(charged.kind === "text" && charged.text).toContain("Charged $0.004 of the up to $0.01 approved, by WordCount on Sandbox. Its answer:");
+    const held = decide("Search the notes for unicorns", [
+      {
+        ...delivered({ query: "unicorns" }),
+        output: { status: "delivered", service: "NoteFinder", paidUsd: "0", maxUsd: "0.015", heldUsd: "0.015", heldUntil: "2026-11-27T23:17:00.000Z", network: "Sandbox", data: { query: "unicorns" }, summary: "…" },
+      },
+    ]);
+    const text = held.kind === "text" ? held.text : "";
+    expect(text).toContain("NoteFinder on Sandbox charged nothing so far: its maximum of $0.015 stays held against your limits until 23:17 UTC unless it collects it. Its answer:");
+    expect(text).not.toContain("Paid $0.00");
+  });
+
   test("a list in the answer is a bulleted list of its titles", () => {
     const turn = decide("Technology news", [delivered({ topic: "technology", headlines: [{ title: "Chips get faster", source: "Wire" }, { title: "Batteries last longer", source: "Daily" }] })]);
     const text = turn.kind === "text" ? turn.text : "";

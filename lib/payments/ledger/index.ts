@@ -33,6 +33,7 @@ export {
   countedSince,
   findBudgetBreach,
   findLimitBreach,
+  withHeld,
   periods,
   periodStarts,
   settledByPeriod,

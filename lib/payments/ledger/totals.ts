@@ -79,7 +79,11 @@ export function settledByPeriod(db: Queryable, wallets: Wallets, now: Date = new
 }
 
 /** A limit a payment would pass: one of the person's, or the agent budget it would be paid from. */
-export type LimitBreach = { limit: keyof SpendingLimits | "agentBudget"; limitAmount: bigint; spent: bigint; amount: bigint };
+/**
+ * A limit a payment would pass: `spent`, what already counts against it (settled, and held);
+ * `held`, when known, the part of that not settled yet (reserved or pending), which may still move.
+ */
+export type LimitBreach = { limit: keyof SpendingLimits | "agentBudget"; limitAmount: bigint; spent: bigint; amount: bigint; held?: bigint };
 
 /** An agent budget a payment is paid from: its session address and the most it may pay in all. */
 export type BudgetCap = { payer: string; maxAmount: bigint };
@@ -110,4 +114,21 @@ export async function findLimitBreach(
     if (counted + amount > limit) return { limit: periodLimit[period], limitAmount: limit, spent: counted, amount };
   }
   return undefined;
+}
+
+/**
+ * The breach with what of its `spent` is held (reserved or pending, created within the limit's
+ * period), so it can be told apart from what settled, as the budget panel tells it. For the
+ * person's words only: the limit itself counts both alike.
+ */
+export async function withHeld(db: Queryable, breach: LimitBreach, { wallet, now = new Date() }: { wallet: Wallets; now?: Date }): Promise<LimitBreach> {
+  const period = (Object.keys(periodLimit) as Period[]).find((candidate) => periodLimit[candidate] === breach.limit);
+  if (!period) return breach;
+  const [row] = await db.query<{ held: string }>(
+    `SELECT COALESCE(SUM(amount), 0)::text AS held FROM payments
+     WHERE wallet = ANY($1::text[]) AND status IN ('reserved', 'pending') AND created_at > $2::timestamptz`,
+    [walletKeys(wallet), periodStarts(now)[period].toISOString()],
+  );
+  const held = BigInt(row?.held ?? "0");
+  return { ...breach, held: held < breach.spent ? held : breach.spent };
 }

@@ -156,7 +156,7 @@ describe("an upto service that says it settled nothing, through MCP", () => {
     expect(await findPayment(mcp.db, paymentId)).toMatchObject({ status: "pending", amount: 15_000n });
     // The grant's limits count the maximum while it is held.
     const spending = await callTool(client, "getSpending", { period: "day" });
-    expect(spending).toMatchObject({ periods: [{ period: "day", spentUsd: "0.015" }], recentPayments: [{ status: "pending" }] });
+    expect(spending).toMatchObject({ periods: [{ period: "day", spentUsd: "0", heldUsd: "0.015" }], recentPayments: [{ status: "pending" }] });
     await client.close();
   });
 });

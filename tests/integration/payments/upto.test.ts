@@ -188,6 +188,10 @@ describe("paying an upto service through the chat", () => {
     const report = await getSpendingReport({ db: chat.db, env: chat.env, wallet: payer.address, history: true });
     expect(report.held).toEqual([expect.objectContaining({ paymentId: quoted.status.paymentId, amountUsd: formatUsd(maximum), delivered: true, until: deadline.toISOString() })]);
     expect(report.periods.find((period) => period.period === "day")).toMatchObject({ spentUsd: "0", heldUsd: formatUsd(maximum) });
+    // The agent's answer to "how much have I spent" says it as the panel does: spent, and held apart.
+    const answer = await spendingAnswer({ db: chat.db, env: chat.env, wallets: [payer.address], proven: [payer.address], limits: { daily: 20_000n, weekly: 5_000_000n, monthly: 20_000_000n, perPayment: 500_000n }, period: "day" });
+    expect(answer.summary).toContain(`Last 24 hours: spent $0.00 and $${formatUsd(maximum)} held (not settled; it may still move) of $0.02, $0.005 left.`);
+    expect((answer as { periods: unknown[] }).periods).toEqual([expect.objectContaining({ spentUsd: "0", heldUsd: formatUsd(maximum) })]);
 
     // A second maximum does not fit beside the one held: refused at the quote, nothing signed.
     const second = await collectLines(await chat.post({ messages: [{ role: "user", content: "Search for unicorns again" }], walletAddress: payer.address, spendingLimits: limits }));
@@ -195,6 +199,9 @@ describe("paying an upto service through the chat", () => {
       ["checking", undefined],
       ["failed", "limit-exceeded"],
     ]);
+    // In the words the panel uses: what is held is said as held, not as spent.
+    const refusal = second.flatMap((line) => (line.type === "payment" && line.payment.status === "failed" ? [line.payment.reason?.message ?? ""] : []));
+    expect(refusal).toEqual([expect.stringContaining(`$0.00 is spent and $${formatUsd(maximum)} is held (not settled yet), $0.005 is left.`)]);
 
     // The facilitator the service named collects the whole maximum with the permit, later.
     const message = typedData.message as { witness: { facilitator: string } };
