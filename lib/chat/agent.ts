@@ -59,6 +59,8 @@ export type ToolContext = {
   quoteAdmission?: CooldownClaim;
   /** The wallet's agent budget, if the page holds one: small payments it may pay without a prompt. */
   agentBudget: AgentBudgetInput | undefined;
+  /** The page's channel keys by rail namespace: with one, a service's pay-as-you-go channel can be paid. */
+  channelKeys?: Readonly<Partial<Record<string, string>>>;
   writer: LineWriter;
   setOutcome(outcome: ChatOutcome): void;
   signal: AbortSignal;

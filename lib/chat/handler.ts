@@ -169,6 +169,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
             preferences: body.preferences ?? {},
             approval: body.payment,
             agentBudget: body.agentBudget,
+            ...(body.channelKeys ? { channelKeys: body.channelKeys } : {}),
             provenWallets,
             conversation,
             // One payment without a prompt per message the person sends: the message's first

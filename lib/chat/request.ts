@@ -80,6 +80,11 @@ export const chatRequestSchema = z
     maxTokens: z.number().int().min(1).max(8000).default(4000),
     payment: paymentApprovalSchema.optional(),
     agentBudget: agentBudgetSchema.optional(),
+    /**
+     * The page's channel keys, by CAIP-2 namespace: the address of the key that signs a
+     * pay-as-you-go channel's vouchers in this browser (docs/contract.md, section 15).
+     */
+    channelKeys: z.strictObject({ eip155: evmAddressSchema.optional() }).optional(),
   })
   .superRefine((body, ctx) => {
     for (const [field, namespace, address] of [["walletAddress", "eip155", body.walletAddress], ["solanaAddress", "solana", body.solanaAddress]] as const) {

@@ -42,6 +42,7 @@ const schemas = onFirstUse(() => {
     protocol: z.optional(upTo(40)),
     protocolLabel: z.optional(upTo(80)),
     paidFrom: z.optional(z.literal("agent-budget")),
+    channel: z.optional(z.object({ opening: z.boolean(), price: decimal, deposit: decimal, left: decimal, withdrawDelaySeconds: z.int().check(z.minimum(0)) })),
     approval: z.optional(
       z.object({
         // What the wallet signs, in order; each request what it is for, and what to do instead of an optional one.
@@ -56,6 +57,7 @@ const schemas = onFirstUse(() => {
                 z.object({
                   purpose: text,
                   answeredAs: id,
+                  signer: z.optional(z.literal("channel-key")),
                   instead: z.optional(fallback),
                 }),
               ),

@@ -302,6 +302,7 @@ export const migrations: readonly Migration[] = [
         wallet text NOT NULL,
         network text NOT NULL,
         config jsonb NOT NULL,
+        requirements jsonb NOT NULL,
         service_name text NOT NULL,
         service_url text NOT NULL,
         deposit_payment_id text NOT NULL REFERENCES payments (payment_id),

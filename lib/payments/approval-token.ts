@@ -56,6 +56,12 @@ export type ApprovalClaims = {
    * time, when its 402 declared the extension: the receipt after payment is held to it.
    */
   offer?: CheckedOffer;
+  /**
+   * Paid through a pay-as-you-go channel (x402 `batch-settlement`): `opening`, the amount is its
+   * deposit, paid as any payment, and the channel is recorded with it; else one call on it, from
+   * the cumulative base `expected` the ledger held when quoted. Amounts in atomic units.
+   */
+  channel?: { id: string; opening: boolean; price: string; deposit: string; expected: string; withdrawDelaySeconds: number };
 };
 
 /** The address that signs a quote's transfer: the wallet, or its agent budget's session key. */

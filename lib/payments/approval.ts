@@ -13,6 +13,7 @@ import { answerPath, answersFor, type WalletAnswers } from "./answers";
 import { payerOf, verifyApproval, type ApprovalClaims } from "./approval-token";
 import { findPayment, type PaymentRecord } from "./ledger";
 import type { PaymentFacts } from "./payment";
+import { channelFactsOf, isChannelCall } from "./channels";
 import { checkBalance } from "./preflight";
 import { infoOf, protocolOfScheme } from "./protocols";
 import { FIRST_SCHEME, paymentRails } from "./rails";
@@ -103,6 +104,7 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
     payTo: claims.payTo,
     protocol: infoOf(protocolOfScheme(claims.scheme)),
     ...(claims.agentBudget ? { paidFrom: "agent-budget" as const } : {}),
+    ...(claims.channel ? { channel: channelFactsOf(claims.channel) } : {}),
   };
   const payment: ApprovedPayment = { claims, facts, rail, scheme };
   // Everything above costs a MAC; what follows costs a database query, a signature check and
@@ -129,10 +131,13 @@ export async function checkApproval({ db, env, approval, wallets, binding, gate,
   // point to look for the payment from later) are used only if the approval turns out fresh; a
   // copy of an earlier one, or a refused one, wastes two reads at most (and the gate bounds how
   // many such a caller can ask for). A failed balance read is pre-flight's blockchain-error.
-  const chainReads: Promise<ChainReads> = Promise.all([
-    checkBalance({ rail, network, payer, fromBudget: claims.agentBudget !== undefined, amount: facts.amount }),
-    rail.checkpoint(network).catch(() => undefined),
-  ]);
+  // A call on an open channel spends its deposit, already in the channel: nothing is read of the wallet.
+  const chainReads: Promise<ChainReads> = isChannelCall(claims)
+    ? Promise.resolve([{ ok: true, balance: 0n }, undefined])
+    : Promise.all([
+        checkBalance({ rail, network, payer, fromBudget: claims.agentBudget !== undefined, amount: facts.amount }),
+        rail.checkpoint(network).catch(() => undefined),
+      ]);
   // The reads leave for the chain before the work below holds the event loop (the signature
   // check is CPU work, and so is the ledger's query when the ledger is PGlite, in this process),
   // so that their answers wait for that work, not the reverse.

@@ -11,6 +11,7 @@ import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { ServiceCall } from "@/lib/net/service-call";
 import { checkApproval, countsAsMessage, type ApprovalInput } from "./approval";
+import { isChannelCall, recordOpening, sendChannelCall, settleOpening } from "./channels";
 import { followPayment, sendApprovedPayment, type PaymentReport, type SentPayment } from "./delivery";
 import type { SpendingLimits } from "./limits";
 import type { PaymentOutcome } from "./payment";
@@ -89,17 +90,33 @@ export async function approvePayment(parameters: ApprovePaymentParameters): Prom
 
   let sent: SentPayment;
   if (checked.kind === "fresh") {
+    const { claims } = checked;
+    const bounds = {
+      ...(signal ? { signal } : {}),
+      ...(parameters.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: parameters.paidCallTimeoutMs } : {}),
+    };
+    // A channel's opening is recorded with its deposit's reservation, and opens once the deposit is
+    // settled (the sweep sees to one whose outcome comes later).
+    const opening = claims.channel?.opening ? claims.channel.id : undefined;
     try {
-      sent = await sendApprovedPayment({
-        db,
-        env,
-        approval: checked,
-        limits: parameters.limits,
-        now,
-        ...(signal ? { signal } : {}),
-        ...(parameters.paidCallTimeoutMs !== undefined ? { paidCallTimeoutMs: parameters.paidCallTimeoutMs } : {}),
-        ...(parameters.log ? { log: parameters.log } : {}),
-      });
+      if (isChannelCall(claims)) {
+        sent = await sendChannelCall({ db, env, approval: checked, ...bounds });
+      } else {
+        sent = await sendApprovedPayment({
+          db,
+          env,
+          approval: checked,
+          limits: parameters.limits,
+          now,
+          ...bounds,
+          ...(parameters.log ? { log: parameters.log } : {}),
+          ...(opening ? { beforeSend: recordOpening(db, env, claims) } : {}),
+        });
+        if (opening && sent.kind === "sent") {
+          const { delivery } = sent;
+          sent = { ...sent, delivery: delivery.then(async (outcome) => (await settleOpening(db, opening).catch(() => undefined), outcome)) };
+        }
+      }
     } catch (error) {
       // Refused before it was sent (its limits, its balance, a service that cannot be reached):
       // nothing was paid. The deadline, or a fault, is the door's to meet.
@@ -116,7 +133,8 @@ export async function approvePayment(parameters: ApprovePaymentParameters): Prom
     paymentId: facts.paymentId,
     network: facts.network.id,
     service: claims.service,
-    ...(checked.kind === "fresh" && !claims.agentBudget ? { provenWallet: claims.wallet } : {}),
+    // Neither an agent budget's key nor a channel's speaks for the wallet.
+    ...(checked.kind === "fresh" && !claims.agentBudget && !isChannelCall(claims) ? { provenWallet: claims.wallet } : {}),
     ...(sent.kind === "sent" ? { outcome: sent.delivery } : {}),
     ...run,
   };

@@ -62,6 +62,12 @@ export type PaymentFacts = {
   protocol: { name: string; label: string };
   /** Paid by the wallet's agent budget (its session key) rather than the wallet's own prompt. */
   paidFrom?: "agent-budget";
+  /**
+   * Paid through a pay-as-you-go channel: `opening`, the amount is the deposit the wallet signs
+   * and `price` this first call's part of it; else the amount is the call's price, taken from the
+   * deposit by the channel key's voucher. `left`: what the deposit holds after this call.
+   */
+  channel?: { opening: boolean; price: bigint; deposit: bigint; left: bigint; withdrawDelaySeconds: number };
 };
 
 /**
@@ -93,6 +99,11 @@ export type WalletRequest = (
 ) & {
   /** What it is for, in the person's words. */
   purpose: string;
+  /**
+   * Who signs it: absent, the payer (the wallet, or its agent budget's key); `channel-key`, the
+   * page's own key for a pay-as-you-go channel, which signs without a prompt.
+   */
+  signer?: "channel-key";
   /**
    * A request the wallet may decline and still pay, by doing this once instead (approving a
    * token's spender, with its own gas); its answer is then left out (undefined).

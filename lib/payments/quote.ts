@@ -19,12 +19,13 @@ import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
 import type { DoorPolicy } from "./policy";
 import { issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
 import { findPaymentByNonce } from "./ledger";
+import { findLiveChannel } from "./ledger/channels";
 import type { SpendingLimits } from "./limits";
 import type { PaymentApproval, PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentUpdate } from "./payment";
-import { runPreflight, type PreflightResult } from "./preflight";
+import { describeBreach, runPreflight, type PreflightResult } from "./preflight";
 import { infoOf, readPaymentRequest } from "./protocols";
 import { paymentRails, type PayableOption, type RailEnv } from "./rails";
-import type { PayableRequirement, PaymentRail, PaymentScheme, PreparedPayment, WalletFallback } from "./rails/rail";
+import type { ChannelConfig, ChannelScheme, PayableRequirement, PaymentRail, PaymentScheme, PreparedPayment, WalletFallback } from "./rails/rail";
 import { checkOffer } from "./receipt";
 
 export type QuotePaymentParameters = {
@@ -37,6 +38,8 @@ export type QuotePaymentParameters = {
    * one set of limits. Without any, a paid service asks for a wallet first.
    */
   wallets: Readonly<Record<string, string>>;
+  /** The page's channel keys, by rail namespace: with one, a service's pay-as-you-go channel can be paid (CreateQuoteParameters). */
+  channelKeys?: Readonly<Partial<Record<string, string>>>;
   limits: SpendingLimits;
   defaultChain: string | undefined;
   policy: QuotePolicy;
@@ -117,7 +120,14 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
       return { kind: "rate-limited", retryAfterSeconds, wait: error.message };
     }
   }
-  let quote = await createQuote({ paymentRequired, wallet: parameters.wallets, perPaymentLimit: parameters.limits.perPayment, defaultChain: parameters.defaultChain, env });
+  let quote = await createQuote({
+    paymentRequired,
+    wallet: parameters.wallets,
+    perPaymentLimit: parameters.limits.perPayment,
+    defaultChain: parameters.defaultChain,
+    env,
+    ...(parameters.channelKeys ? { channelKeys: parameters.channelKeys, liveChannel: (option) => findLiveChannel(parameters.db, { ...option, wallet: option.payer }) } : {}),
+  });
   if ("code" in quote) return { kind: "not-payable", message: quote.message };
 
   const paymentId = newPaymentId();
@@ -129,6 +139,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     ...(quote.scheme.usagePriced ? { upTo: true as const, ...typicalOf(paymentRequired.resource?.tags, quote.amount) } : {}),
     payTo: quote.payTo,
     protocol: infoOf(protocol),
+    ...(quote.channel ? { channel: channelFacts(quote.channel) } : {}),
   };
   emit({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
@@ -140,7 +151,8 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
   const notes: string[] = [];
   // The agent budget pays fixed prices only: its session key holds no Permit2 allowance, which a
   // usage-priced payment needs, so the wallet signs those.
-  const offered = policy.budget && "threshold" in policy.budget && !scheme.usagePriced ? policy.budget : undefined;
+  // A channel's calls are signed by the page's channel key, and its deposit by the wallet.
+  const offered = policy.budget && "threshold" in policy.budget && !scheme.usagePriced && !quote.channel ? policy.budget : undefined;
   const choice = await chooseAgentBudget({ db, grant: offered?.grant, wallet, rail, network, amount, threshold: offered?.threshold ?? 0n });
   if (policy.budget && "withheld" in policy.budget) notes.push(policy.budget.withheld);
   let budget: AgentBudgetUse | undefined;
@@ -160,6 +172,15 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     }
   } else if (choice.note) {
     notes.push(choice.note);
+  }
+  if (quote.channel?.note) notes.push(quote.channel.note);
+  // A call on an open channel spends a deposit the limits count already: only the per-payment
+  // limit holds it, and nothing of the wallet's balance is asked.
+  if (quote.channel && !quote.channel.opening) {
+    preflight =
+      amount > limits.perPayment
+        ? { ok: false, code: "limit-exceeded", message: describeBreach({ limit: "perPayment", limitAmount: limits.perPayment, spent: 0n, amount }) }
+        : { ok: true, balance: 0n, warnings: [] };
   }
   preflight ??= await runPreflight({ db, wallet, countedWith, rail, network, amount, limits });
   if (budget) facts.paidFrom = "agent-budget";
@@ -207,6 +228,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     ...(budget ? { agentBudget: budget.grant } : {}),
     ...(countedWith.length > 0 ? { countedWith } : {}),
     ...(offer ? { offer } : {}),
+    ...(quote.channel ? { channel: channelClaims(quote.channel) } : {}),
     binding: policy.binding,
   };
   const token = issueApproval(claims, env);
@@ -230,6 +252,8 @@ export type PaymentQuote = PayableRequirement &
     payer: string;
     /** When the service takes more than one network: why this one, in the person's words. */
     networkChoice?: string;
+    /** Paid through a pay-as-you-go channel: `amount` is then the deposit when opening, else the call's price. */
+    channel?: ChannelQuote;
   };
 
 export type QuoteRefusal = { code: "payment-failed"; message: string };
@@ -245,6 +269,30 @@ export type CreateQuoteParameters = {
   perPaymentLimit: bigint;
   defaultChain: string | undefined;
   env: RailEnv;
+  /**
+   * The page's channel keys by rail namespace (the `payerAuthorizer` of a pay-as-you-go channel,
+   * whose vouchers the page signs without a prompt). Without one, a service's channel option is
+   * not a candidate, and the service is paid another way it takes.
+   */
+  channelKeys?: Readonly<Partial<Record<string, string>>>;
+  /** This payer's live channel with the option's service under that key, from the ledger. */
+  liveChannel?: (option: { payer: string; network: string; receiver: string; channelKey: string }) => Promise<LiveChannel | undefined>;
+};
+
+/** What the ledger holds of a channel a quote may pay through. */
+export type LiveChannel = { channelId: string; config: ChannelConfig; state: "opening" | "open"; deposit: bigint; vouched: bigint };
+
+/** How a quote pays through a channel: opening it (the deposit, then the first call) or one call on it (from `expected`, the ledger's cumulative base). */
+export type ChannelQuote = {
+  channelId: string;
+  opening: boolean;
+  price: bigint;
+  deposit: bigint;
+  /** The cumulative amount vouched before this call, as the ledger held it when quoted. */
+  expected: bigint;
+  withdrawDelaySeconds: number;
+  /** Why a new channel is opened while one exists, in the person's words. */
+  note?: string;
 };
 
 type Candidate = PayableOption & { payer: string };
@@ -257,7 +305,7 @@ type Candidate = PayableOption & { payer: string };
  * it as `limit-exceeded`, so the person sees the price and the limit that stopped it on a
  * payment card, like any other limit (docs/contract.md, section 3, `checking`).
  */
-export async function createQuote({ paymentRequired, wallet, perPaymentLimit, defaultChain, env }: CreateQuoteParameters): Promise<PaymentQuote | QuoteRefusal> {
+export async function createQuote({ paymentRequired, wallet, perPaymentLimit, defaultChain, env, channelKeys, liveChannel }: CreateQuoteParameters): Promise<PaymentQuote | QuoteRefusal> {
   const rails = paymentRails(env);
   const candidates: Candidate[] = [];
   const reasons: string[] = [];
@@ -269,6 +317,11 @@ export async function createQuote({ paymentRequired, wallet, perPaymentLimit, de
       continue;
     }
     const payer = typeof wallet === "string" ? wallet : wallet[check.rail.namespace];
+    // A channel's vouchers are the page's channel key's to sign: without one, another option pays.
+    if (check.scheme.channel && !channelKeys?.[check.rail.namespace]) {
+      reasons.push("a pay-as-you-go channel needs the page's channel key, which this request did not bring");
+      continue;
+    }
     if (payer) candidates.push({ ...check, payer });
     else walletless.push(check.network.name);
   }
@@ -283,14 +336,86 @@ export async function createQuote({ paymentRequired, wallet, perPaymentLimit, de
     (a, b) =>
       Number(withinLimit(b)) - Number(withinLimit(a)) ||
       Number(b.network.id === defaultChain) - Number(a.network.id === defaultChain) ||
+      // A channel pays repeat calls without a transaction or a prompt: it comes first at a price no higher.
+      (a.amount === b.amount ? Number(b.scheme.channel !== undefined) - Number(a.scheme.channel !== undefined) : 0) ||
       (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0),
   );
   const first = candidates[0] as Candidate;
   // Above the limit, the card shows the lowest price asked, not the default chain's.
   const chosen = withinLimit(first) ? first : candidates.reduce((cheapest, next) => (next.amount < cheapest.amount ? next : cheapest));
+  const channelKey = channelKeys?.[chosen.rail.namespace];
+  if (chosen.scheme.channel && channelKey) {
+    const through = await channelQuote({ chosen, channel: chosen.scheme.channel, channelKey, x402Version: paymentRequired.x402Version, perPaymentLimit, liveChannel });
+    if ("code" in through) return through;
+    return { x402Version: paymentRequired.x402Version, ...chosen, ...through.prepared, amount: through.channel.opening ? through.channel.deposit : chosen.amount, channel: through.channel };
+  }
   const prepared = exposing(await chosen.scheme.prepare({ paymentRequired, requirement: chosen, payer: chosen.payer }), chosen);
   const networkChoice = withinLimit(chosen) ? whyThisNetwork({ chosen, candidates, walletless, defaultChain, withinLimit }) : undefined;
   return { x402Version: paymentRequired.x402Version, ...chosen, ...prepared, ...(networkChoice ? { networkChoice } : {}) };
+}
+
+/** What a person is told of a channel quote, on its card. */
+function channelFacts(channel: ChannelQuote): NonNullable<PaymentFacts["channel"]> {
+  const left = channel.deposit - channel.expected - channel.price;
+  return { opening: channel.opening, price: channel.price, deposit: channel.deposit, left, withdrawDelaySeconds: channel.withdrawDelaySeconds };
+}
+
+/** What the approval token carries of a channel quote. */
+function channelClaims(channel: ChannelQuote): NonNullable<ApprovalClaims["channel"]> {
+  return {
+    id: channel.channelId,
+    opening: channel.opening,
+    price: channel.price.toString(),
+    deposit: channel.deposit.toString(),
+    expected: channel.expected.toString(),
+    withdrawDelaySeconds: channel.withdrawDelaySeconds,
+  };
+}
+
+/** A deposit when the service suggests none: this many calls. */
+const DEFAULT_DEPOSIT_CALLS = 20n;
+
+/**
+ * Paying through a channel: one call on the live one when its deposit covers it, else opening
+ * one. The deposit is what the service suggests (or 20 calls), at most the per-payment limit (it
+ * is one signature that moves money) and never less than one call. A voucher's cumulative amount
+ * is the ledger's, never the service's.
+ */
+async function channelQuote({
+  chosen,
+  channel,
+  channelKey,
+  x402Version,
+  perPaymentLimit,
+  liveChannel,
+}: {
+  chosen: Candidate;
+  channel: ChannelScheme;
+  channelKey: string;
+  x402Version: number;
+  perPaymentLimit: bigint;
+  liveChannel: CreateQuoteParameters["liveChannel"];
+}): Promise<{ prepared: PreparedPayment; channel: ChannelQuote } | QuoteRefusal> {
+  const price = chosen.amount;
+  const { withdrawDelaySeconds, suggestedDeposit } = channel.terms(chosen);
+  const live = await liveChannel?.({ payer: chosen.payer, network: chosen.network.id, receiver: chosen.payTo, channelKey });
+  if (live?.state === "opening") {
+    return { code: "payment-failed", message: "Your deposit for this service is still being confirmed on chain. Nothing was paid; ask again in a moment." };
+  }
+  if (live && live.vouched + price <= live.deposit) {
+    const prepared = await channel.call({ requirement: chosen, x402Version, config: live.config, cumulative: live.vouched + price });
+    if (prepared.exposure.amount !== 0n) throw new Error("a channel's call exposed money of its own");
+    return { prepared, channel: { channelId: live.channelId, opening: false, price, deposit: live.deposit, expected: live.vouched, withdrawDelaySeconds } };
+  }
+  const wanted = suggestedDeposit ?? price * DEFAULT_DEPOSIT_CALLS;
+  const deposit = wanted > perPaymentLimit ? (perPaymentLimit > price ? perPaymentLimit : price) : wanted;
+  const opened = await channel.open({ requirement: chosen, x402Version, payer: chosen.payer, channelKey, deposit });
+  if (opened.exposure.amount !== deposit) throw new Error("a channel's opening exposes other than its deposit");
+  const note = live ? "Your deposit with this service is used up: this opens a new one. Close the old one in Channels to get back what is left of it." : undefined;
+  return {
+    prepared: opened,
+    channel: { channelId: opened.channelId, opening: true, price, deposit, expected: 0n, withdrawDelaySeconds, ...(note ? { note } : {}) },
+  };
 }
 
 /**

@@ -29,7 +29,12 @@ export async function sweepUnfinishedPayments({
 }): Promise<SweepReport> {
   const report: SweepReport = { checked: 0, settled: 0, released: 0, pending: 0, skipped: 0 };
   const records = await unfinishedPayments(db, { reservedBefore: new Date(now.getTime() - STALE_RESERVATION_MS), limit });
-  if (records.length === 0) return report;
+  // Channels whose opening, close or withdrawal the chain may have ended (after the payments, whose deposits they wait on).
+  const channels = async () => (await import("./channels")).settleChannels({ db, env });
+  if (records.length === 0) {
+    await channels();
+    return report;
+  }
   // The chains' code is loaded only when there is something to ask them about.
   const [{ paymentRails }, { factsOf, reconcilePayment }] = await Promise.all([import("./rails"), import("./reconcile")]);
   const rails = paymentRails(env);
@@ -48,6 +53,7 @@ export async function sweepUnfinishedPayments({
     else if (verdict.kind === "released") report.released += 1;
     else report.pending += 1;
   }
+  await channels();
   return report;
 }
 

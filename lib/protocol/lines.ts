@@ -62,6 +62,14 @@ export type PaymentStatus = {
    * without a prompt; absent: the wallet signs.
    */
   paidFrom?: "agent-budget";
+  /**
+   * Paid through a pay-as-you-go channel (x402 `batch-settlement`), decimal USDC: `opening`, the
+   * amount is the deposit the wallet signs, of which this first call takes `price`; else the
+   * amount is the call's price, from the deposit, signed by the page's channel key. `left`: what
+   * the deposit holds after this call. `withdrawDelaySeconds`: how long taking it back without the
+   * service waits.
+   */
+  channel?: { opening: boolean; price: string; deposit: string; left: string; withdrawDelaySeconds: number };
   approval?: PaymentApproval;
   txHash?: string;
   explorerUrl?: string;

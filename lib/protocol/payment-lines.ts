@@ -30,6 +30,17 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
     protocol: facts.protocol.name,
     protocolLabel: facts.protocol.label,
     ...(facts.paidFrom ? { paidFrom: facts.paidFrom } : {}),
+    ...(facts.channel
+      ? {
+          channel: {
+            opening: facts.channel.opening,
+            price: formatUnits(facts.channel.price, asset.decimals),
+            deposit: formatUnits(facts.channel.deposit, asset.decimals),
+            left: formatUnits(facts.channel.left, asset.decimals),
+            withdrawDelaySeconds: facts.channel.withdrawDelaySeconds,
+          },
+        }
+      : {}),
     ...(warnings && warnings.length > 0 ? { warnings } : {}),
     ...(networkChoice ? { networkChoice } : {}),
     ...(approval

@@ -25,6 +25,8 @@ export type ChannelRecord = {
   wallet: string;
   network: string;
   config: ChannelConfigRecord;
+  /** The service's payment option the channel was opened on: a refund answers it again. */
+  requirements: Record<string, unknown>;
   serviceName: string;
   serviceUrl: string;
   depositPaymentId: string;
@@ -45,6 +47,7 @@ type ChannelRow = {
   wallet: string;
   network: string;
   config: ChannelConfigRecord;
+  requirements: Record<string, unknown>;
   service_name: string;
   service_url: string;
   deposit_payment_id: string;
@@ -57,7 +60,7 @@ type ChannelRow = {
   created_at: Date | string;
 };
 
-const channelColumns = `channel_id, wallet, network, config, service_name, service_url, deposit_payment_id, deposit::text AS deposit,
+const channelColumns = `channel_id, wallet, network, config, requirements, service_name, service_url, deposit_payment_id, deposit::text AS deposit,
   vouched::text AS vouched, charged::text AS charged, state, withdraw_requested_at, close_tx, created_at`;
 
 function toChannel(row: ChannelRow): ChannelRecord {
@@ -66,6 +69,7 @@ function toChannel(row: ChannelRow): ChannelRecord {
     wallet: row.wallet,
     network: row.network,
     config: row.config,
+    requirements: row.requirements,
     serviceName: row.service_name,
     serviceUrl: row.service_url,
     depositPaymentId: row.deposit_payment_id,
@@ -87,6 +91,7 @@ export type NewChannel = {
   wallet: string;
   network: string;
   config: ChannelConfigRecord;
+  requirements: Record<string, unknown>;
   serviceName: string;
   serviceUrl: string;
   /** The payment row its deposit was reserved as (reserved first, against the limits, as any payment). */
@@ -104,8 +109,8 @@ export async function openChannel(db: Database, channel: NewChannel): Promise<{ 
   if (channel.firstCall.amount > channel.deposit) throw new Error("a channel's first call costs more than its deposit");
   return db.transaction(async (tx) => {
     const [row] = await tx.query<ChannelRow>(
-      `INSERT INTO channels (channel_id, wallet, network, config, service_name, service_url, deposit_payment_id, deposit, vouched, state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'opening')
+      `INSERT INTO channels (channel_id, wallet, network, config, requirements, service_name, service_url, deposit_payment_id, deposit, vouched, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'opening')
        ON CONFLICT (channel_id) DO NOTHING
        RETURNING ${channelColumns}`,
       [
@@ -113,6 +118,7 @@ export async function openChannel(db: Database, channel: NewChannel): Promise<{ 
         walletKey(channel.wallet),
         channel.network,
         JSON.stringify(channel.config),
+        JSON.stringify(channel.requirements),
         channel.serviceName,
         channel.serviceUrl,
         channel.depositPaymentId,
@@ -143,6 +149,59 @@ export async function findChannel(db: Queryable, channelId: string): Promise<Cha
 export async function channelsOf(db: Queryable, wallet: string): Promise<ChannelRecord[]> {
   const rows = await db.query<ChannelRow>(`SELECT ${channelColumns} FROM channels WHERE wallet = $1 ORDER BY created_at DESC`, [walletKey(wallet)]);
   return rows.map(toChannel);
+}
+
+/**
+ * The channel a quote would pay through: this wallet's with this service's receiver on this
+ * network, its vouchers signed by this channel key, open or opening (newest first); undefined
+ * when there is none.
+ */
+export async function findLiveChannel(
+  db: Queryable,
+  { wallet, network, receiver, channelKey: key }: { wallet: string; network: string; receiver: string; channelKey: string },
+): Promise<(ChannelRecord & { state: "opening" | "open" }) | undefined> {
+  const [row] = await db.query<ChannelRow & { state: "opening" | "open" }>(
+    `SELECT ${channelColumns} FROM channels
+     WHERE wallet = $1 AND network = $2 AND lower(config->>'receiver') = lower($3) AND lower(config->>'payerAuthorizer') = lower($4)
+       AND state IN ('opening', 'open')
+     ORDER BY created_at DESC LIMIT 1`,
+    [walletKey(wallet), network, receiver, key],
+  );
+  return row ? { ...toChannel(row), state: row.state } : undefined;
+}
+
+export type ChannelCallRecord = { callId: string; channelId: string; amount: bigint; cumulative: bigint; charged: bigint | null; status: "vouched" | "charged" | "failed"; createdAt: Date };
+
+/** One call paid through a channel, if recorded. */
+export async function findChannelCall(db: Queryable, callId: string): Promise<ChannelCallRecord | undefined> {
+  const [row] = await db.query<{ call_id: string; channel_id: string; amount: string; cumulative: string; charged: string | null; status: ChannelCallRecord["status"]; created_at: Date | string }>(
+    "SELECT call_id, channel_id, amount::text AS amount, cumulative::text AS cumulative, charged::text AS charged, status, created_at FROM channel_calls WHERE call_id = $1",
+    [callId],
+  );
+  if (!row) return undefined;
+  return {
+    callId: row.call_id,
+    channelId: row.channel_id,
+    amount: BigInt(row.amount),
+    cumulative: BigInt(row.cumulative),
+    charged: row.charged === null ? null : BigInt(row.charged),
+    status: row.status,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+/** Channels whose end the chain must tell: opening (is the deposit there?), closing or withdrawing (is the rest back?). */
+export async function channelsToSettle(db: Queryable, { limit = 20 }: { limit?: number } = {}): Promise<ChannelRecord[]> {
+  const rows = await db.query<ChannelRow>(
+    `SELECT ${channelColumns} FROM channels WHERE state IN ('opening', 'closing', 'withdrawing') ORDER BY updated_at ASC LIMIT $1`,
+    [limit],
+  );
+  return rows.map(toChannel);
+}
+
+/** A channel whose deposit never landed (its payment failed or was released): closed, with nothing in it. */
+export async function abandonChannel(db: Queryable, channelId: string): Promise<void> {
+  await db.query("UPDATE channels SET state = 'closed', updated_at = now() WHERE channel_id = $1 AND state = 'opening'", [channelKey(channelId)]);
 }
 
 /** The chain shows the deposit: the channel takes vouchers. */

@@ -10,7 +10,7 @@ export const x402Protocol: PaymentProtocol = {
   name: X402_PROTOCOL,
   label: "x402",
   shortLabel: "x402",
-  schemes: ["exact", "upto"],
+  schemes: ["exact", "upto", "batch-settlement"],
   async readChallenge({ response, body }) {
     const { readPaymentRequired } = await import("@/lib/x402/payment-required");
     const paymentRequired = readPaymentRequired(response, body);

@@ -7,6 +7,7 @@
 import type { PaymentRequirements } from "@x402/core/types";
 import type { PaymentNetwork } from "../payment";
 import { createEvmRail } from "./evm";
+import { createChannelEvmScheme } from "./evm/channel";
 import { createExactEvmScheme } from "./evm/exact";
 import { createMppChargeEvmScheme } from "./evm/mpp-charge";
 import { createUptoEvmScheme } from "./evm/upto";
@@ -44,6 +45,8 @@ function registryFor(env: RailEnv): PaymentRails {
     // The Machine Payments Protocol's `evm` charge: the same EIP-3009 authorization, answering an MPP challenge.
     .register("eip155:*", evm, createMppChargeEvmScheme(env))
     .register("eip155:*", evm, createUptoEvmScheme(env))
+    // Pay-as-you-go channels (x402 `batch-settlement`): one deposit, then vouchers the page's channel key signs.
+    .register("eip155:*", evm, createChannelEvmScheme(env))
     .register("solana:*", solana, createExactSolanaScheme(env))
     .rails();
 }

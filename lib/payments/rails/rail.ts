@@ -148,6 +148,55 @@ export interface PaymentRail {
   formatAddress(address: string): string | undefined;
 }
 
+/** A pay-as-you-go channel's configuration as its scheme names it (x402 `batch-settlement`); its id is the hash of it. */
+export type ChannelConfig = {
+  payer: string;
+  /** The key that signs the channel's vouchers: the page's channel key, never the server's. */
+  payerAuthorizer: string;
+  receiver: string;
+  receiverAuthorizer: string;
+  token: string;
+  withdrawDelay: number;
+  salt: string;
+};
+
+/** What a channel's chain contract holds of it now. */
+export type ChannelOnChain = {
+  /** What is in it, what the service claimed of it included. */
+  balance: bigint;
+  totalClaimed: bigint;
+  /** The payer's withdrawal under way (Unix seconds it was asked at); undefined when none. */
+  withdrawal: { amount: bigint; initiatedAt: number } | undefined;
+  /** What is left for the payer: the balance less what was claimed. */
+  left: bigint;
+};
+
+/**
+ * A scheme with state between payments (x402 `batch-settlement`): one deposit the wallet signs,
+ * then each call paid by a cumulative voucher the page's channel key signs, and what is left
+ * returned at the close. The core keeps the channel in the ledger; the scheme builds what is
+ * signed and reads what the chain holds. `prepare` is not used for it: a quote opens (`open`)
+ * or calls (`call`).
+ */
+export interface ChannelScheme {
+  /** The service's channel terms: how long a withdrawal without it waits, and the deposit it suggests. */
+  terms(requirement: PayableRequirement): { withdrawDelaySeconds: number; suggestedDeposit: bigint | undefined };
+  /** Opening: the wallet signs the deposit (the exposure), then the channel key the first call's voucher of `firstCall`. */
+  open(parameters: { requirement: PayableRequirement; x402Version: number; payer: string; channelKey: string; deposit: bigint }): Promise<PreparedPayment & { channelId: string; config: ChannelConfig }>;
+  /** One call on an open channel: the voucher of `cumulative`, for the channel key alone; it exposes nothing new. */
+  call(parameters: { requirement: PayableRequirement; x402Version: number; config: ChannelConfig; cumulative: bigint }): Promise<PreparedPayment>;
+  /** The close by a cooperative refund: a last voucher of `charged`, for the channel key; the rest comes back. */
+  refund(parameters: { requirements: PaymentRequirements; config: ChannelConfig; charged: bigint }): Promise<PreparedPayment>;
+  /** What the chain's channel contract holds of it now. Throws ChainUnavailableError when it cannot be asked. */
+  read(parameters: { network: PaymentNetwork; channelId: string }): Promise<ChannelOnChain>;
+  /** The transactions that returned money to the payer (a refund, a withdrawal), since `fromBlock`. */
+  returned(parameters: { network: PaymentNetwork; channelId: string; fromBlock: bigint }): Promise<{ amount: bigint; txHash: string; kind: "refund" | "withdrawal" }[]>;
+  /** The channel a channel payment's payload is for. */
+  configOf(payload: PaymentPayload): ChannelConfig;
+  /** The wallet's own way back, without the service: two transactions, the second after the delay. */
+  withdrawal(parameters: { network: PaymentNetwork; config: ChannelConfig; amount: bigint }): { contract: string; initiate: { functionName: string; args: unknown[] }; finalize: { functionName: string; args: unknown[] } };
+}
+
 /** One x402 scheme on one rail (`exact` on EVM, `exact` on Solana): a plugin the rail's pattern registers. */
 export interface PaymentScheme {
   /** The scheme's name, as a requirement names it. */
@@ -158,6 +207,8 @@ export interface PaymentScheme {
    * chain shows moved (`paymentState`'s `amount`).
    */
   readonly usagePriced?: boolean;
+  /** A pay-as-you-go channel: quoted and paid through it rather than `prepare` (x402 `batch-settlement`). */
+  readonly channel?: ChannelScheme;
   /**
    * Whether this scheme can pay the requirement, and if not, why (in words an agent can relay).
    * `payer`, when known (a quote's), is held to it too: a requirement may be unpayable by one

@@ -36,6 +36,7 @@ async function quoteInChat(context: ToolContext, call: ServiceCall) {
   const run = context.payments.quote({
     call,
     wallets: context.wallets,
+    ...(context.channelKeys ? { channelKeys: context.channelKeys } : {}),
     limits: context.limits,
     defaultChain: context.preferences.defaultChain,
     policy: {

@@ -50,6 +50,7 @@ async function openOne(wallet: string, deposit: bigint, firstCall: bigint) {
     wallet,
     network: "eip155:31337",
     config: { payer: wallet, payerAuthorizer: "0x00000000000000000000000000000000000000Ee", receiver, receiverAuthorizer: receiver, token: depositPayment.asset, withdrawDelay: 900, salt: `0x${"0".repeat(64)}` },
+    requirements: { scheme: "batch-settlement" },
     serviceName: "TickStream",
     serviceUrl: "http://127.0.0.1:4100/tick",
     depositPaymentId: depositPayment.paymentId,

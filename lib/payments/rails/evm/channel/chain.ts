@@ -5,6 +5,7 @@
 // is the product's own (the calls and events below): @x402/evm does not export it.
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { parseAbi, type Hex, type PublicClient } from "viem";
+import type { ChannelConfig } from "../../rail";
 
 const channelAbi = parseAbi([
   "function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)",
@@ -58,4 +59,16 @@ export async function channelHistory(
     else if (event.eventName === "WithdrawFinalized") returned.push({ amount: event.args.amount, txHash: event.transactionHash, kind: "withdrawal" });
   }
   return { deposits, returned };
+}
+
+/** The payer's own way back (its wallet sends these, with their gas): asking for a withdrawal, then taking it after the channel's delay. */
+export const channelWithdrawAbi = parseAbi([
+  "struct ChannelConfig { address payer; address payerAuthorizer; address receiver; address receiverAuthorizer; address token; uint40 withdrawDelay; bytes32 salt; }",
+  "function initiateWithdraw(ChannelConfig config, uint128 amount)",
+  "function finalizeWithdraw(ChannelConfig config)",
+]);
+
+/** The two calls of a withdrawal of `amount` from the channel `config` names. */
+export function withdrawalCalls(config: ChannelConfig, amount: bigint): { initiate: { functionName: "initiateWithdraw"; args: [ChannelConfig, string] }; finalize: { functionName: "finalizeWithdraw"; args: [ChannelConfig] } } {
+  return { initiate: { functionName: "initiateWithdraw", args: [config, amount.toString()] }, finalize: { functionName: "finalizeWithdraw", args: [config] } };
 }

@@ -96,7 +96,7 @@ export async function prepareChannelOpening({
     exposure: { amount: deposit, instrument: String(depositTypedData.message.nonce), until: validBefore },
     toSign: [
       { kind: "typed-data", typedData: forWallet(depositTypedData), purpose: "the deposit", answeredAs: "signature" },
-      { kind: "typed-data", typedData: forWallet(voucherTypedData), purpose: "the first call's voucher", answeredAs: "voucherSignature" },
+      { kind: "typed-data", typedData: forWallet(voucherTypedData), purpose: "the first call's voucher", signer: "channel-key", answeredAs: "voucherSignature" },
     ],
     unsignedPayload,
   };
@@ -120,7 +120,7 @@ export async function prepareVoucher({
   const [typedData] = key.asked;
   if (!typedData) throw new Error("the x402 client built a voucher without its typed data");
   return {
-    toSign: [{ kind: "typed-data", typedData: forWallet(typedData), purpose: "this call's voucher", answeredAs: "voucherSignature" }],
+    toSign: [{ kind: "typed-data", typedData: forWallet(typedData), purpose: "this call's voucher", signer: "channel-key", answeredAs: "voucherSignature" }],
     unsignedPayload: { x402Version, payload: { type: "voucher", channelConfig: config, voucher }, accepted: requirements },
   };
 }
@@ -170,7 +170,7 @@ export async function prepareRefund({
   const [typedData] = key.asked;
   if (!typedData) throw new Error("the x402 client built a refund without its typed data");
   return {
-    toSign: [{ kind: "typed-data", typedData: forWallet(typedData), purpose: "closing the channel", answeredAs: "voucherSignature" }],
+    toSign: [{ kind: "typed-data", typedData: forWallet(typedData), purpose: "closing the channel", signer: "channel-key", answeredAs: "voucherSignature" }],
     unsignedPayload: { x402Version: 2, payload: { type: "refund", channelConfig: config, voucher }, accepted: requirements },
   };
 }

@@ -1,0 +1,258 @@
+// Pay-as-you-go channels (x402 `batch-settlement`; docs/contract.md, section 15) in the payment
+// core, beside the one-payment flow they share their quote and approval with. Opening a channel is
+// a payment like any other (./delivery.ts sends its deposit, which the limits count in full), with
+// the channel recorded beside its reservation (`recordOpening`) and opened once the deposit is
+// settled (`settleOpening`). A call on an open channel is paid here (`sendChannelCall`): the
+// ledger takes its voucher atomically on the base it was quoted on, the service gets the voucher,
+// and nothing new is reserved, since its money is the deposit's. Closing sends a cooperative
+// refund the page's channel key signed (`closeChannelCooperatively`); the chain, read by the sweep
+// (`settleChannels`), says when the rest came back, and only then is it released.
+import type { PaymentRequirements } from "@x402/core/types";
+import type { Database } from "@/lib/db";
+import { beforeDeadline } from "@/lib/deadline";
+import type { ServerEnv } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { formatDollars } from "@/lib/money";
+import { readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/net/service-call";
+import { preparedOf, type FreshApproval } from "./approval";
+import type { ApprovalClaims } from "./approval-token";
+import { deliveredOutcome, type SentPayment } from "./delivery";
+import { findPayment, type PaymentRecord } from "./ledger";
+import {
+  abandonChannel,
+  channelsToSettle,
+  closeChannel,
+  findChannel,
+  markCallCharged,
+  markCallFailed,
+  markChannelClosing,
+  markChannelOpen,
+  openChannel,
+  vouch,
+  type ChannelRecord,
+} from "./ledger/channels";
+import type { PaymentFacts, PaymentOutcome, PaymentUpdate, WalletRequest } from "./payment";
+import { protocolOfScheme } from "./protocols";
+import { paymentRails, type RailEnv } from "./rails";
+import type { ChannelConfig, ChannelScheme } from "./rails/rail";
+
+/** The scheme of pay-as-you-go channels, as x402 names it. */
+const CHANNEL_SCHEME = "batch-settlement";
+
+/** What a person is told of a channel payment, from what its token carries. */
+export function channelFactsOf(channel: NonNullable<ApprovalClaims["channel"]>): NonNullable<PaymentFacts["channel"]> {
+  const price = BigInt(channel.price);
+  const deposit = BigInt(channel.deposit);
+  return { opening: channel.opening, price, deposit, left: deposit - BigInt(channel.expected) - price, withdrawDelaySeconds: channel.withdrawDelaySeconds };
+}
+
+/** Whether an approval is one call on an open channel (paid here, not by ./delivery.ts). */
+export function isChannelCall(claims: ApprovalClaims): boolean {
+  return claims.channel !== undefined && !claims.channel.opening;
+}
+
+/**
+ * The channel an opening's deposit opens, recorded with its reservation and before the deposit is
+ * sent, so a server that stops now still knows it (the sweep opens it once the deposit is settled).
+ */
+export function recordOpening(db: Database, env: RailEnv, claims: ApprovalClaims): (record: PaymentRecord) => Promise<void> {
+  return async (record) => {
+    const channel = claims.channel;
+    if (!channel?.opening) return;
+    const found = paymentRails(env).findScheme(claims.network, claims.scheme ?? "");
+    if (!found?.scheme.channel) throw new Error("an opening in a scheme without channels");
+    const config = found.scheme.channel.configOf(claims.payload);
+    await openChannel(db, {
+      channelId: channel.id,
+      wallet: claims.wallet,
+      network: claims.network,
+      config,
+      requirements: claims.payload.accepted as unknown as Record<string, unknown>,
+      serviceName: claims.service.name,
+      serviceUrl: claims.service.url,
+      depositPaymentId: record.paymentId,
+      deposit: BigInt(channel.deposit),
+      firstCall: { callId: claims.paymentId, amount: BigInt(channel.price) },
+    });
+  };
+}
+
+/**
+ * An opening whose deposit's outcome is known: settled, the channel takes vouchers (and its first
+ * call was charged with it); failed, it never held anything. Still pending: left as it is.
+ */
+export async function settleOpening(db: Database, channelId: string): Promise<void> {
+  const channel = await findChannel(db, channelId);
+  if (channel?.state !== "opening") return;
+  const deposit = await findPayment(db, channel.depositPaymentId);
+  if (deposit?.status === "settled") {
+    await markChannelOpen(db, channelId);
+    await markCallCharged(db, { callId: channel.depositPaymentId, charged: channel.vouched });
+  } else if (deposit?.status === "failed") {
+    await abandonChannel(db, channelId);
+  }
+}
+
+export type SendChannelCallParameters = {
+  db: Database;
+  env: ServerEnv;
+  approval: FreshApproval;
+  signal?: AbortSignal;
+  paidCallTimeoutMs?: number;
+};
+
+/**
+ * One call on an open channel. The ledger takes the next voucher on the base the call was quoted
+ * on, atomically (never past the deposit, never twice for one call); then the service gets it.
+ * Refused before anything is sent when the channel moved on, is used up or is closing.
+ */
+export async function sendChannelCall({ db, env, approval, signal, paidCallTimeoutMs }: SendChannelCallParameters): Promise<SentPayment> {
+  const { claims, facts, rail, scheme } = approval;
+  const channel = claims.channel;
+  if (!channel || channel.opening) throw new Error("not a call on an open channel");
+  const price = BigInt(channel.price);
+  const taken = await beforeDeadline(vouch(db, { channelId: channel.id, callId: claims.paymentId, amount: price, expected: BigInt(channel.expected) }), signal);
+  const name = claims.service.name;
+  if (taken.kind === "existing") {
+    throw new AppError("bad-request", `This call to ${name} was sent already, by an earlier request for the same approval; it was not paid again.`, {
+      details: { fields: [{ path: "payment", message: "was sent before" }] },
+    });
+  }
+  if (taken.kind === "moved") {
+    throw new AppError("bad-request", `Another call to ${name} was paid from your deposit since this one was quoted. Nothing was paid; ask again for a fresh quote.`);
+  }
+  if (taken.kind === "exhausted") {
+    throw new AppError("limit-exceeded", `Your deposit with ${name} has ${formatDollars(taken.left)} left, less than this call's ${formatDollars(price)}. Nothing was paid; ask again to open a new deposit.`);
+  }
+  if (taken.kind === "closed") {
+    throw new AppError("bad-request", `Your channel with ${name} is ${taken.state === "opening" ? "still opening" : "being closed"}, so it takes no more calls. Nothing was paid.`);
+  }
+  const payload = scheme.complete(preparedOf(claims), approval.signed);
+  const protocol = protocolOfScheme(claims.scheme);
+  const delivery = (async (): Promise<PaymentOutcome> => {
+    const failed = async (message: string): Promise<PaymentOutcome> => {
+      await markCallFailed(db, claims.paymentId);
+      const update: PaymentUpdate = { facts, stage: "failed", reason: { code: "not-delivered", message } };
+      return { updates: [update], end: "payment-failed", txHash: undefined, explorerUrl: undefined, report: { status: "failed", summary: message } };
+    };
+    const signedFor = `Its voucher of ${formatDollars(price)} was signed and sent, so ${name} may still claim it from your deposit.`;
+    let response: Response;
+    try {
+      response = await protocol.callPaid(claims.service, payload, {
+        allowPrivate: env.X402_ALLOW_PRIVATE_ADDRESSES,
+        ...(paidCallTimeoutMs === undefined ? {} : { timeoutMs: paidCallTimeoutMs }),
+      });
+    } catch (error) {
+      if (error instanceof ServiceUnreachableError && error.neverConnected) {
+        await markCallFailed(db, claims.paymentId);
+        const message = `${error.message} Nothing was paid.`;
+        const update: PaymentUpdate = { facts, stage: "failed", reason: { code: "service-unavailable", message } };
+        return { updates: [update], end: "service-unavailable", txHash: undefined, explorerUrl: undefined, report: { status: "failed", summary: message } };
+      }
+      return failed(`${name} did not answer. ${signedFor}`);
+    }
+    const settlement = await protocol.readSettlement(response);
+    let data: unknown;
+    try {
+      data = await readServiceBody(response);
+    } catch {
+      return failed(`${name}'s answer broke off. ${signedFor}`);
+    }
+    if (!response.ok || settlement?.success === false) {
+      return failed(`${name} refused the voucher (HTTP ${response.status}). ${signedFor}`);
+    }
+    // What the service says it charged counts up to the voucher, never past it.
+    const charged = settlement?.amount !== undefined && /^\d{1,30}$/.test(settlement.amount) ? BigInt(settlement.amount) : price;
+    await markCallCharged(db, { callId: claims.paymentId, charged });
+    return deliveredOutcome(facts, undefined, data, undefined);
+  })();
+  return { kind: "sent", claims, facts, rail, scheme, delivery };
+}
+
+/** The refund voucher a close asks the channel key to sign: of what the ledger vouched, so the rest of the deposit comes back. */
+async function refundOf(channel: ChannelRecord, scheme: ChannelScheme) {
+  return scheme.refund({ requirements: channel.requirements as unknown as PaymentRequirements, config: channel.config as ChannelConfig, charged: channel.vouched });
+}
+
+/** The rail and scheme a recorded channel is paid in. */
+function schemeOf(env: RailEnv, channel: ChannelRecord) {
+  const found = paymentRails(env).findScheme(channel.network, CHANNEL_SCHEME);
+  if (!found?.scheme.channel) throw new AppError("bad-request", "This channel's network is not enabled here.");
+  return { ...found, channel: found.scheme.channel };
+}
+
+/** What the page's channel key signs to close a channel of this wallet's (the refund voucher). */
+export async function prepareChannelClose({ db, env, wallet, channelId }: { db: Database; env: RailEnv; wallet: string; channelId: string }): Promise<{ channel: ChannelRecord; toSign: WalletRequest[] }> {
+  const channel = await ownChannel(db, wallet, channelId);
+  return { channel, toSign: (await refundOf(channel, schemeOf(env, channel).channel)).toSign };
+}
+
+async function ownChannel(db: Database, wallet: string, channelId: string): Promise<ChannelRecord> {
+  const channel = await findChannel(db, channelId);
+  if (!channel || channel.wallet.toLowerCase() !== wallet.toLowerCase()) throw new AppError("not-found", "No such channel of this wallet's.");
+  return channel;
+}
+
+/**
+ * Closes a channel by a cooperative refund: the refund voucher, signed by the channel key, goes
+ * to the service, whose facilitator returns what was not claimed. The channel takes no more calls
+ * from now; it is closed (and the rest released from the limits) when the chain shows the refund.
+ */
+export async function closeChannelCooperatively({
+  db,
+  env,
+  wallet,
+  channelId,
+  signed,
+}: {
+  db: Database;
+  env: ServerEnv;
+  wallet: string;
+  channelId: string;
+  signed: string;
+}): Promise<ChannelRecord> {
+  const channel = await ownChannel(db, wallet, channelId);
+  if (channel.state === "closed") return channel;
+  if (channel.state === "opening") throw new AppError("bad-request", "This channel's deposit is still being confirmed; close it in a moment.");
+  const { scheme, network, channel: channelScheme } = schemeOf(env, channel);
+  const refund = await refundOf(channel, channelScheme);
+  const verdict = await scheme.verify({ network, payer: wallet, amount: 0n, prepared: refund, signed: [signed] });
+  if (!verdict.valid) {
+    throw new AppError("bad-request", "The refund is not signed by this channel's key. Nothing was changed.", { details: { fields: [{ path: "signed.0", message: "is not the channel key's signature of the refund" }] } });
+  }
+  await markChannelClosing(db, channelId);
+  const call: ServiceCall = { url: channel.serviceUrl, method: "GET" };
+  const response = await protocolOfScheme(scheme.scheme)
+    .callPaid(call, scheme.complete(refund, [signed]), { allowPrivate: env.X402_ALLOW_PRIVATE_ADDRESSES })
+    .catch(() => undefined);
+  await response?.body?.cancel().catch(() => undefined);
+  await settleChannel(db, env, (await findChannel(db, channelId)) ?? channel);
+  return (await findChannel(db, channelId)) ?? channel;
+}
+
+/**
+ * A channel's end as the chain tells it: emptied for the payer after money came back (a refund or
+ * a withdrawal), it is closed and its deposit's payment settled at what was claimed; a withdrawal
+ * under way is noted. An opening is settled from its deposit's payment.
+ */
+async function settleChannel(db: Database, env: RailEnv, channel: ChannelRecord): Promise<void> {
+  if (channel.state === "opening") return settleOpening(db, channel.channelId);
+  const found = schemeOf(env, channel);
+  if (!found.network.readable) return;
+  const onChain = await found.channel.read({ network: found.network, channelId: channel.channelId });
+  if (onChain.withdrawal && channel.state !== "withdrawing") {
+    await markChannelClosing(db, channel.channelId, { withdrawal: new Date(onChain.withdrawal.initiatedAt * 1000) });
+  }
+  if (onChain.left > 0n || onChain.withdrawal) return;
+  const returned = await found.channel.returned({ network: found.network, channelId: channel.channelId, fromBlock: 0n });
+  const last = returned.at(-1);
+  if (!last) return;
+  await closeChannel(db, { channelId: channel.channelId, claimed: onChain.totalClaimed, txHash: last.txHash });
+}
+
+/** The sweep's part for channels: openings, closes and withdrawals the chain may have ended. */
+export async function settleChannels({ db, env }: { db: Database; env: RailEnv }): Promise<number> {
+  const channels = await channelsToSettle(db);
+  for (const channel of channels) await settleChannel(db, env, channel).catch(() => undefined);
+  return channels.length;
+}

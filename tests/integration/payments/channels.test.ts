@@ -1,0 +1,129 @@
+// Pay-as-you-go channels (x402 `batch-settlement`) through the chat on the sandbox: the first call
+// to TickStream opens a channel (the wallet signs the deposit, the page's channel key the first
+// voucher), the next calls are paid by the channel key's vouchers alone, with no wallet prompt and
+// no transaction, and the close returns what was not claimed: the ledger counts the deposit in
+// full until the chain shows the refund, then only what was claimed. Real anvil, Circle's USDC,
+// the sandbox's channel contract and facilitator, the real x402 packages and headers.
+import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
+import { countedSince, findPayment } from "@/lib/payments/ledger";
+import { channelsOf, findChannel } from "@/lib/payments/ledger/channels";
+import { closeChannelCooperatively, prepareChannelClose } from "@/lib/payments/channels";
+import type { WalletRequest } from "@/lib/payments/payment";
+import type { PaymentStatus } from "@/lib/protocol/lines";
+import { createChatTools } from "@/lib/tools/chat";
+import { batchSettlementAbi, startSandbox, type Sandbox } from "@/sandbox";
+import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
+import { createPublicClient, http } from "viem";
+import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
+import { finishOf, generousLimits, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
+
+let sandbox: Sandbox;
+let chat: TestChat;
+let balanceOf: (owner: Hex) => Promise<bigint>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ randomPorts: true, quiet: true, writeInfoFile: false, includeTestOnly: true });
+  balanceOf = usdcBalance(sandbox);
+  const ticks = sandboxService(sandbox, "market-ticks");
+  chat = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: modelCallingPayForService({ url: ticks.url, query: { symbol: "NVDA" } }) });
+}, 90_000);
+afterAll(async () => {
+  await chat?.close();
+  await sandbox?.stop();
+});
+
+/** Signs a request as the page does: the wallet's with the wallet, the channel key's with the channel key. */
+function sign(request: WalletRequest, { wallet, channelKey }: { wallet: PrivateKeyAccount; channelKey: PrivateKeyAccount }): Promise<Hex> {
+  if (request.kind !== "typed-data") throw new Error("a channel asks only for typed data");
+  const typedData = request.typedData as TypedDataForWallet;
+  const { EIP712Domain: _domain, ...types } = typedData.types;
+  const signer = request.signer === "channel-key" ? channelKey : wallet;
+  return signer.signTypedData({ domain: typedData.domain, types, primaryType: typedData.primaryType, message: typedDataMessage(typedData) });
+}
+
+async function quote(body: Record<string, unknown>): Promise<PaymentStatus> {
+  const response = await chat.post(body);
+  if (!response.ok) throw new Error(`request A answered ${response.status}: ${await response.text()}`);
+  const lines = await collectLines(response);
+  const quoted = paymentsOf(lines).find((status) => status.status === "awaiting-signature");
+  if (!quoted) throw new Error(`no quote: ${JSON.stringify(lines)}`);
+  return quoted;
+}
+
+async function approve(body: Record<string, unknown>, quoted: PaymentStatus, signed: Hex[]) {
+  const response = await chat.post({ ...body, payment: { paymentId: quoted.paymentId, token: quoted.approval?.token, signed } });
+  if (!response.ok) throw new Error(`request B answered ${response.status}: ${await response.text()}`);
+  const lines = await collectLines(response);
+  return { lines, statuses: paymentsOf(lines), finish: finishOf(lines) };
+}
+
+describe("a channel through the chat", () => {
+  test("one deposit signed by the wallet, ten calls signed by the channel key alone, a close that returns the rest", async () => {
+    const wallet = await newPayer(sandbox, 1_000_000n);
+    const channelKey = privateKeyToAccount(generatePrivateKey());
+    const keys = { wallet, channelKey };
+    const body = { messages: [{ role: "user", content: "NVDA tick please" }], walletAddress: wallet.address, channelKeys: { eip155: channelKey.address }, spendingLimits: generousLimits };
+    const before = await balanceOf(wallet.address);
+
+    // The first call opens the channel: a deposit card.
+    const opening = await quote(body);
+    expect(opening.channel).toMatchObject({ opening: true, price: "0.001", deposit: "0.05", left: "0.049" });
+    expect(opening.amount.total).toBe("0.05");
+    const toSign = opening.approval?.toSign ?? [];
+    expect(toSign.map((request) => request.signer ?? "wallet")).toEqual(["wallet", "channel-key"]);
+    const opened = await approve(body, opening, await Promise.all(toSign.map((request) => sign(request, keys))));
+    expect(opened.statuses.map((status) => status.status)).toEqual(["submitted", "confirmed", "delivered"]);
+    expect(opened.finish?.finishReason).toBe("payment-complete");
+    expect(await balanceOf(wallet.address)).toBe(before - 50_000n);
+    const [channel] = await channelsOf(chat.db, wallet.address);
+    expect(channel).toMatchObject({ state: "open", deposit: 50_000n, vouched: 1_000n, charged: 1_000n });
+    // The whole deposit counts against the limits while the channel can be claimed.
+    expect(await countedSince(chat.db, wallet.address, new Date(0))).toBe(50_000n);
+
+    // Nine more calls: each a voucher the channel key signs, nothing asked of the wallet, no transaction.
+    for (let call = 2; call <= 10; call += 1) {
+      const next = await quote(body);
+      expect(next.channel).toMatchObject({ opening: false, price: "0.001", left: ((50 - call) / 1000).toString() });
+      const requests = next.approval?.toSign ?? [];
+      expect(requests.map((request) => request.signer)).toEqual(["channel-key"]);
+      const paid = await approve(body, next, [await sign(requests[0] as WalletRequest, keys)]);
+      expect(paid.statuses.map((status) => status.status)).toEqual(["submitted", "delivered"]);
+      expect(paid.statuses.at(-1)?.txHash).toBeUndefined();
+    }
+    expect(await balanceOf(wallet.address)).toBe(before - 50_000n);
+    expect(await findChannel(chat.db, channel?.channelId ?? "")).toMatchObject({ vouched: 10_000n, charged: 10_000n });
+    expect(await countedSince(chat.db, wallet.address, new Date(0))).toBe(50_000n);
+
+    // A voucher for a call the ledger did not quote, signed by the wallet rather than the channel key: refused.
+    const forged = await quote(body);
+    const refused = await chat.post({ ...body, payment: { paymentId: forged.paymentId, token: forged.approval?.token, signed: [await sign({ ...(forged.approval?.toSign?.[0] as WalletRequest), signer: undefined } as WalletRequest, keys)] } });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { code: "bad-request", message: expect.stringContaining("not signed by this channel's key") } });
+    expect(await findChannel(chat.db, channel?.channelId ?? "")).toMatchObject({ vouched: 10_000n });
+
+    // The close: a refund voucher the channel key signs; the chain returns what was not claimed.
+    const close = await prepareChannelClose({ db: chat.db, env: chat.env, wallet: wallet.address, channelId: channel?.channelId ?? "" });
+    const closed = await closeChannelCooperatively({ db: chat.db, env: chat.env, wallet: wallet.address, channelId: channel?.channelId ?? "", signed: await sign(close.toSign[0] as WalletRequest, keys) });
+    expect(closed).toMatchObject({ state: "closed", closeTx: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await balanceOf(wallet.address)).toBe(before - 10_000n);
+    const onChain = await createPublicClient({ transport: http(sandbox.info.rpcUrl) }).readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, functionName: "channels", args: [channel?.channelId as Hex] });
+    expect(onChain).toEqual([10_000n, 10_000n]);
+    // The ledger now counts what the service claimed, and the deposit's payment says so.
+    expect(await countedSince(chat.db, wallet.address, new Date(0))).toBe(10_000n);
+    expect(await findPayment(chat.db, channel?.depositPaymentId ?? "")).toMatchObject({ status: "settled", amount: 10_000n });
+
+    // A closed channel takes no more calls: the next one opens a new deposit.
+    expect((await quote(body)).channel?.opening).toBe(true);
+  }, 120_000);
+
+  test("without the page's channel key, the same service is paid by exact, as before", async () => {
+    const wallet = await newPayer(sandbox, 1_000_000n);
+    const quoted = await quote({ messages: [{ role: "user", content: "NVDA tick please" }], walletAddress: wallet.address, spendingLimits: generousLimits });
+    expect(quoted.channel).toBeUndefined();
+    expect(quoted.approval?.toSign).toHaveLength(1);
+    expect(((quoted.approval?.toSign?.[0] as { typedData?: TypedDataForWallet }).typedData)?.primaryType).toBe("TransferWithAuthorization");
+  });
+});
