@@ -20,6 +20,7 @@ import { ChatTools } from "./chat-tools";
 import { ChatTopBar } from "./chat-top-bar";
 import { Composer } from "./composer";
 import { MessageList } from "./message-list";
+import { useChannelKey } from "./use-channel-key";
 import { useChatAgentBudget } from "./use-chat-agent-budget";
 import { useChatStream } from "./use-chat-stream";
 import { useComposer } from "./use-composer";
@@ -63,6 +64,11 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
   const threshold = settings.preferences.confirmationThreshold;
   const agentBudget = useChatAgentBudget({ wallet, refreshKey: budgetKey, onMoved: balancesMoved, threshold, settings: settingsRef });
   const exchange = useSettingsExchange(settingsState, settingsRef, agentBudget.budget.requestGrant);
+  // The page's key for pay-as-you-go channels: its address travels with each request.
+  const channelKey = useChannelKey(wallet.address);
+  const { extras: settingsExtras } = exchange;
+  const channelKeyAddress = channelKey.address;
+  const extras = useCallback(() => ({ ...settingsExtras(), ...(channelKeyAddress ? { channelKeys: { eip155: channelKeyAddress } } : {}) }), [settingsExtras, channelKeyAddress]);
   const onFinish = useCallback(
     (finish: FinishMetadata) => {
       // A payment moved money (or tried to): the meters and the balance are read again.
@@ -76,7 +82,8 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
     solanaAddress: solana.address,
     signSolana: solana.sign,
     signFromBudget: agentBudget.signFromBudget,
-    extras: exchange.extras,
+    signWithChannelKey: channelKey.sign,
+    extras,
     onProposal: exchange.onProposal,
     onFinish,
   });
@@ -87,7 +94,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
   };
 
   const signIn = useWalletSignIn({ wallet, solana, networks, onSignedIn: balancesMoved });
-  const approval = useQuoteApproval({ chat, wallet, solana, agentBudget, networks, threshold, refreshKey: budgetKey });
+  const approval = useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey, networks, threshold, refreshKey: budgetKey });
   const { approving } = approval;
   const composer = useComposer({
     cooldownSeconds,

@@ -11,7 +11,7 @@
 import { useCallback, useState, type RefObject } from "react";
 import { sameAddress } from "@/lib/address-text";
 import type { ChatRequestError } from "@/lib/client/chat-error";
-import { OptionalRequestDeclined, paymentRequestOf, requestsOf, requestsProblem, signRequests, type RequestSigners } from "@/lib/client/wallet-requests";
+import { channelKeyOnly, OptionalRequestDeclined, paymentRequestOf, requestsOf, requestsProblem, signRequests, type RequestSigners } from "@/lib/client/wallet-requests";
 import { payerOfTypedData, readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { ApproveOptions } from "@/components/payment/payment-card";
 import type { PaymentStatus } from "@/lib/protocol/lines";
@@ -28,6 +28,8 @@ export type ApprovalSigners = {
   solanaAddress?: string | undefined;
   signSolana?: ((transaction: string, networkId: string) => Promise<string>) | undefined;
   signFromBudget?: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined;
+  /** The page's channel key, for what a pay-as-you-go channel's quote asks it (checked against the card's price). */
+  signWithChannelKey?: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined;
 };
 
 export type ApprovalPlan =
@@ -45,7 +47,7 @@ export type ApprovalPlan =
 const refused = (code: string, message: string): ApprovalPlan => ({ kind: "refused", code, message });
 
 function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], signers: ApprovalSigners, options: ApproveOptions = {}): ApprovalPlan {
-  const { walletAddress, sign, solanaAddress, signSolana, signFromBudget } = signers;
+  const { walletAddress, sign, solanaAddress, signSolana, signFromBudget, signWithChannelKey } = signers;
   const approval = payment.approval;
   const requests = requestsOf(approval);
   // The messages of the request that produced this quote: the approval must resend them.
@@ -77,8 +79,14 @@ function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], sig
       ? refused("no-agent-budget", "This payment was quoted for your agent budget, which this page no longer holds or has revoked. Ask again to pay it from your wallet.")
       : refused("no-wallet", "Connect a wallet to approve this payment.");
   }
+  const channelKey = signWithChannelKey ? (data: ApprovalTypedData) => signWithChannelKey(data, payment) : undefined;
+  // A call on an open channel: the channel key alone signs it.
+  if (channelKeyOnly(requests)) {
+    if (!channelKey) return refused("no-channel-key", "This call is paid from a deposit whose key this page does not hold. Ask again to pay it another way.");
+    return plan({ channelKey }, "The channel key");
+  }
   // The approval token binds the wallet the quote was made for; another account cannot use it.
-  const paymentRequest = paymentRequestOf(requests);
+  const paymentRequest = requests.findLast((request) => request.signer === undefined) ?? paymentRequestOf(requests);
   const typedData = paymentRequest?.kind === "typed-data" ? readApprovalTypedData(paymentRequest.typedData) : undefined;
   const payer = typedData ? payerOfTypedData(typedData) : undefined;
   if (!fromBudget && payer && !sameAddress(payer, walletAddress)) {
@@ -87,7 +95,7 @@ function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], sig
       `This quote was made for the wallet ${payer.slice(0, 6)}…${payer.slice(-4)}. Switch back to it to approve, or ask again with this wallet.`,
     );
   }
-  return plan({ typedData: signer }, fromBudget ? "The agent budget" : "The wallet");
+  return plan({ typedData: signer, channelKey }, fromBudget ? "The agent budget" : "The wallet");
 }
 
 /** The refusal shown when the signer threw (the person declined, the wallet failed): its first line says why. */
@@ -109,7 +117,7 @@ export type ApprovalRequestParameters = ApprovalSigners & {
   controllerRef: RefObject<AbortController | null>;
   /** Sends a request and streams its answer into a new reply. */
   run: (body: ChatRequestBody, userText: undefined, controller: AbortController) => Promise<SendOutcome>;
-  extras?: (() => Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model" | "agentBudget">) | undefined;
+  extras?: (() => Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model" | "agentBudget" | "channelKeys">) | undefined;
 };
 
 export type ApprovalRequest = {
@@ -118,7 +126,7 @@ export type ApprovalRequest = {
   approve: (payment: PaymentStatus, options?: ApproveOptions) => Promise<SendOutcome>;
 };
 
-export function useApprovalRequest({ chat, controllerRef, run, extras, walletAddress, sign, solanaAddress, signSolana, signFromBudget }: ApprovalRequestParameters): ApprovalRequest {
+export function useApprovalRequest({ chat, controllerRef, run, extras, walletAddress, sign, solanaAddress, signSolana, signFromBudget, signWithChannelKey }: ApprovalRequestParameters): ApprovalRequest {
   const [approving, setApproving] = useState<string | undefined>(undefined);
   const { entriesRef, update, newId } = chat;
   const approve = useCallback(
@@ -129,7 +137,7 @@ export function useApprovalRequest({ chat, controllerRef, run, extras, walletAdd
         update((current) => [...current, { id: newId(), role: "refusal", error }]);
         return { kind: "refused", error };
       };
-      const plan = planApproval(payment, entriesRef.current, { walletAddress, sign, solanaAddress, signSolana, signFromBudget }, options);
+      const plan = planApproval(payment, entriesRef.current, { walletAddress, sign, solanaAddress, signSolana, signFromBudget, signWithChannelKey }, options);
       if (plan.kind === "refused") return refuse(plan.code, plan.message);
       const controller = new AbortController();
       controllerRef.current = controller;
@@ -161,7 +169,7 @@ export function useApprovalRequest({ chat, controllerRef, run, extras, walletAdd
         setApproving(undefined);
       }
     },
-    [controllerRef, entriesRef, extras, newId, run, sign, signFromBudget, signSolana, solanaAddress, update, walletAddress],
+    [controllerRef, entriesRef, extras, newId, run, sign, signFromBudget, signWithChannelKey, signSolana, solanaAddress, update, walletAddress],
   );
   return { approving, approve };
 }

@@ -25,7 +25,7 @@ export type SendOptions = {
 /** How a retry ended, and the question it asked again (a refused one is given back to the composer). */
 export type RetryOutcome = SendOutcome & { question?: string };
 
-export type ChatRequestExtras = Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model" | "agentBudget">;
+export type ChatRequestExtras = Pick<ChatRequestBody, "spendingLimits" | "preferences" | "model" | "agentBudget" | "channelKeys">;
 
 export type UseChatStreamOptions = {
   endpoint?: string;
@@ -45,6 +45,8 @@ export type UseChatStreamOptions = {
    * page holds no usable budget.
    */
   signFromBudget?: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined;
+  /** Signs what a pay-as-you-go channel's quote asks of the page's channel key (its vouchers); absent without one. */
+  signWithChannelKey?: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined;
   /** A `d:` line before the final one: settings the model proposes (docs/contract.md, section 5). */
   onProposal?: (data: StreamMetadata) => void;
   /** A reply ended; its finish metadata (a payment's outcome included). */
@@ -76,6 +78,7 @@ export function useChatStream({
   solanaAddress,
   signSolana,
   signFromBudget,
+  signWithChannelKey,
   onProposal,
   onFinish,
 }: UseChatStreamOptions = {}): UseChatStreamResult {
@@ -148,7 +151,7 @@ export function useChatStream({
     return { ...(await send(entry.content, options)), question: entry.content };
   }, [send, update]);
 
-  const { approving, approve } = useApprovalRequest({ chat: chatEntries, controllerRef, run, extras, walletAddress, sign, solanaAddress, signSolana, signFromBudget });
+  const { approving, approve } = useApprovalRequest({ chat: chatEntries, controllerRef, run, extras, walletAddress, sign, solanaAddress, signSolana, signFromBudget, signWithChannelKey });
 
   const reject = useCallback((paymentId: string) => update((current) => rejectPayment(current, paymentId)), [update]);
 

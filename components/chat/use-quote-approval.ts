@@ -12,11 +12,13 @@ import type { ApproveOptions, PaymentActions } from "@/components/payment/paymen
 import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
 import { insteadApproval, useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import { channelKeyOnly, requestsOf } from "@/lib/client/wallet-requests";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
 import { formatUnits, parseUsd } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { latestPayments, type ChatEntry } from "./chat-entries";
 import type { SendOptions, SendOutcome, UseChatStreamResult } from "./use-chat-stream";
+import type { ChannelKey } from "./use-channel-key";
 import type { ChatAgentBudget } from "./use-chat-agent-budget";
 import { useWalletWait } from "./use-wallet-wait";
 
@@ -25,6 +27,7 @@ export type QuoteApprovalParameters = {
   wallet: PaymentWallet & { status: WalletStatus; whenReady: () => Promise<void> };
   solana: Pick<SolanaWalletState, "address" | "sign">;
   agentBudget: Pick<ChatAgentBudget, "budget" | "signFromBudget">;
+  channelKey: Pick<ChannelKey, "address" | "sign">;
   networks: WalletNetwork[];
   /** The confirmation threshold (USD, as settings hold it). */
   threshold: string;
@@ -42,7 +45,7 @@ export type QuoteApproval = {
   send: (text: string, options?: SendOptions) => Promise<SendOutcome>;
 };
 
-export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, threshold, refreshKey }: QuoteApprovalParameters): QuoteApproval {
+export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey, networks, threshold, refreshKey }: QuoteApprovalParameters): QuoteApproval {
   const walletWait = useWalletWait(wallet);
   // Approvals and messages go on with the latest render's wallet once they have waited for it.
   const approveNow = useRef(chat.approve);
@@ -69,7 +72,10 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
     wallet.address && quoteChain !== undefined && wallet.chainId !== quoteChain && quoteNetwork ? { name: quoteNetwork.name } : undefined;
   const limit = parseUsd(threshold) ?? 0n;
   const needsConfirmation = (payment: PaymentStatus) => (parseUsd(payment.amount.usd) ?? 0n) > limit;
-  const payer = payerOf(pending, { wallet, solana, agentBudget, balance });
+  const payer = payerOf(pending, { wallet, solana, agentBudget, channelKey, balance });
+  // A call on an open channel: the page's channel key signs its voucher from the deposit the
+  // person signed, with no prompt, however many there are (the deposit bounds them).
+  const fromDeposit = (payment: PaymentStatus) => payment.channel?.opening === false && channelKeyOnly(requestsOf(payment.approval));
 
   const paymentActions: PaymentActions = {
     canSign: payer.canSign,
@@ -78,7 +84,7 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
     approving,
     approve: (payment, options) => void approve(payment, options),
     reject: chat.reject,
-    confirmRequired: pending ? (pending.paidFrom === "agent-budget" ? silentThisMessage.current > 0 : needsConfirmation(pending)) : false,
+    confirmRequired: pending ? (pending.paidFrom === "agent-budget" ? silentThisMessage.current > 0 : !fromDeposit(pending) && needsConfirmation(pending)) : false,
     ...(payer.address ? { payingFrom: payer.address } : {}),
     ...(payer.balance !== undefined ? { balance: payer.balance } : {}),
     ...(wrongChain && !payer.fromBudget ? { wrongChain } : {}),
@@ -91,7 +97,7 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, networks, 
     if (!pending || chat.streaming || approving !== undefined) return;
     const fromBudget = pending.paidFrom === "agent-budget";
     if (!payer.canSign) return;
-    if (prompted.current.has(pending.paymentId) || (!fromBudget && needsConfirmation(pending))) return;
+    if (prompted.current.has(pending.paymentId) || (!fromBudget && !fromDeposit(pending) && needsConfirmation(pending))) return;
     if (fromBudget && silentThisMessage.current > 0) return;
     prompted.current.add(pending.paymentId);
     if (fromBudget) silentThisMessage.current += 1;
@@ -113,12 +119,15 @@ function latestQuote(entries: readonly ChatEntry[]): PaymentStatus | undefined {
  */
 function payerOf(
   pending: PaymentStatus | undefined,
-  { wallet, solana, agentBudget, balance }: Pick<QuoteApprovalParameters, "wallet" | "solana" | "agentBudget"> & { balance: string | undefined },
+  { wallet, solana, agentBudget, channelKey, balance }: Pick<QuoteApprovalParameters, "wallet" | "solana" | "agentBudget" | "channelKey"> & { balance: string | undefined },
 ): { fromBudget: boolean; address: string | undefined; balance: string | undefined; canSign: boolean } {
   const { budget, signFromBudget } = agentBudget;
   if (pending?.paidFrom === "agent-budget") {
     const left = budget.stored && budget.left !== undefined ? formatUnits(budget.left, budget.stored.network.usdc.decimals) : undefined;
     return { fromBudget: true, address: budget.stored?.grant.session, balance: left, canSign: signFromBudget !== undefined };
+  }
+  if (pending?.channel?.opening === false && channelKeyOnly(requestsOf(pending.approval))) {
+    return { fromBudget: false, address: channelKey.address, balance: pending.channel.left, canSign: channelKey.sign !== undefined };
   }
   if (pending?.approval?.transaction !== undefined) return { fromBudget: false, address: solana.address, balance: undefined, canSign: solana.sign !== undefined };
   return { fromBudget: false, address: wallet.address, balance, canSign: wallet.sign !== undefined };

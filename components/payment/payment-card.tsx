@@ -107,6 +107,11 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
               : "Paid from your agent budget, without a prompt."}
         </p>
       ) : null}
+      {payment.channel ? (
+        <p className={styles.note} data-testid="payment-channel" data-opening={payment.channel.opening}>
+          {channelWords(payment, payment.channel)}
+        </p>
+      ) : null}
       {failure ? (
         <div className={styles.failure} role={declined ? undefined : "alert"} data-paid={failure.paid} data-tone={declined ? "quiet" : undefined}>
           <p className={styles.failureSummary} data-testid="payment-failure-summary">
@@ -123,7 +128,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         </div>
       ) : null}
       <dl className={styles.details}>
-        <dt>{amount.upTo ? "Up to" : "Total"}</dt>
+        <dt>{payment.channel?.opening ? "Deposit" : amount.upTo ? "Up to" : "Total"}</dt>
         <dd data-testid="payment-total">
           {amount.total} {amount.currency} <span className={styles.muted}>({dollarsOf(amount.usd)})</span>
           {amount.upTo && amount.charged === undefined ? <span className={styles.muted}> the service charges what it uses, at most this</span> : null}
@@ -507,4 +512,28 @@ function parseTime(iso: string | undefined): number | undefined {
 /** A fallback's label ("approve ...") opening a sentence. */
 function sentenceCase(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** What a channel payment is, in the person's words: the deposit it opens, or the call it takes from it. */
+function channelWords(payment: PaymentStatus, channel: NonNullable<PaymentStatus["channel"]>): string {
+  const name = payment.service.name;
+  const price = dollarsOf(channel.price);
+  const left = dollarsOf(channel.left);
+  if (channel.opening) {
+    if (payment.status === "awaiting-signature" || payment.status === "checking") {
+      return `Deposit ${dollarsOf(channel.deposit)} with ${name}: each call takes what it costs from it (${price} this one), signed in this page without a prompt. What is left comes back to you when you close it in Channels, or you can take it back yourself ${delayWords(channel.withdrawDelaySeconds)} after asking.`;
+    }
+    if (payment.status === "delivered") return `Deposited ${dollarsOf(channel.deposit)} with ${name}: this call took ${price}, and ${left} is left for the next ones. Close it in Channels to get the rest back.`;
+    return `A deposit of ${dollarsOf(channel.deposit)} with ${name}.`;
+  }
+  if (payment.status === "awaiting-signature" || payment.status === "checking") return `From your deposit with ${name}: no wallet prompt needed (${left} left after this call).`;
+  if (payment.status === "failed") return `From your deposit with ${name}.`;
+  return `${price} from your deposit with ${name}, without a prompt (${left} left).`;
+}
+
+/** A withdrawal delay in words: "15 minutes", "7 days". */
+function delayWords(seconds: number): string {
+  const [unit, size] = seconds >= 2 * 86_400 ? ["day", 86_400] : seconds >= 2 * 3_600 ? ["hour", 3_600] : ["minute", 60];
+  const count = Math.max(1, Math.round(seconds / size));
+  return `${count} ${unit}${count === 1 ? "" : "s"}`;
 }

@@ -6,11 +6,10 @@ import { sameAddress } from "@/lib/address-text";
 import { transferWithAuthorizationTypes } from "@/lib/chain/typed-data";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import type { AgentBudgetGrant } from "@/lib/chain/delegation";
+import type { SealedKey } from "./sealed-keys";
 import type { ApprovalTypedData } from "./wallet-signer";
 
 type Hex = `0x${string}`;
-
-export type SealedKey = { iv: string; data: string };
 
 export type StoredAgentBudget = {
   grant: AgentBudgetGrant;
@@ -128,3 +127,5 @@ export function wasRefusedByWallet(error: unknown): boolean {
   }
   return false;
 }
+
+export type { SealedKey } from "./sealed-keys";

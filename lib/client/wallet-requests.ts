@@ -33,6 +33,8 @@ export function optionalRequestOf(requests: readonly WalletRequest[] | undefined
 /** The signers a page holds, by what they sign. */
 export type RequestSigners = {
   typedData?: ((typedData: ApprovalTypedData) => Promise<string>) | undefined;
+  /** The page's channel key, for what a pay-as-you-go channel asks it (a request with `signer: "channel-key"`). */
+  channelKey?: ((typedData: ApprovalTypedData) => Promise<string>) | undefined;
   transaction?: ((transaction: string) => Promise<string>) | undefined;
 };
 
@@ -52,7 +54,7 @@ export function requestsProblem(requests: readonly WalletRequest[], signers: Req
   for (const [index, request] of requests.entries()) {
     if (skip.has(index) && request.instead) continue;
     if (request.kind === "typed-data" && !readApprovalTypedData(request.typedData)) return "incomplete";
-    if (!(request.kind === "typed-data" ? signers.typedData : signers.transaction)) return "no-signer";
+    if (!signerOf(request, signers)) return "no-signer";
   }
   return undefined;
 }
@@ -85,6 +87,20 @@ async function signOne(request: WalletRequest, signers: RequestSigners): Promise
     return signers.transaction(request.transaction);
   }
   const typedData = readApprovalTypedData(request.typedData);
-  if (!typedData || !signers.typedData) throw new Error("no signer for this typed data");
-  return signers.typedData(typedData);
+  const signer = typedDataSigner(request, signers);
+  if (!typedData || !signer) throw new Error("no signer for this typed data");
+  return signer(typedData);
+}
+
+function typedDataSigner(request: WalletRequest, signers: RequestSigners): RequestSigners["typedData"] {
+  return request.signer === "channel-key" ? signers.channelKey : signers.typedData;
+}
+
+function signerOf(request: WalletRequest, signers: RequestSigners): unknown {
+  return request.kind === "transaction" ? signers.transaction : typedDataSigner(request, signers);
+}
+
+/** Whether the channel key alone signs what a quote asks: a call on an open channel, paid without a prompt. */
+export function channelKeyOnly(requests: readonly WalletRequest[] | undefined): boolean {
+  return requests !== undefined && requests.length > 0 && requests.every((request) => request.signer === "channel-key");
 }

@@ -114,7 +114,13 @@ export async function approvePayment(parameters: ApprovePaymentParameters): Prom
         });
         if (opening && sent.kind === "sent") {
           const { delivery } = sent;
-          sent = { ...sent, delivery: delivery.then(async (outcome) => (await settleOpening(db, opening).catch(() => undefined), outcome)) };
+          sent = {
+            ...sent,
+            delivery: delivery.then(async (outcome) => {
+              await settleOpening(db, opening).catch(() => undefined);
+              return outcome;
+            }),
+          };
         }
       }
     } catch (error) {

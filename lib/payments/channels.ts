@@ -36,6 +36,8 @@ import { protocolOfScheme } from "./protocols";
 import { paymentRails, type RailEnv } from "./rails";
 import type { ChannelConfig, ChannelScheme } from "./rails/rail";
 
+export { channelView, type ChannelView } from "./channel-view";
+
 /** The scheme of pay-as-you-go channels, as x402 names it. */
 const CHANNEL_SCHEME = "batch-settlement";
 
@@ -248,6 +250,54 @@ async function settleChannel(db: Database, env: RailEnv, channel: ChannelRecord)
   const last = returned.at(-1);
   if (!last) return;
   await closeChannel(db, { channelId: channel.channelId, claimed: onChain.totalClaimed, txHash: last.txHash });
+}
+
+/** A contract call the wallet sends itself, with its gas. */
+export type WalletCall = { contract: string; functionName: string; args: unknown[] };
+
+/**
+ * The payer's own way back, without the service: asking for a withdrawal of what is unclaimed on
+ * chain, then, once the channel's delay has passed, taking it. What the wallet sends next, or
+ * until when it must wait; nothing when the chain shows the channel emptied already.
+ */
+export async function prepareWithdrawal({
+  db,
+  env,
+  wallet,
+  channelId,
+  now = new Date(),
+}: {
+  db: Database;
+  env: RailEnv;
+  wallet: string;
+  channelId: string;
+  now?: Date;
+}): Promise<{ channel: ChannelRecord; call?: WalletCall; waitUntil?: Date }> {
+  const channel = await ownChannel(db, wallet, channelId);
+  if (channel.state === "closed" || channel.state === "opening") return { channel };
+  const found = schemeOf(env, channel);
+  const onChain = await found.channel.read({ network: found.network, channelId: channel.channelId });
+  const calls = found.channel.withdrawal({ network: found.network, config: channel.config as ChannelConfig, amount: onChain.left });
+  if (onChain.withdrawal) {
+    await markChannelClosing(db, channel.channelId, { withdrawal: new Date(onChain.withdrawal.initiatedAt * 1000) });
+    const withdrawing = (await findChannel(db, channelId)) ?? channel;
+    // The delay runs by the chain's clock, which the contract reads.
+    const readyAt = onChain.withdrawal.initiatedAt + channel.config.withdrawDelay;
+    const ready = new Date(now.getTime() + (readyAt - onChain.chainTime) * 1000);
+    return readyAt > onChain.chainTime ? { channel: withdrawing, waitUntil: ready } : { channel: withdrawing, call: { contract: calls.contract, ...calls.finalize } };
+  }
+  if (onChain.left === 0n) {
+    await settleChannel(db, env, channel);
+    return { channel: (await findChannel(db, channelId)) ?? channel };
+  }
+  return { channel, call: { contract: calls.contract, ...calls.initiate } };
+}
+
+/** What the chain says of one channel of this wallet's now, recorded (after the wallet sent a withdrawal's transaction). */
+export async function refreshChannel({ db, env, wallet, channelId }: { db: Database; env: RailEnv; wallet: string; channelId: string }): Promise<ChannelRecord> {
+  const channel = await ownChannel(db, wallet, channelId);
+  await settleChannel(db, env, channel);
+  return (await findChannel(db, channelId)) ?? channel;
 }
 
 /** The sweep's part for channels: openings, closes and withdrawals the chain may have ended. */

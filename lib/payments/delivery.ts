@@ -320,7 +320,7 @@ export function deliveredOutcome(facts: PaymentFacts, txHash: string | undefined
     report: {
       status: "delivered",
       service: name,
-      paidUsd: formatUsd(settled ?? (channel && channel.opening ? channel.price : facts.amount)),
+      paidUsd: formatUsd(settled ?? (channel?.opening ? channel.price : facts.amount)),
       ...(channel ? { depositUsd: formatUsd(channel.deposit), leftInDepositUsd: formatUsd(channel.left) } : {}),
       ...(settled === undefined ? {} : { maxUsd: formatUsd(facts.amount) }),
       network: facts.network.name,

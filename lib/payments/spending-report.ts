@@ -7,12 +7,17 @@
 import { sameAddress } from "@/lib/address";
 import type { Queryable } from "@/lib/db";
 import { describeUpTo, formatUsd } from "@/lib/money";
+import { channelView, type ChannelView } from "./channel-view";
+import { channelsOf } from "./ledger/channels";
 import { heldPayments, paymentsById, periods, periodStarts, recentPayments, settledByPeriod, settledPayments, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { paymentRails, type RailEnv } from "./rails";
 import { ownTransactionPage } from "./rails/rail";
 
 export const MAX_RECENT_PAYMENTS = 20;
+/** The most channels a report lists per wallet. */
+const MAX_CHANNELS = 10;
+
 /** The most held payments a report lists (a person rarely has more than a few at once). */
 const MAX_HELD_PAYMENTS = 50;
 
@@ -35,6 +40,8 @@ export type SpendingReport = {
     /** When the signed payment can no longer move; absent when not known (an unfinished quote's). */
     until?: string;
   }>;
+  /** For the wallets' own session: their pay-as-you-go channels, newest first (docs/contract.md, section 15). */
+  channels?: ChannelView[];
   recent: Array<{
     paymentId: string;
     service: { name: string; url: string };
@@ -77,10 +84,11 @@ export async function getSpendingReport({
   const named = typeof wallet === "string" ? [wallet] : [...wallet];
   const listed = history === true ? named : history === false ? [] : named.filter((one) => history.some((other) => sameAddress(one, other)));
   // Two queries side by side: the three periods' sums, and the latest payments.
-  const [sums, settled, held] = await Promise.all([
+  const [sums, settled, held, channels] = await Promise.all([
     settledByPeriod(db, wallet, now),
     listed.length > 0 ? settledPayments(db, listed, Math.min(recentLimit, MAX_RECENT_PAYMENTS)) : [],
     listed.length > 0 ? heldPayments(db, listed, MAX_HELD_PAYMENTS) : undefined,
+    listed.length > 0 ? Promise.all(listed.map((one) => channelsOf(db, one, { limit: MAX_CHANNELS }))) : undefined,
   ]);
   const starts = periodStarts(now);
   const heldSince = (since: Date) => (held ?? []).reduce((sum, payment) => (payment.createdAt > since ? sum + payment.amount : sum), 0n);
@@ -111,6 +119,7 @@ export async function getSpendingReport({
     ...(named.length > 1 ? { wallets: named } : {}),
     signedIn: listed.length === named.length,
     periods: windows,
+    ...(channels ? { channels: channels.flat().map(channelView) } : {}),
     recent,
     ...(held
       ? {

@@ -145,10 +145,14 @@ export async function findChannel(db: Queryable, channelId: string): Promise<Cha
   return row ? toChannel(row) : undefined;
 }
 
-/** A wallet's channels, newest first: each one's deposit, what was vouched and charged, and its state. */
-export async function channelsOf(db: Queryable, wallet: string): Promise<ChannelRecord[]> {
-  const rows = await db.query<ChannelRow>(`SELECT ${channelColumns} FROM channels WHERE wallet = $1 ORDER BY created_at DESC`, [walletKey(wallet)]);
-  return rows.map(toChannel);
+/** A wallet's channels, newest first (at most `limit`): each one's deposit, what was vouched and charged, its state and how many calls it paid. */
+export async function channelsOf(db: Queryable, wallet: string, { limit = 20 }: { limit?: number } = {}): Promise<(ChannelRecord & { calls: number })[]> {
+  const rows = await db.query<ChannelRow & { calls: number }>(
+    `SELECT ${channelColumns}, (SELECT count(*) FROM channel_calls c WHERE c.channel_id = channels.channel_id)::int AS calls
+     FROM channels WHERE wallet = $1 ORDER BY created_at DESC LIMIT $2`,
+    [walletKey(wallet), limit],
+  );
+  return rows.map((row) => ({ ...toChannel(row), calls: Number(row.calls) }));
 }
 
 /**

@@ -169,6 +169,8 @@ export type ChannelOnChain = {
   withdrawal: { amount: bigint; initiatedAt: number } | undefined;
   /** What is left for the payer: the balance less what was claimed. */
   left: bigint;
+  /** The chain's clock (Unix seconds) at the block read: a withdrawal's delay runs by it. */
+  chainTime: number;
 };
 
 /**

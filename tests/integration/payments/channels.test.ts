@@ -14,9 +14,12 @@ import { closeChannelCooperatively, prepareChannelClose } from "@/lib/payments/c
 import type { WalletRequest } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { createChatTools } from "@/lib/tools/chat";
-import { batchSettlementAbi, startSandbox, type Sandbox } from "@/sandbox";
+import { batchSettlementAbi, CHANNEL_WITHDRAW_DELAY_SECONDS, startSandbox, type Sandbox } from "@/sandbox";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
-import { createPublicClient, http } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, http } from "viem";
+import { foundry } from "viem/chains";
+import { channelWithdrawAbi } from "@/lib/payments/rails/evm/channel/chain";
+import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/payments/channels-request";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import { finishOf, generousLimits, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
 
@@ -37,11 +40,15 @@ afterAll(async () => {
 
 /** Signs a request as the page does: the wallet's with the wallet, the channel key's with the channel key. */
 function sign(request: WalletRequest, { wallet, channelKey }: { wallet: PrivateKeyAccount; channelKey: PrivateKeyAccount }): Promise<Hex> {
-  if (request.kind !== "typed-data") throw new Error("a channel asks only for typed data");
+  return (request.signer === "channel-key" ? channelKey : wallet).signTypedData(walletForm(request));
+}
+
+/** A request's typed data as a wallet signs it. */
+function walletForm(request: WalletRequest | undefined) {
+  if (request?.kind !== "typed-data") throw new Error("no typed data to sign");
   const typedData = request.typedData as TypedDataForWallet;
   const { EIP712Domain: _domain, ...types } = typedData.types;
-  const signer = request.signer === "channel-key" ? channelKey : wallet;
-  return signer.signTypedData({ domain: typedData.domain, types, primaryType: typedData.primaryType, message: typedDataMessage(typedData) });
+  return { domain: typedData.domain, types, primaryType: typedData.primaryType, message: typedDataMessage(typedData) };
 }
 
 async function quote(body: Record<string, unknown>): Promise<PaymentStatus> {
@@ -99,7 +106,7 @@ describe("a channel through the chat", () => {
 
     // A voucher for a call the ledger did not quote, signed by the wallet rather than the channel key: refused.
     const forged = await quote(body);
-    const refused = await chat.post({ ...body, payment: { paymentId: forged.paymentId, token: forged.approval?.token, signed: [await sign({ ...(forged.approval?.toSign?.[0] as WalletRequest), signer: undefined } as WalletRequest, keys)] } });
+    const refused = await chat.post({ ...body, payment: { paymentId: forged.paymentId, token: forged.approval?.token, signed: [await wallet.signTypedData(walletForm(forged.approval?.toSign?.[0]))] } });
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: { code: "bad-request", message: expect.stringContaining("not signed by this channel's key") } });
     expect(await findChannel(chat.db, channel?.channelId ?? "")).toMatchObject({ vouched: 10_000n });
@@ -119,11 +126,68 @@ describe("a channel through the chat", () => {
     expect((await quote(body)).channel?.opening).toBe(true);
   }, 120_000);
 
+  // Moves the chain's clock past the withdrawal delay: last in this file.
+  test("a service that never claims: the wallet asks for its deposit back, waits the delay, takes it; the ledger then counts nothing", async () => {
+    const silent = sandboxService(sandbox, "quotes-silent");
+    const silentChat = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: modelCallingPayForService({ url: silent.url, query: { topic: "time" } }) });
+    try {
+      const wallet = await newPayer(sandbox, 1_000_000n);
+      await sandbox.fund({ to: wallet.address, eth: 10n ** 17n });
+      const channelKey = privateKeyToAccount(generatePrivateKey());
+      const body = { messages: [{ role: "user", content: "a quote about time" }], walletAddress: wallet.address, channelKeys: { eip155: channelKey.address }, spendingLimits: generousLimits };
+      const before = await balanceOf(wallet.address);
+      const response = await silentChat.post(body);
+      const opening = paymentsOf(await collectLines(response)).find((status) => status.status === "awaiting-signature");
+      if (!opening?.channel) throw new Error("no channel quote");
+      const signed = await Promise.all((opening.approval?.toSign ?? []).map((request) => sign(request, { wallet, channelKey })));
+      const paid = paymentsOf(await collectLines(await silentChat.post({ ...body, payment: { paymentId: opening.paymentId, token: opening.approval?.token, signed } })));
+      expect(paid.at(-1)?.status).toBe("delivered");
+      const deposit = before - (await balanceOf(wallet.address));
+      expect(deposit).toBeGreaterThan(0n);
+      const [channel] = await channelsOf(silentChat.db, wallet.address);
+      if (!channel) throw new Error("no channel recorded");
+
+      // The page's Channels list: POST /api/channels.
+      const channels = (payload: Record<string, unknown>) =>
+        handleChannelsRequest(new Request("http://localhost/api/channels", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wallet: wallet.address, channelId: channel.channelId, ...payload }) }), {
+          env: () => silentChat.env,
+          database: async () => silentChat.db,
+          rateLimit: createChannelsRateLimit(),
+        });
+      const walletClient = createWalletClient({ account: wallet, chain: foundry, transport: http(sandbox.info.rpcUrl) });
+      const reader = createPublicClient({ chain: foundry, transport: http(sandbox.info.rpcUrl) });
+      const send = async (call: { contract: string; functionName: string; args: unknown[] }) =>
+        reader.waitForTransactionReceipt({ hash: await walletClient.writeContract({ address: call.contract as Hex, abi: channelWithdrawAbi, functionName: call.functionName as "initiateWithdraw", args: call.args as never }) });
+
+      const first = (await (await channels({ action: "withdraw" })).json()) as { call: { contract: string; functionName: string; args: unknown[] } };
+      expect(first.call).toMatchObject({ contract: BATCH_SETTLEMENT_ADDRESS, functionName: "initiateWithdraw", args: [expect.anything(), deposit.toString()] });
+      await send(first.call);
+      const waiting = (await (await channels({ action: "withdraw" })).json()) as { waitUntil: string; channel: { state: string } };
+      expect(waiting.channel.state).toBe("withdrawing");
+      expect(new Date(waiting.waitUntil).getTime()).toBeGreaterThan(Date.now());
+      // Still counted in full while the service could claim it.
+      expect(await countedSince(silentChat.db, wallet.address, new Date(0))).toBe(deposit);
+
+      const testClient = createTestClient({ chain: foundry, mode: "anvil", transport: http(sandbox.info.rpcUrl) });
+      await testClient.increaseTime({ seconds: CHANNEL_WITHDRAW_DELAY_SECONDS });
+      await testClient.mine({ blocks: 1 });
+      const ready = (await (await channels({ action: "withdraw", })).json()) as { call: { contract: string; functionName: string; args: unknown[] } };
+      expect(ready.call.functionName).toBe("finalizeWithdraw");
+      await send(ready.call);
+      const refreshed = (await (await channels({ action: "refresh" })).json()) as { channel: { state: string; closeTx: string } };
+      expect(refreshed.channel).toMatchObject({ state: "closed", closeTx: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      expect(await balanceOf(wallet.address)).toBe(before);
+      expect(await countedSince(silentChat.db, wallet.address, new Date(0))).toBe(0n);
+    } finally {
+      await silentChat.close();
+    }
+  }, 120_000);
+
   test("without the page's channel key, the same service is paid by exact, as before", async () => {
     const wallet = await newPayer(sandbox, 1_000_000n);
     const quoted = await quote({ messages: [{ role: "user", content: "NVDA tick please" }], walletAddress: wallet.address, spendingLimits: generousLimits });
     expect(quoted.channel).toBeUndefined();
     expect(quoted.approval?.toSign).toHaveLength(1);
-    expect(((quoted.approval?.toSign?.[0] as { typedData?: TypedDataForWallet }).typedData)?.primaryType).toBe("TransferWithAuthorization");
+    expect(walletForm(quoted.approval?.toSign?.[0]).primaryType).toBe("TransferWithAuthorization");
   });
 });

@@ -52,8 +52,10 @@ export function createChannelEvmScheme(env: RailEnv): PaymentScheme {
         const refund = await prepareRefund({ requirements, config: config as never, charged });
         return { ...refund, exposure: voucherExposure(refund.unsignedPayload, charged) };
       },
-      read({ network, channelId }) {
-        return readChannel(readerOf(network), channelId as Hex);
+      async read({ network, channelId }) {
+        const reader = readerOf(network);
+        const block = await reader.getBlock({ blockTag: "latest" });
+        return { ...(await readChannel(reader, channelId as Hex, { blockNumber: block.number })), chainTime: Number(block.timestamp) };
       },
       async returned({ network, channelId, fromBlock }) {
         return (await channelHistory(readerOf(network), channelId as Hex, { fromBlock })).returned;
@@ -74,7 +76,7 @@ export function createChannelEvmScheme(env: RailEnv): PaymentScheme {
       // Every voucher is the channel key's: recovered, it must be the channel's payerAuthorizer.
       const voucher = prepared.toSign[keyRequest];
       const keySigned = signed[keyRequest];
-      if (!voucher || voucher.kind !== "typed-data" || keySigned === undefined || !HEX_SIGNATURE.test(keySigned)) return { valid: false };
+      if (voucher?.kind !== "typed-data" || keySigned === undefined || !HEX_SIGNATURE.test(keySigned)) return { valid: false };
       const typedData = voucher.typedData as TypedDataForWallet;
       const { EIP712Domain: _domain, ...types } = typedData.types;
       const signer = await recoverTypedDataAddress({ domain: typedData.domain, types, primaryType: typedData.primaryType, message: typedDataMessage(typedData), signature: keySigned as Hex }).catch(() => undefined);
@@ -85,7 +87,7 @@ export function createChannelEvmScheme(env: RailEnv): PaymentScheme {
       // An opening: the wallet's own signature of the deposit's authorization, of the quoted amount and nonce.
       const deposit = prepared.toSign[0];
       const walletSigned = signed[0];
-      if (!deposit || deposit.kind !== "typed-data" || walletSigned === undefined || !HEX_SIGNATURE.test(walletSigned)) return { valid: false, why: { message: "The deposit is not signed.", field: "is missing", request: 0 } };
+      if (deposit?.kind !== "typed-data" || walletSigned === undefined || !HEX_SIGNATURE.test(walletSigned)) return { valid: false, why: { message: "The deposit is not signed.", field: "is missing", request: 0 } };
       const depositData = deposit.typedData as TypedDataForWallet;
       const message = typedDataMessage(depositData);
       if (String(message.nonce).toLowerCase() !== prepared.exposure.instrument.toLowerCase() || BigInt(message.value ?? -1) !== amount) return { valid: false, why: { message: "The deposit is not the one quoted.", field: "is not the quoted deposit", request: 0 } };
