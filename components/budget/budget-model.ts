@@ -31,6 +31,25 @@ export const spendingReportSchema = onFirstUse(() => {
         }),
       ),
     ),
+    /** For the wallet's own session: its pay-as-you-go channels, newest first (docs/contract.md, section 15). */
+    channels: z.optional(
+      z.array(
+        z.object({
+          channelId: z.string(),
+          service: z.object({ name: z.string(), url: z.string() }),
+          network: z.string(),
+          state: z.enum(["opening", "open", "closing", "withdrawing", "closed"]),
+          depositUsd: usd,
+          spentUsd: usd,
+          leftUsd: usd,
+          calls: z.int(),
+          withdrawDelaySeconds: z.int(),
+          withdrawRequestedAt: z.optional(z.string()),
+          closeTx: z.optional(z.string()),
+          createdAt: z.string(),
+        }),
+      ),
+    ),
     recent: z.array(
       z.object({
         paymentId: z.string(),
@@ -48,6 +67,7 @@ export const spendingReportSchema = onFirstUse(() => {
 
 export type SpendingReport = z.infer<ReturnType<typeof spendingReportSchema>>;
 export type RecentPayment = SpendingReport["recent"][number];
+export type ChannelEntry = NonNullable<SpendingReport["channels"]>[number];
 export type HeldPayment = NonNullable<SpendingReport["held"]>[number];
 
 export type ReadSpendingResult =

@@ -20,7 +20,9 @@ import { displayUsd, type SpendingLimitSettings } from "@/lib/client/settings";
 import { formatLocalTime, parseMoment } from "@/components/payment/payment-display";
 import { budgetMeters, readSpendingResponse, type BudgetPeriod, type HeldPayment, type SpendingReport } from "./budget-model";
 import styles from "./budget-panel.module.css";
+import { ChannelsList } from "./channels-list";
 import { PaymentHistory } from "./payment-history";
+import type { ChannelActions } from "./use-channel-actions";
 import { PaymentItem } from "./payment-item";
 
 export type BudgetPanelProps = {
@@ -36,6 +38,8 @@ export type BudgetPanelProps = {
   balance?: string | undefined;
   /** Signs in with the wallet, so that its own payments can be listed; absent while it cannot sign. */
   signIn?: (() => Promise<void>) | undefined;
+  /** Closing a pay-as-you-go channel, or taking its deposit back; absent without a wallet. */
+  channelActions?: ChannelActions | undefined;
 };
 
 const periodText: Record<BudgetPeriod, { title: string; phrase: string }> = {
@@ -53,7 +57,7 @@ type Load = {
   report?: { wallet: string; data: SpendingReport };
 };
 
-export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKey, balance, signIn }: BudgetPanelProps) {
+export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKey, balance, signIn, channelActions }: BudgetPanelProps) {
   // Whose report: the person's wallets, one per chain family, read together.
   const wallets = [evmWallet, solanaWallet].filter((value): value is string => value !== undefined);
   const wallet = wallets.length > 0 ? wallets.join(",") : undefined;
@@ -160,6 +164,7 @@ export function BudgetPanel({ wallet: evmWallet, solanaWallet, limits, refreshKe
         </p>
       ) : null}
       {report?.held && report.held.length > 0 ? <HeldPayments held={report.held} /> : null}
+      {report?.channels && report.channels.length > 0 ? <ChannelsList channels={report.channels} actions={channelActions} /> : null}
       <h3 className={styles.subtitle}>Recent payments</h3>
       {report && report.signedIn === false ? (
         <div>

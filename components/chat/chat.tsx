@@ -14,6 +14,7 @@ import { useSolanaWallet } from "@/components/wallet/use-solana-wallet";
 import { useWallet } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import type { FinishMetadata } from "@/lib/protocol/lines";
+import { useChannelActions } from "@/components/budget/use-channel-actions";
 import { BudgetSheet } from "./budget-sheet";
 import { ChatNotices } from "./chat-notices";
 import { ChatTools } from "./chat-tools";
@@ -96,6 +97,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
   const signIn = useWalletSignIn({ wallet, solana, networks, onSignedIn: balancesMoved });
   const approval = useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey, networks, threshold, refreshKey: budgetKey });
   const { approving } = approval;
+  const channelActions = useChannelActions({ wallet: wallet.address, actions: wallet.actions, networks, onMoved: balancesMoved });
   const composer = useComposer({
     cooldownSeconds,
     send: approval.send,
@@ -161,6 +163,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
           network={networks.find((network) => network.id === settings.preferences.defaultChain) ?? networks[0]}
           threshold={threshold}
           setThreshold={(confirmationThreshold) => settingsState.update({ preferences: { ...settingsRef.current.preferences, confirmationThreshold } })}
+          channelActions={channelActions}
         />
       </div>
     </div>

@@ -7,6 +7,7 @@ import { useCallback, useMemo } from "react";
 import { erc20Abi, maxUint256 } from "viem";
 import { useAccount, useConfig, useReadContract, useSignTypedData, useSwitchChain } from "wagmi";
 import { readContract, signMessage, waitForTransactionReceipt, writeContract } from "wagmi/actions";
+import { CHANNEL_CONTRACT_ADDRESS, channelWithdrawAbi } from "@/lib/chain/channel-address";
 import { approvableSpender } from "@/lib/chain/spenders";
 import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
@@ -80,6 +81,20 @@ export function usePaymentWallet(): PaymentWallet {
           writeContract(config, { account: address, chainId: network.chainId, address: network.usdc.address, abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }),
         );
       },
+      channelWithdraw: (network, call) => {
+        const [channel, amount] = call.args as [{ payer?: unknown; token?: unknown } | undefined, unknown];
+        const known = call.contract.toLowerCase() === CHANNEL_CONTRACT_ADDRESS.toLowerCase();
+        const own = typeof channel?.payer === "string" && channel.payer.toLowerCase() === address.toLowerCase();
+        const usdcOnly = typeof channel?.token === "string" && channel.token.toLowerCase() === network.usdc.address.toLowerCase();
+        if (!known || !own || !usdcOnly) return Promise.reject(new Error("This withdrawal is not one this page makes: only from the channel contract it knows, for a channel of this wallet's."));
+        return sendOn(network, () =>
+          call.functionName === "initiateWithdraw" && typeof amount === "string" && /^\d{1,39}$/.test(amount)
+            ? writeContract(config, { account: address, chainId: network.chainId, address: CHANNEL_CONTRACT_ADDRESS, abi: channelWithdrawAbi, functionName: "initiateWithdraw", args: [channelConfigOf(call.args[0]), BigInt(amount)] })
+            : call.functionName === "finalizeWithdraw"
+              ? writeContract(config, { account: address, chainId: network.chainId, address: CHANNEL_CONTRACT_ADDRESS, abi: channelWithdrawAbi, functionName: "finalizeWithdraw", args: [channelConfigOf(call.args[0])] })
+              : Promise.reject(new Error("Not a withdrawal step.")),
+        );
+      },
       usdcBalanceOf: (network, owner) =>
         readContract(config, { chainId: network.chainId, address: network.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [owner] }),
     };
@@ -107,4 +122,25 @@ export function useUsdcBalance(address: `0x${string}` | undefined, network: Wall
     query: { enabled: Boolean(address && network), refetchInterval: 30_000, notifyOnChangeProps: ["data"] },
   });
   return typeof data === "bigint" && network ? formatUnits(data, network.usdc.decimals) : undefined;
+}
+
+/** A channel's configuration as the contract takes it, read from the server's answer. */
+function channelConfigOf(value: unknown) {
+  const config = value as Record<string, unknown>;
+  const address = (name: string) => {
+    const field = config[name];
+    if (typeof field !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(field)) throw new Error(`The channel's ${name} is not an address.`);
+    return field as `0x${string}`;
+  };
+  const salt = config.salt;
+  if (typeof salt !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(salt)) throw new Error("The channel's salt is not 32 bytes.");
+  return {
+    payer: address("payer"),
+    payerAuthorizer: address("payerAuthorizer"),
+    receiver: address("receiver"),
+    receiverAuthorizer: address("receiverAuthorizer"),
+    token: address("token"),
+    withdrawDelay: Number(config.withdrawDelay),
+    salt: salt as `0x${string}`,
+  };
 }

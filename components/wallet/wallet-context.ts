@@ -7,6 +7,7 @@
 // themselves, so nothing is rendered outside the wallet providers.
 import { createContext, useContext, useEffect } from "react";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
+import type { ChannelWithdrawCall } from "@/lib/chain/channel-address";
 import type { WithdrawalAuthorization } from "@/lib/client/agent-budget-keys";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { AgentBudgetDelegation } from "@/lib/chain/delegation";
@@ -45,6 +46,12 @@ export type WalletActions = {
    * its spender; the person pays the gas), and waits until it is mined; the tx hash.
    */
   approveSpender: (network: WalletNetwork, fallback: WalletFallback) => Promise<`0x${string}`>;
+  /**
+   * Sends one step of taking a channel's deposit back without its service (asking for the
+   * withdrawal, then taking it), only to the channel contract this page knows, only for a channel
+   * the wallet pays into, and waits until it is mined; the tx hash.
+   */
+  channelWithdraw: (network: WalletNetwork, call: ChannelWithdrawCall) => Promise<`0x${string}`>;
   /** Any address's USDC balance, in atomic units, read through the wallet stack's transports. */
   usdcBalanceOf: (network: WalletNetwork, owner: `0x${string}`) => Promise<bigint>;
 };

@@ -178,6 +178,10 @@ function topicOf(raw: string): Topic | undefined {
     const symbol = /\b(bitcoin|btc)\b/.test(text) ? "BTC" : /\b(solana|sol)\b/.test(text) ? "SOL" : /\b(ether|eth)\b/.test(text) ? "ETH" : undefined;
     return { query: "crypto price", params: symbol ? { symbol } : {} };
   }
+  const ticker = /\b(aapl|msft|nvda|tsla|spy)\b/.exec(text)?.[1];
+  if (ticker || /\b(stocks?|share price|ticker)\b/.test(text)) {
+    return { query: "stock price", params: ticker ? { symbol: ticker.toUpperCase() } : {} };
+  }
   if (/\b(news|headlines?)\b/.test(text)) {
     const topic = /\b(?:about|on)\s+([a-z ]+?)(?:[?.!,]|$)/.exec(text)?.[1]?.trim();
     return { query: "news", params: topic ? { topic } : {} };

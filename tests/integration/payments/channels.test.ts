@@ -18,7 +18,7 @@ import { batchSettlementAbi, CHANNEL_WITHDRAW_DELAY_SECONDS, startSandbox, type 
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { createPublicClient, createTestClient, createWalletClient, http } from "viem";
 import { foundry } from "viem/chains";
-import { channelWithdrawAbi } from "@/lib/payments/rails/evm/channel/chain";
+import { channelWithdrawAbi } from "@/lib/chain/channel-address";
 import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/payments/channels-request";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import { finishOf, generousLimits, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";

@@ -7,6 +7,8 @@ import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { parseAbi, type Hex, type PublicClient } from "viem";
 import type { ChannelConfig } from "../../rail";
 
+export { channelWithdrawAbi } from "@/lib/chain/channel-address";
+
 const channelAbi = parseAbi([
   "function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)",
   "function pendingWithdrawals(bytes32 channelId) view returns (uint128 amount, uint40 initiatedAt)",
@@ -60,13 +62,6 @@ export async function channelHistory(
   }
   return { deposits, returned };
 }
-
-/** The payer's own way back (its wallet sends these, with their gas): asking for a withdrawal, then taking it after the channel's delay. */
-export const channelWithdrawAbi = parseAbi([
-  "struct ChannelConfig { address payer; address payerAuthorizer; address receiver; address receiverAuthorizer; address token; uint40 withdrawDelay; bytes32 salt; }",
-  "function initiateWithdraw(ChannelConfig config, uint128 amount)",
-  "function finalizeWithdraw(ChannelConfig config)",
-]);
 
 /** The two calls of a withdrawal of `amount` from the channel `config` names. */
 export function withdrawalCalls(config: ChannelConfig, amount: bigint): { initiate: { functionName: "initiateWithdraw"; args: [ChannelConfig, string] }; finalize: { functionName: "finalizeWithdraw"; args: [ChannelConfig] } } {
