@@ -68,8 +68,12 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
   // The page's key for pay-as-you-go channels: its address travels with each request.
   const channelKey = useChannelKey(wallet.address);
   const { extras: settingsExtras } = exchange;
-  const channelKeyAddress = channelKey.address;
-  const extras = useCallback(() => ({ ...settingsExtras(), ...(channelKeyAddress ? { channelKeys: { eip155: channelKeyAddress } } : {}) }), [settingsExtras, channelKeyAddress]);
+  // Read at send time, after the send waited for the key.
+  const { current: channelKeyNow } = channelKey;
+  const extras = useCallback(() => {
+    const address = channelKeyNow();
+    return { ...settingsExtras(), ...(address ? { channelKeys: { eip155: address } } : {}) };
+  }, [settingsExtras, channelKeyNow]);
   const onFinish = useCallback(
     (finish: FinishMetadata) => {
       // A payment moved money (or tried to): the meters and the balance are read again.

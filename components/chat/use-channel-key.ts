@@ -3,7 +3,7 @@
 // browser when a wallet connects, its address sent with each request so that a service's
 // pay-as-you-go channel can be paid, and its signer for what a channel quote asks of it (the
 // first voucher with a deposit, each call's voucher after), at most the call's price on the card.
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { parseUsd } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -15,19 +15,31 @@ export type ChannelKey = {
   address: `0x${string}` | undefined;
   /** Signs a channel quote's voucher for the connected wallet; undefined without a wallet or a key. */
   sign: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined;
+  /** The key's address once it is made (a moment after the wallet connects), or undefined if it cannot be; bounded. */
+  ready: () => Promise<`0x${string}` | undefined>;
+  /** The key's address for the connected wallet as soon as it is made, read at send time (not a render's). */
+  current: () => `0x${string}` | undefined;
 };
+
+/** How long a message waits for the key being made before it leaves without it. */
+const READY_WAIT_MS = 3_000;
 
 export function useChannelKey(wallet: string | undefined): ChannelKey {
   const [address, setAddress] = useState<{ wallet: string; key: `0x${string}` }>();
+  const making = useRef<{ wallet: string; key: Promise<`0x${string}` | undefined> }>(undefined);
+  const latest = useRef<{ wallet: string; key: `0x${string}` }>(undefined);
   useEffect(() => {
     if (!wallet) return;
     let live = true;
-    void loadKeys()
+    const key = loadKeys()
       .then((keys) => keys.ensureChannelKey(wallet))
-      .then((key) => {
-        if (live) setAddress({ wallet, key });
-      })
       .catch(() => undefined);
+    making.current = { wallet, key };
+    void key.then((made) => {
+      if (!live || !made) return;
+      latest.current = { wallet, key: made };
+      setAddress({ wallet, key: made });
+    });
     return () => {
       live = false;
     };
@@ -40,5 +52,14 @@ export function useChannelKey(wallet: string | undefined): ChannelKey {
         : undefined,
     [wallet, key],
   );
-  return { address: key, sign };
+  const ready = useMemo(
+    () => async () => {
+      const current = making.current;
+      if (!wallet || current?.wallet !== wallet) return undefined;
+      return Promise.race([current.key, new Promise<undefined>((resolve) => setTimeout(resolve, READY_WAIT_MS))]);
+    },
+    [wallet],
+  );
+  const current = useMemo(() => () => (wallet && latest.current?.wallet === wallet ? latest.current.key : undefined), [wallet]);
+  return { address: key, sign, ready, current };
 }

@@ -27,7 +27,7 @@ export type QuoteApprovalParameters = {
   wallet: PaymentWallet & { status: WalletStatus; whenReady: () => Promise<void> };
   solana: Pick<SolanaWalletState, "address" | "sign">;
   agentBudget: Pick<ChatAgentBudget, "budget" | "signFromBudget">;
-  channelKey: Pick<ChannelKey, "address" | "sign">;
+  channelKey: Pick<ChannelKey, "address" | "sign" | "ready">;
   networks: WalletNetwork[];
   /** The confirmation threshold (USD, as settings hold it). */
   threshold: string;
@@ -60,6 +60,8 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey
   const silentThisMessage = useRef(0);
   const send = async (text: string, options?: SendOptions) => {
     if (wallet.status === "loading") await walletWait.forMessage();
+    // A wallet just connected: its channel key is made in a moment, and the message carries it.
+    await channelKey.ready();
     silentThisMessage.current = 0;
     return sendNow.current(text, options);
   };

@@ -39,7 +39,6 @@ test("a deposit signed once, a second call without a prompt, and a close that re
   expect(wallet.signRequests).toBe(1);
 
   // The budget lists the channel; Close gives back what the calls did not take.
-  await ui.topBarAction("budget-toggle");
   const channel = ui.budget.getByTestId("budget-channel");
   await expect(channel).toHaveAttribute("data-state", "open");
   await expect(channel).toContainText("TickStream");

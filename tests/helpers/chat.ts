@@ -26,10 +26,12 @@ export async function createTestChat(
     log?: ChatDependencies["log"];
     now?: () => Date;
     approvalGate?: ChatDependencies["approvalGate"];
+    /** The ledger of an earlier chat: this one is that server started again. */
+    database?: Database;
   } = {},
 ): Promise<TestChat> {
   const env = parseServerEnv({ MODEL_PROVIDER: "offline", CHAT_COOLDOWN_SECONDS: "0", ...options.env });
-  const db = await openTestDatabase();
+  const db = options.database ?? (await openTestDatabase());
   const deps: ChatDependencies = {
     env: () => env,
     database: async () => db,

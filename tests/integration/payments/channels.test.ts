@@ -90,8 +90,10 @@ describe("a channel through the chat", () => {
     // The whole deposit counts against the limits while the channel can be claimed.
     expect(await countedSince(chat.db, wallet.address, new Date(0))).toBe(50_000n);
 
-    // Nine more calls: each a voucher the channel key signs, nothing asked of the wallet, no transaction.
+    // Nine more calls: each a voucher the channel key signs, nothing asked of the wallet, no
+    // transaction. Halfway, the server starts again on the same ledger: nothing is lost.
     for (let call = 2; call <= 10; call += 1) {
+      if (call === 6) chat = await createTestChat({ tools: createChatTools, env: sandboxEnv(sandbox), model: modelCallingPayForService({ url: sandboxService(sandbox, "market-ticks").url, query: { symbol: "NVDA" } }), database: chat.db });
       const next = await quote(body);
       expect(next.channel).toMatchObject({ opening: false, price: "0.001", left: ((50 - call) / 1000).toString() });
       const requests = next.approval?.toSign ?? [];
