@@ -31,7 +31,7 @@ export type ChannelCallsResult = {
   quoteMs: Spread;
   /** The channel key's signature of the voucher, in the page's place. */
   signMs: Spread;
-  /** Request B: the approval, from its send to the end of its answer (the service delivered). */
+  /** Request B: the approval, from its send to its `p: delivered` line. */
   approvalMs: Spread;
   /** The channel service's own answer to the paid request B sent (its voucher check and its handler). */
   serviceMs: Spread;
@@ -48,6 +48,20 @@ function signerFor(request: WalletRequest, keys: { wallet: PrivateKeyAccount; ch
   const { EIP712Domain: _domain, ...types } = typedData.types;
   const signer = request.signer === "channel-key" ? keys.channelKey : keys.wallet;
   return { wallet: signer === keys.wallet, sign: () => signer.signTypedData({ domain: typedData.domain, types, primaryType: typedData.primaryType, message: typedDataMessage(typedData) }) };
+}
+
+/** When `text` first appears in a stream's decoded text. */
+async function whenSeen(stream: ReadableStream<Uint8Array>, text: string): Promise<number> {
+  const decoder = new TextDecoder();
+  let seen = "";
+  let at = Number.NaN;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return at;
+    seen += decoder.decode(value, { stream: true });
+    if (Number.isNaN(at) && seen.includes(text)) at = performance.now();
+  }
 }
 
 export async function measureChannelCalls({ calls = 100 }: { calls?: number } = {}): Promise<ChannelCallsResult> {
@@ -97,8 +111,12 @@ export async function measureChannelCalls({ calls = 100 }: { calls?: number } = 
       const endSign = performance.now();
       const before = paidAnswers.length;
       const startB = performance.now();
-      const statuses = paymentsOf(await collectLines(await chat.post({ ...body, payment: { paymentId: quote.paymentId, token: quote.approval?.token, signed } })));
-      const endB = performance.now();
+      const response = await chat.post({ ...body, payment: { paymentId: quote.paymentId, token: quote.approval?.token, signed } });
+      // Request B's time is to its `p: delivered` line: what follows is the model's next turn.
+      const [timed, copy] = response.body?.tee() ?? [];
+      const deliveredAt = timed ? whenSeen(timed, '"status":"delivered"') : Promise.resolve(Number.NaN);
+      const statuses = paymentsOf(await collectLines(new Response(copy)));
+      const endB = await deliveredAt;
       if (statuses.at(-1)?.status !== "delivered") throw new Error(`call ${call}: not delivered: ${JSON.stringify(statuses.at(-1) as PaymentStatus)}`);
       // The opening pays a deposit on chain: the calls after it are what is measured.
       if (call === 0) continue;
@@ -128,7 +146,7 @@ if (process.argv[1]?.endsWith("channel-calls.ts")) {
   console.log(`  wallet signatures: ${result.walletSignatures}`);
   console.log(`  request A (quote): ${ms(result.quoteMs)}`);
   console.log(`  channel key's signature: ${ms(result.signMs)}`);
-  console.log(`  request B (approval → delivered): ${ms(result.approvalMs)}`);
+  console.log(`  request B (approval → p: delivered): ${ms(result.approvalMs)}`);
   console.log(`  the service's own answer to the paid request: ${ms(result.serviceMs)}`);
   console.log(`  B ÷ service: ${result.ratio.toFixed(2)}× (mark: ≤ 1.2×)`);
 }

@@ -163,9 +163,11 @@ export async function sendChannelCall({ db, env, approval, signal, paidCallTimeo
     if (!response.ok || settlement?.success === false) {
       return failed(`${name} refused the voucher (HTTP ${response.status}). ${signedFor}`);
     }
-    // What the service says it charged counts up to the voucher, never past it.
+    // What the service says it charged counts up to the voucher, never past it. Written beside
+    // the answer rather than before it: the deposit counts in full whatever this row says, and
+    // the next voucher's base was taken when this one was.
     const charged = settlement?.amount !== undefined && /^\d{1,30}$/.test(settlement.amount) ? BigInt(settlement.amount) : price;
-    await markCallCharged(db, { callId: claims.paymentId, charged });
+    void markCallCharged(db, { callId: claims.paymentId, charged }).catch(() => undefined);
     return deliveredOutcome(facts, undefined, data, undefined);
   })();
   return { kind: "sent", claims, facts, rail, scheme, delivery };

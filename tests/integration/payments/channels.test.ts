@@ -21,7 +21,7 @@ import { foundry } from "viem/chains";
 import { channelWithdrawAbi } from "@/lib/chain/channel-address";
 import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/payments/channels-request";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
-import { finishOf, generousLimits, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
+import { eventually, finishOf, generousLimits, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
 
 let sandbox: Sandbox;
 let chat: TestChat;
@@ -103,7 +103,8 @@ describe("a channel through the chat", () => {
       expect(paid.statuses.at(-1)?.txHash).toBeUndefined();
     }
     expect(await balanceOf(wallet.address)).toBe(before - 50_000n);
-    expect(await findChannel(chat.db, channel?.channelId ?? "")).toMatchObject({ vouched: 10_000n, charged: 10_000n });
+    // What the service said it charged is written beside its answer.
+    expect(await eventually(() => findChannel(chat.db, channel?.channelId ?? ""), (found) => found?.charged === 10_000n)).toMatchObject({ vouched: 10_000n, charged: 10_000n });
     expect(await countedSince(chat.db, wallet.address, new Date(0))).toBe(50_000n);
 
     // A voucher for a call the ledger did not quote, signed by the wallet rather than the channel key: refused.
