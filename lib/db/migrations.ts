@@ -326,6 +326,9 @@ export const migrations: readonly Migration[] = [
         created_at timestamptz NOT NULL DEFAULT now()
       )`,
       "CREATE INDEX channel_calls_by_channel ON channel_calls (channel_id, created_at DESC)",
+      // A page open for the wallet may hold a channel key without an agent budget: it signs the
+      // vouchers of the wallet's AI apps' calls on a channel, as the budget's key pays their small quotes.
+      "ALTER TABLE mcp_budget_watch ALTER COLUMN budget DROP NOT NULL, ALTER COLUMN threshold DROP NOT NULL, ADD COLUMN channel_key text",
     ],
   },
 ];

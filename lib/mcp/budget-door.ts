@@ -1,9 +1,11 @@
-// `/api/mcp/budget` (docs/contract.md, section 11): a page open with an agent budget says so.
-// POST `{ agentBudget, threshold }` (the grant as the chat sends it; the confirmation threshold in
-// USDC atomic units) for the wallet's own session: kept for WATCH_FRESH_MS, and answered with
-// the apps' quotes waiting for that budget. DELETE: the page stops paying apps' quotes.
+// `/api/mcp/budget` (docs/contract.md, sections 11 and 15): a page open with an agent budget, or a
+// channel key, says so. POST `{ agentBudget, threshold }` (the grant as the chat sends it; the
+// confirmation threshold in USDC atomic units) and/or `{ channelKey }` for the wallet's own
+// session: kept for WATCH_FRESH_MS, and answered with the apps' quotes waiting for the page (those
+// made for the budget, and calls on the wallet's channels). DELETE: the page stops paying them.
 import { z } from "zod";
 import { sameAddress } from "@/lib/address";
+import { evmAddressSchema } from "@/lib/chain/addresses";
 import { agentBudgetSchema } from "@/lib/chain/delegation-schema";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
@@ -23,10 +25,14 @@ export type BudgetDoorDependencies = {
 /** A page calls every few seconds: room for a few tabs, not for a flood. */
 export const createBudgetWatchRateLimit = (): RateLimiter => createRateLimiter({ limit: 90, windowMs: 60_000, maxClients: 10_000 });
 
-const watchSchema = z.strictObject({
-  agentBudget: agentBudgetSchema,
-  threshold: z.string().regex(/^(0|[1-9]\d{0,12})$/, "a whole number of USDC atomic units"),
-});
+const watchSchema = z
+  .strictObject({
+    agentBudget: agentBudgetSchema.optional(),
+    threshold: z.string().regex(/^(0|[1-9]\d{0,12})$/, "a whole number of USDC atomic units").optional(),
+    /** The page's channel key for the wallet (docs/contract.md, section 15). */
+    channelKey: evmAddressSchema.optional(),
+  })
+  .refine((body) => body.agentBudget !== undefined || body.channelKey !== undefined, "names neither an agent budget nor a channel key");
 
 export async function handleBudgetWatchRequest(request: Request, deps: BudgetDoorDependencies): Promise<Response> {
   const now = deps.now?.() ?? new Date();
@@ -41,13 +47,13 @@ export async function handleBudgetWatchRequest(request: Request, deps: BudgetDoo
       return Response.json({ watching: false }, { headers: { "Cache-Control": "no-store" } });
     }
     if (request.method !== "POST") throw new AppError("bad-request", "Watch with POST, stop with DELETE.");
-    const json = await readJsonBody(request, { expected: "{ agentBudget, threshold }" });
+    const json = await readJsonBody(request, { expected: "{ agentBudget, threshold } and/or { channelKey }" });
     const parsed = watchSchema.safeParse(json);
-    if (!parsed.success) throw new AppError("bad-request", "Send { agentBudget, threshold }.");
-    const { agentBudget, threshold } = parsed.data;
-    if (!sameAddress(agentBudget.wallet, wallet)) throw new AppError("bad-request", "This agent budget is another wallet's.");
+    if (!parsed.success) throw new AppError("bad-request", "Send { agentBudget, threshold }, { channelKey }, or both.");
+    const { agentBudget, threshold, channelKey } = parsed.data;
+    if (agentBudget && !sameAddress(agentBudget.wallet, wallet)) throw new AppError("bad-request", "This agent budget is another wallet's.");
     // The grant's signature is checked when a quote would use it, as in the chat.
-    await watchBudget(db, { wallet, grant: agentBudget, threshold: BigInt(threshold), now });
+    await watchBudget(db, { wallet, grant: agentBudget, threshold: threshold === undefined ? undefined : BigInt(threshold), channelKey, now });
     return Response.json({ watching: true, quotes: await quotesForBudget(db, wallet, now) }, { headers: { "Cache-Control": "no-store" } });
   } catch (error) {
     const response = toAppError(error).toResponse();

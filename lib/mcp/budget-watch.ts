@@ -70,11 +70,18 @@ const storedGrantSchema = z.object({
   signature: z.string(),
 }) satisfies z.ZodType<BudgetGrant>;
 
-export async function watchBudget(db: Queryable, { wallet, grant, threshold, now = new Date() }: { wallet: string; grant: BudgetGrant; threshold: bigint; now?: Date }): Promise<void> {
+/**
+ * A page open for the wallet says what it holds: the agent budget's grant and threshold, its
+ * channel key (docs/contract.md, section 15), or both.
+ */
+export async function watchBudget(
+  db: Queryable,
+  { wallet, grant, threshold, channelKey, now = new Date() }: { wallet: string; grant?: BudgetGrant | undefined; threshold?: bigint | undefined; channelKey?: string | undefined; now?: Date },
+): Promise<void> {
   await db.query(
-    `INSERT INTO mcp_budget_watch (wallet, budget, threshold, seen_at) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (wallet) DO UPDATE SET budget = EXCLUDED.budget, threshold = EXCLUDED.threshold, seen_at = EXCLUDED.seen_at`,
-    [wallet, JSON.stringify(grant), threshold.toString(), now],
+    `INSERT INTO mcp_budget_watch (wallet, budget, threshold, channel_key, seen_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (wallet) DO UPDATE SET budget = EXCLUDED.budget, threshold = EXCLUDED.threshold, channel_key = EXCLUDED.channel_key, seen_at = EXCLUDED.seen_at`,
+    [wallet, grant ? JSON.stringify(grant) : null, grant ? (threshold ?? 0n).toString() : null, channelKey ?? null, now],
   );
 }
 
@@ -84,19 +91,32 @@ export async function stopWatching(db: Queryable, wallet: string): Promise<void>
 
 /** The budget a page open for this wallet holds, if it spoke lately. */
 export async function standingBudget(db: Queryable, wallet: string, now: Date = new Date()): Promise<StandingBudget | undefined> {
-  const [row] = await db.query<{ budget: unknown; threshold: string }>(
-    "SELECT budget, threshold::text AS threshold FROM mcp_budget_watch WHERE wallet = $1 AND seen_at > $2",
+  const [row] = await db.query<{ budget: unknown; threshold: string | null }>(
+    "SELECT budget, threshold::text AS threshold FROM mcp_budget_watch WHERE wallet = $1 AND seen_at > $2 AND budget IS NOT NULL",
     [wallet, new Date(now.getTime() - WATCH_FRESH_MS)],
   );
   const grant = row ? storedGrantSchema.safeParse(row.budget) : undefined;
-  return row && grant?.success ? { grant: grant.data, threshold: BigInt(row.threshold) } : undefined;
+  return row && grant?.success ? { grant: grant.data, threshold: BigInt(row.threshold ?? "0") } : undefined;
 }
 
-/** An app's quotes made for this wallet's budget, still open and not yet approved: for the page to sign. */
+/** The channel key a page open for this wallet holds, if it spoke lately: an app's call may then be paid by channel. */
+export async function standingChannelKey(db: Queryable, wallet: string, now: Date = new Date()): Promise<string | undefined> {
+  const [row] = await db.query<{ channel_key: string }>(
+    "SELECT channel_key FROM mcp_budget_watch WHERE wallet = $1 AND seen_at > $2 AND channel_key IS NOT NULL",
+    [wallet, new Date(now.getTime() - WATCH_FRESH_MS)],
+  );
+  return row?.channel_key;
+}
+
+/**
+ * An app's quotes the page signs without a prompt, still open and not yet approved: those made for
+ * this wallet's budget, and calls on its open channels (their vouchers, for its channel key).
+ */
 export async function quotesForBudget(db: Queryable, wallet: string, now: Date = new Date()): Promise<Array<{ paymentId: string; quote: PaymentStatus; app: string }>> {
   const rows = await db.query<{ payment_id: string; quote: unknown; app_label: string }>(
     `SELECT m.payment_id, m.quote, m.app_label FROM mcp_payments m
-     WHERE m.wallet = $1 AND m.result IS NULL AND m.expires_at > $2 AND m.quote->>'paidFrom' = 'agent-budget'
+     WHERE m.wallet = $1 AND m.result IS NULL AND m.expires_at > $2
+       AND (m.quote->>'paidFrom' = 'agent-budget' OR m.quote->'channel'->>'opening' = 'false')
        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.payment_id = m.payment_id)
      ORDER BY m.created_at LIMIT 10`,
     [wallet, now],

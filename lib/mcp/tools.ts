@@ -22,7 +22,7 @@ import { payForServiceAnswer, payForServiceInput, serviceCallOf, withinWords } f
 import { getSpendingTool, spendingAnswer } from "@/lib/tools/spending";
 import type { AccessGrant } from "@/lib/chain/access-grant";
 import { describeGrantLimits, grantLimits } from "./grant-token";
-import { claimSilentPayment, standingBudget } from "./budget-watch";
+import { claimSilentPayment, standingBudget, standingChannelKey } from "./budget-watch";
 import { APPROVAL_DEADLINE_MS, findMcpPayment, grantPaymentIds, saveMcpPayment, type McpPayment } from "./mcp-payments";
 
 /** The longest getPayment waits for an outcome: well within the route's 50 s. */
@@ -107,13 +107,15 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
   const limits = grantLimits(grant);
   // A page open with the wallet's agent budget pays a small quote itself, as in the chat, within
   // the bound of apps' payments without a prompt.
-  const open = await standingBudget(db, grant.wallet, now);
+  const [open, channelKey] = await Promise.all([standingBudget(db, grant.wallet, now), standingChannelKey(db, grant.wallet, now)]);
   const silent = open ? await claimSilentPayment(db, grant.wallet, now) : undefined;
   const standing = silent?.claimed ? open : undefined;
   const run = context.payments.quote({
     call: serviceCallOf(input),
     // The grant's wallet pays, on its own rail.
     wallets: walletsByNamespace([grant.wallet]),
+    // A page open for the wallet with its channel key: a channel service's calls are paid from a deposit.
+    ...(channelKey ? { channelKeys: walletsByNamespace([channelKey]) } : {}),
     limits,
     defaultChain: undefined,
     policy: {
