@@ -9,7 +9,7 @@ import type { Queryable } from "@/lib/db";
 import { describeUpTo, formatUsd } from "@/lib/money";
 import { channelView, type ChannelView } from "./channel-view";
 import { channelsOf } from "./ledger/channels";
-import { heldPayments, paymentsById, periods, periodStarts, recentPayments, settledByPeriod, settledPayments, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
+import { heldByPeriod, heldPayments, paymentsById, periods, periodStarts, recentPayments, settledByPeriod, settledPayments, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { paymentRails, type RailEnv } from "./rails";
 import { ownTransactionPage } from "./rails/rail";
@@ -189,8 +189,8 @@ export async function getLimitUse({
   const [counted, held, recent] = await Promise.all([
     countedByPeriod(db, { wallet: wallets, limits, now }),
     // What of it has not settled (a quote being paid, a payment pending on the chain, a held
-    // maximum), said apart as the budget panel says it: by creation time, as the limits count.
-    heldPayments(db, wallets, MAX_HELD_PAYMENTS),
+    // maximum), said apart as the budget panel says it.
+    heldByPeriod(db, wallets, now),
     recentLimit <= 0
       ? []
       : "paymentIds" in history
@@ -200,12 +200,8 @@ export async function getLimitUse({
           : [],
   ]);
   const rails = paymentRails(env);
-  const starts = periodStarts(now);
   return {
-    periods: counted.map((entry) => {
-      const heldNow = held.reduce((sum, payment) => (payment.createdAt > starts[entry.period] ? sum + payment.amount : sum), 0n);
-      return { ...entry, held: heldNow < entry.counted ? heldNow : entry.counted };
-    }),
+    periods: counted.map((entry) => ({ ...entry, held: held[entry.period] < entry.counted ? held[entry.period] : entry.counted })),
     recent: recent.map((payment) => {
       const found = payment.txHash ? rails.find(payment.network) : undefined;
       return {

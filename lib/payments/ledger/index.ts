@@ -33,6 +33,7 @@ export {
   countedSince,
   findBudgetBreach,
   findLimitBreach,
+  heldByPeriod,
   withHeld,
   periods,
   periodStarts,

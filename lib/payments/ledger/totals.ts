@@ -117,18 +117,25 @@ export async function findLimitBreach(
 }
 
 /**
- * The breach with what of its `spent` is held (reserved or pending, created within the limit's
- * period), so it can be told apart from what settled, as the budget panel tells it. For the
- * person's words only: the limit itself counts both alike.
+ * What of each rolling period's count is held: reserved or pending (not settled, and may still
+ * move), by creation time as the limits count it. For the person's words only (spent and held
+ * said apart, as the budget panel says them): the limits count both alike.
  */
+export async function heldByPeriod(db: Queryable, wallet: Wallets, now: Date = new Date()): Promise<Record<Period, bigint>> {
+  const starts = periodStarts(now);
+  const held = (since: string) =>
+    `(SELECT COALESCE(SUM(amount), 0) FROM payments WHERE wallet = ANY($1::text[]) AND status IN ('reserved', 'pending') AND created_at > ${since})::text`;
+  const [row] = await db.query<Record<Period, string>>(
+    `SELECT ${held("$2::timestamptz")} AS day, ${held("$3::timestamptz")} AS week, ${held("$4::timestamptz")} AS month`,
+    [walletKeys(wallet), starts.day.toISOString(), starts.week.toISOString(), starts.month.toISOString()],
+  );
+  return { day: BigInt(row?.day ?? "0"), week: BigInt(row?.week ?? "0"), month: BigInt(row?.month ?? "0") };
+}
+
+/** The breach with what of its `spent` is held (heldByPeriod), so it can be told apart from what settled. */
 export async function withHeld(db: Queryable, breach: LimitBreach, { wallet, now = new Date() }: { wallet: Wallets; now?: Date }): Promise<LimitBreach> {
   const period = (Object.keys(periodLimit) as Period[]).find((candidate) => periodLimit[candidate] === breach.limit);
   if (!period) return breach;
-  const [row] = await db.query<{ held: string }>(
-    `SELECT COALESCE(SUM(amount), 0)::text AS held FROM payments
-     WHERE wallet = ANY($1::text[]) AND status IN ('reserved', 'pending') AND created_at > $2::timestamptz`,
-    [walletKeys(wallet), periodStarts(now)[period].toISOString()],
-  );
-  const held = BigInt(row?.held ?? "0");
+  const held = (await heldByPeriod(db, wallet, now))[period];
   return { ...breach, held: held < breach.spent ? held : breach.spent };
 }
