@@ -28,6 +28,7 @@ export const spendingReportSchema = onFirstUse(() => {
           amountUsd: usd,
           delivered: z.optional(z.literal(true)),
           until: z.optional(z.string()),
+          deposit: z.optional(z.literal(true)),
         }),
       ),
     ),

@@ -227,7 +227,11 @@ function HeldPayments({ held }: { held: HeldPayment[] }) {
               <span className={styles.paymentName}>{payment.service.name}</span>
               <span className={styles.paymentAmount}>{displayUsd(payment.amountUsd)}</span>
               <span className={styles.paymentMeta}>
-                {until ? `held until ${formatLocalTime(until)} unless the service collects it` : "held until the chain settles it"}
+                {payment.deposit
+                  ? "left in your deposit: it comes back when you close it in Channels"
+                  : until
+                    ? `held until ${formatLocalTime(until)} unless the service collects it`
+                    : "held until the chain settles it"}
                 {payment.delivered ? " · delivered, nothing charged so far" : ""}
               </span>
             </li>

@@ -22,7 +22,8 @@ const stateWords: Record<ChannelEntry["state"], string> = {
 };
 
 export function ChannelsList({ channels, actions }: { channels: ChannelEntry[]; actions: ChannelActions | undefined }) {
-  const shown = channels.filter((channel) => channel.state !== "closed" || Date.now() - (parseMoment(channel.createdAt)?.getTime() ?? 0) < 86_400_000);
+  // Closed ones stay a day, with what came back; one whose deposit never landed is not shown.
+  const shown = channels.filter((channel) => channel.state !== "closed" || (channel.closeTx !== undefined && Date.now() - (parseMoment(channel.createdAt)?.getTime() ?? 0) < 86_400_000));
   if (shown.length === 0) return null;
   return (
     <>
@@ -54,13 +55,13 @@ function ChannelItem({ channel, actions }: { channel: ChannelEntry; actions: Cha
   return (
     <li className={styles.payment} data-testid="budget-channel" data-state={channel.state}>
       <span className={styles.paymentName}>{channel.service.name}</span>
-      <span className={styles.paymentAmount}>{displayUsd(channel.leftUsd)} left</span>
+      <span className={styles.paymentAmount}>{channel.state === "closed" ? `${displayUsd(channel.leftUsd)} back` : `${displayUsd(channel.leftUsd)} left`}</span>
       <span className={styles.paymentMeta}>
         Deposit {displayUsd(channel.depositUsd)} · {channel.calls} call{channel.calls === 1 ? "" : "s"}, {displayUsd(channel.spentUsd)} · {stateWords[channel.state]}
         {channel.state === "withdrawing" && readyAt ? `, ready at ${formatLocalTime(readyAt)}` : ""}
       </span>
       {live && actions ? (
-        <span>
+        <span className={styles.channelActions}>
           {channel.state === "open" ? (
             <button type="button" className="link-button" disabled={busy} onClick={() => run(actions.close)} data-testid="budget-channel-close">
               Close and get {displayUsd(channel.leftUsd)} back

@@ -46,7 +46,7 @@ export function stepIndex(status: PaymentStatusName): number | undefined {
  * status the card has shown before (a failure happens at that step or after it).
  */
 export function paymentSteps(
-  payment: Pick<PaymentStatus, "status" | "txHash" | "reason" | "collectableUntil"> & { amount?: PaymentStatus["amount"] },
+  payment: Pick<PaymentStatus, "status" | "txHash" | "reason" | "collectableUntil"> & { amount?: PaymentStatus["amount"]; channel?: PaymentStatus["channel"] },
   furthest = 0,
 ): PaymentStep[] {
   const reached = stepIndex(payment.status);
@@ -54,7 +54,13 @@ export function paymentSteps(
     // Delivered with nothing settled on chain (a usage-priced service that says it used nothing):
     // the chain step is not ticked, and says whether the signed maximum is still held.
     const unsettled = payment.status === "delivered" && !payment.txHash && payment.amount?.charged !== undefined;
+    // A call on a channel: the page's key signs it, and its money is the deposit's, already on chain.
+    const fromDeposit = payment.channel?.opening === false;
     return stepOrder.map((name, index) => {
+      if (fromDeposit && (name === "awaiting-signature" || name === "confirmed")) {
+        const label = name === "confirmed" ? "From your deposit" : "Signed in this page";
+        return { name, label, state: index < reached || payment.status === "delivered" ? ("done" as const) : index === reached ? ("current" as const) : ("upcoming" as const), current: index === reached };
+      }
       if (unsettled && name === "confirmed") {
         return { name, label: payment.collectableUntil ? "Nothing settled yet" : "Nothing charged", state: "upcoming" as const, current: false };
       }

@@ -289,8 +289,13 @@ function deliveredWords(output: Record<string, unknown>): string {
   const network = typeof output.network === "string" ? ` on ${output.network}` : "";
   const text = (field: string) => (typeof output[field] === "string" ? (output[field] as string) : undefined);
   const [paidUsd, maxUsd, heldUsd, heldUntil] = [text("paidUsd"), text("maxUsd"), text("heldUsd"), text("heldUntil")];
+  const [depositUsd, leftInDepositUsd] = [text("depositUsd"), text("leftInDepositUsd")];
   let sentence: string;
-  if (heldUsd !== undefined) {
+  if (depositUsd !== undefined && paidUsd !== undefined) {
+    // A call on a pay-as-you-go channel: taken from the deposit the person signed, no transaction of its own.
+    const left = leftInDepositUsd !== undefined ? ` (${dollarsOf(leftInDepositUsd)} left in it)` : "";
+    sentence = `Paid ${dollarsOf(paidUsd)} to ${service}${network} from your deposit of ${dollarsOf(depositUsd)}${left}.`;
+  } else if (heldUsd !== undefined) {
     // Usage-priced, nothing settled yet: the maximum still counts, and may still move.
     const until = heldUntil && !Number.isNaN(Date.parse(heldUntil)) ? ` until ${new Date(heldUntil).toISOString().slice(11, 16)} UTC` : "";
     sentence = `${service}${network} charged nothing so far: its maximum of ${dollarsOf(heldUsd)} stays held against your limits${until} unless it collects it.`;

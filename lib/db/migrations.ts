@@ -312,6 +312,7 @@ export const migrations: readonly Migration[] = [
         state text NOT NULL CHECK (state IN ('opening', 'open', 'closing', 'withdrawing', 'closed')),
         withdraw_requested_at timestamptz,
         close_tx text,
+        claimed numeric(78, 0) CHECK (claimed >= 0 AND claimed <= deposit),
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`,

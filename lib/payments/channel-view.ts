@@ -10,8 +10,9 @@ export type ChannelView = {
   network: string;
   state: ChannelRecord["state"];
   depositUsd: string;
-  /** What the calls took of it, by the vouchers signed. */
+  /** What the calls took of it: by the vouchers signed, and once closed, what the service claimed on chain. */
   spentUsd: string;
+  /** What is left in it; once closed, what came back. */
   leftUsd: string;
   calls: number;
   withdrawDelaySeconds: number;
@@ -23,14 +24,18 @@ export type ChannelView = {
 };
 
 export function channelView(channel: ChannelRecord & { calls?: number }): ChannelView {
+  // Once closed, what the chain says the service claimed; before, what the vouchers allow it. A
+  // channel closed without a transaction never held anything (its deposit did not land).
+  const never = channel.state === "closed" && channel.closeTx === null;
+  const spent = never ? 0n : (channel.claimed ?? channel.vouched);
   return {
     channelId: channel.channelId,
     service: { name: channel.serviceName, url: channel.serviceUrl },
     network: channel.network,
     state: channel.state,
     depositUsd: formatUsd(channel.deposit),
-    spentUsd: formatUsd(channel.vouched),
-    leftUsd: formatUsd(channel.deposit - channel.vouched),
+    spentUsd: formatUsd(spent),
+    leftUsd: formatUsd(never ? 0n : channel.deposit - spent),
     calls: channel.calls ?? 0,
     withdrawDelaySeconds: channel.config.withdrawDelay,
     ...(channel.withdrawRequestedAt ? { withdrawRequestedAt: channel.withdrawRequestedAt.toISOString() } : {}),

@@ -9,7 +9,7 @@ import type { Queryable } from "@/lib/db";
 import { describeUpTo, formatUsd } from "@/lib/money";
 import { channelView, type ChannelView } from "./channel-view";
 import { channelsOf } from "./ledger/channels";
-import { heldByPeriod, heldPayments, paymentsById, periods, periodStarts, recentPayments, settledByPeriod, settledPayments, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
+import { heldByPeriod, heldPayments, inDepositsByPeriod, paymentsById, periods, periodStarts, recentPayments, settledByPeriod, settledPayments, countedByPeriod, type Period, type PeriodCount, type PaymentRecordStatus, type Wallets } from "./ledger";
 import type { SpendingLimits } from "./limits";
 import { paymentRails, type RailEnv } from "./rails";
 import { ownTransactionPage } from "./rails/rail";
@@ -39,6 +39,8 @@ export type SpendingReport = {
     delivered?: true;
     /** When the signed payment can no longer move; absent when not known (an unfinished quote's). */
     until?: string;
+    /** What an open channel's deposit holds beyond what its calls took: back to the wallet at the close. */
+    deposit?: true;
   }>;
   /** For the wallets' own session: their pay-as-you-go channels, newest first (docs/contract.md, section 15). */
   channels?: ChannelView[];
@@ -84,20 +86,23 @@ export async function getSpendingReport({
   const named = typeof wallet === "string" ? [wallet] : [...wallet];
   const listed = history === true ? named : history === false ? [] : named.filter((one) => history.some((other) => sameAddress(one, other)));
   // Two queries side by side: the three periods' sums, and the latest payments.
-  const [sums, settled, held, channels] = await Promise.all([
+  const [sums, inDeposits, settled, held, channels] = await Promise.all([
     settledByPeriod(db, wallet, now),
+    inDepositsByPeriod(db, wallet, now),
     listed.length > 0 ? settledPayments(db, listed, Math.min(recentLimit, MAX_RECENT_PAYMENTS)) : [],
     listed.length > 0 ? heldPayments(db, listed, MAX_HELD_PAYMENTS) : undefined,
     listed.length > 0 ? Promise.all(listed.map((one) => channelsOf(db, one, { limit: MAX_CHANNELS }))) : undefined,
   ]);
   const starts = periodStarts(now);
   const heldSince = (since: Date) => (held ?? []).reduce((sum, payment) => (payment.createdAt > since ? sum + payment.amount : sum), 0n);
+  // An open channel's settled deposit is not all spent: what its calls did not take is held until it comes back.
   const windows = (Object.keys(periods) as Period[]).map((period) => ({
     period,
-    spentUsd: formatUsd(sums[period]),
+    spentUsd: formatUsd(sums[period] - inDeposits[period]),
     since: starts[period].toISOString(),
-    ...(held ? { heldUsd: formatUsd(heldSince(starts[period])) } : {}),
+    ...(held ? { heldUsd: formatUsd(heldSince(starts[period]) + inDeposits[period]) } : {}),
   }));
+  const depositsHeld = (channels ?? []).flat().filter((channel) => channel.state !== "closed" && channel.state !== "opening" && channel.deposit > channel.vouched);
   const recent = settled.flatMap((payment) => {
     if (!payment.txHash) return [];
     return [
@@ -123,14 +128,23 @@ export async function getSpendingReport({
     recent,
     ...(held
       ? {
-          held: held.map((payment) => ({
+          held: [
+            ...held.map((payment) => ({
             paymentId: payment.paymentId,
             service: { name: payment.serviceName, url: payment.serviceUrl },
             network: payment.network,
             amountUsd: formatUsd(payment.amount),
             ...(payment.outcome?.status === "delivered" ? { delivered: true as const } : {}),
             ...(payment.validBefore ? { until: payment.validBefore.toISOString() } : {}),
-          })),
+            })),
+            ...depositsHeld.map((channel) => ({
+              paymentId: channel.depositPaymentId,
+              service: { name: channel.serviceName, url: channel.serviceUrl },
+              network: channel.network,
+              amountUsd: formatUsd(channel.deposit - channel.vouched),
+              deposit: true as const,
+            })),
+          ],
         }
       : {}),
   };

@@ -36,8 +36,13 @@ test("a deposit signed once, a second call without a prompt, and a close that re
   await expect(second).toHaveAttribute("data-status", "delivered", { timeout: 30_000 });
   await expect(second.getByTestId("payment-channel")).toContainText("$0.001 from your deposit with TickStream, without a prompt ($0.048 left)");
   await expect(second.getByTestId("payment-tx-link")).toHaveCount(0);
+  await expect(second).toContainText("From your deposit");
   expect(wallet.signRequests).toBe(1);
 
+  // Spent is what the calls took; the rest of the deposit is held (it counts against the limits) until it comes back.
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0.002");
+  await expect(ui.budget.getByTestId("budget-held-day")).toContainText("$0.048 held");
+  await expect(ui.budget.getByTestId("budget-held-payment")).toContainText("left in your deposit");
   // The budget lists the channel; Close gives back what the calls did not take.
   const channel = ui.budget.getByTestId("budget-channel");
   await expect(channel).toHaveAttribute("data-state", "open");
@@ -46,6 +51,9 @@ test("a deposit signed once, a second call without a prompt, and a close that re
   await channel.getByTestId("budget-channel-close").click();
   await expect(channel.getByTestId("budget-channel-note")).toContainText("Closed: what was left came back to your wallet.", { timeout: 30_000 });
   await expect(ui.budget.getByTestId("budget-channel")).toHaveAttribute("data-state", "closed");
+  await expect(ui.budget.getByTestId("budget-channel")).toContainText("$0.048 back");
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0.002");
+  await expect(ui.budget.getByTestId("budget-held-day")).toHaveCount(0);
   const chain = createPublicClient({ transport: http(info.rpcUrl) });
   expect(await chain.readContract({ address: info.usdc.address, abi: erc20Abi, functionName: "balanceOf", args: [address] })).toBe(TEST_WALLET_USDC - 2_000n);
   expect(wallet.signRequests).toBe(1);

@@ -145,6 +145,11 @@ describe("offline model, in a person's words", () => {
     expect(raw).toContain('"temperatureC": 11.9');
   });
 
+  test("a call paid through a channel says it came from the deposit, and what is left in it", () => {
+    const opening = decide("NVDA stock price", [{ ...delivered({ price: "120.1" }), output: { status: "delivered", service: "TickStream", paidUsd: "0.001", depositUsd: "0.05", leftInDepositUsd: "0.049", network: "Sandbox", data: { price: "120.1" }, summary: "…" } }]);
+    expect(opening.kind === "text" && opening.text).toContain("Paid $0.001 to TickStream on Sandbox from your deposit of $0.05 ($0.049 left in it). Its answer:");
+  });
+
   test("a usage-priced answer says what was charged of the maximum; one that charged nothing yet says the maximum is held, never 'Paid $0.00'", () => {
     const charged = decide("Count the words", [{ ...delivered({ words: 12 }), output: { status: "delivered", service: "WordCount", paidUsd: "0.004", maxUsd: "0.01", network: "Sandbox", data: { words: 12 }, summary: "…" } }]);
     expect(charged.kind === "text" && charged.text).toContain("Charged $0.004 of the up to $0.01 approved, by WordCount on Sandbox. Its answer:");

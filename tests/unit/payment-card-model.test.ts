@@ -31,6 +31,18 @@ describe("payment steps", () => {
     expect(delivered.filter((step) => step.current).map((step) => step.name)).toEqual(["delivered"]);
   });
 
+  test("a call paid from a channel's deposit: signed in the page, no transaction of its own, and said so", () => {
+    const base = samplePaymentStatus({ status: "delivered" });
+    const call = paymentSteps({ ...base, txHash: undefined, channel: { opening: false, price: "0.001", deposit: "0.05", left: "0.048", withdrawDelaySeconds: 900 } });
+    expect(call.map((step) => [step.label, step.state])).toEqual([
+      ["Checking", "done"],
+      ["Signed in this page", "done"],
+      ["Submitted", "done"],
+      ["From your deposit", "done"],
+      ["Delivered", "done"],
+    ]);
+  });
+
   test("delivered with nothing settled on chain: the chain step is not ticked, and says whether the maximum is still held", () => {
     const base = samplePaymentStatus({ status: "delivered" });
     const held = paymentSteps({ ...base, txHash: undefined, amount: { ...base.amount, upTo: true, charged: "0" }, collectableUntil: "2030-01-01T12:00:00.000Z" });

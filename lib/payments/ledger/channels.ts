@@ -39,6 +39,8 @@ export type ChannelRecord = {
   state: ChannelState;
   withdrawRequestedAt: Date | null;
   closeTx: string | null;
+  /** Once closed: what the service claimed on chain, by the chain's word; the rest came back. */
+  claimed: bigint | null;
   createdAt: Date;
 };
 
@@ -57,11 +59,12 @@ type ChannelRow = {
   state: ChannelState;
   withdraw_requested_at: Date | string | null;
   close_tx: string | null;
+  claimed: string | null;
   created_at: Date | string;
 };
 
 const channelColumns = `channel_id, wallet, network, config, requirements, service_name, service_url, deposit_payment_id, deposit::text AS deposit,
-  vouched::text AS vouched, charged::text AS charged, state, withdraw_requested_at, close_tx, created_at`;
+  vouched::text AS vouched, charged::text AS charged, state, withdraw_requested_at, close_tx, claimed::text AS claimed, created_at`;
 
 function toChannel(row: ChannelRow): ChannelRecord {
   return {
@@ -79,6 +82,7 @@ function toChannel(row: ChannelRow): ChannelRecord {
     state: row.state,
     withdrawRequestedAt: row.withdraw_requested_at === null ? null : new Date(row.withdraw_requested_at),
     closeTx: row.close_tx,
+    claimed: row.claimed === null ? null : BigInt(row.claimed),
     createdAt: new Date(row.created_at),
   };
 }
@@ -305,8 +309,8 @@ export async function closeChannel(
     if (channel.state === "closed") return channel;
     if (claimed < 0n || claimed > channel.deposit) throw new Error("a channel claimed outside its deposit");
     const [closed] = await tx.query<ChannelRow>(
-      `UPDATE channels SET state = 'closed', close_tx = $2, updated_at = $3 WHERE channel_id = $1 RETURNING ${channelColumns}`,
-      [channel.channelId, txHash, now],
+      `UPDATE channels SET state = 'closed', close_tx = $2, claimed = $4, updated_at = $3 WHERE channel_id = $1 RETURNING ${channelColumns}`,
+      [channel.channelId, txHash, now, claimed.toString()],
     );
     await tx.query(
       `UPDATE payments SET amount = $2, max_amount = GREATEST(COALESCE(max_amount, 0), amount), status = 'settled',

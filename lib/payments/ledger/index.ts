@@ -34,6 +34,7 @@ export {
   findBudgetBreach,
   findLimitBreach,
   heldByPeriod,
+  inDepositsByPeriod,
   withHeld,
   periods,
   periodStarts,

@@ -123,10 +123,33 @@ export async function findLimitBreach(
  */
 export async function heldByPeriod(db: Queryable, wallet: Wallets, now: Date = new Date()): Promise<Record<Period, bigint>> {
   const starts = periodStarts(now);
+  // Reserved or pending payments, and what the open channels' settled deposits still hold beyond
+  // what their calls took (it comes back at the close: it is not spent).
   const held = (since: string) =>
-    `(SELECT COALESCE(SUM(amount), 0) FROM payments WHERE wallet = ANY($1::text[]) AND status IN ('reserved', 'pending') AND created_at > ${since})::text`;
+    `((SELECT COALESCE(SUM(amount), 0) FROM payments WHERE wallet = ANY($1::text[]) AND status IN ('reserved', 'pending') AND created_at > ${since})
+      + ${inDepositsSql(since)})::text`;
   const [row] = await db.query<Record<Period, string>>(
     `SELECT ${held("$2::timestamptz")} AS day, ${held("$3::timestamptz")} AS week, ${held("$4::timestamptz")} AS month`,
+    [walletKeys(wallet), starts.day.toISOString(), starts.week.toISOString(), starts.month.toISOString()],
+  );
+  return { day: BigInt(row?.day ?? "0"), week: BigInt(row?.week ?? "0"), month: BigInt(row?.month ?? "0") };
+}
+
+/**
+ * What the open channels' settled deposits hold beyond what their calls took, for deposits made
+ * after `since`: counted against the limits (the deposit counts in full until the chain shows the
+ * rest back), but not spent.
+ */
+function inDepositsSql(since: string): string {
+  return `(SELECT COALESCE(SUM(c.deposit - c.vouched), 0) FROM channels c JOIN payments p ON p.payment_id = c.deposit_payment_id
+      WHERE p.wallet = ANY($1::text[]) AND p.status = 'settled' AND c.state <> 'closed' AND p.created_at > ${since})`;
+}
+
+/** What the open channels' deposits hold unspent, per rolling period (by when each deposit was made). */
+export async function inDepositsByPeriod(db: Queryable, wallet: Wallets, now: Date = new Date()): Promise<Record<Period, bigint>> {
+  const starts = periodStarts(now);
+  const [row] = await db.query<Record<Period, string>>(
+    `SELECT ${inDepositsSql("$2::timestamptz")}::text AS day, ${inDepositsSql("$3::timestamptz")}::text AS week, ${inDepositsSql("$4::timestamptz")}::text AS month`,
     [walletKeys(wallet), starts.day.toISOString(), starts.week.toISOString(), starts.month.toISOString()],
   );
   return { day: BigInt(row?.day ?? "0"), week: BigInt(row?.week ?? "0"), month: BigInt(row?.month ?? "0") };

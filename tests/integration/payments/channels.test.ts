@@ -11,6 +11,8 @@ import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-dat
 import { countedSince, findPayment } from "@/lib/payments/ledger";
 import { channelsOf, findChannel } from "@/lib/payments/ledger/channels";
 import { closeChannelCooperatively, prepareChannelClose } from "@/lib/payments/channels";
+import { getSpendingReport } from "@/lib/payments/spending-report";
+import { spendingAnswer } from "@/lib/tools/spending";
 import type { WalletRequest } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { createChatTools } from "@/lib/tools/chat";
@@ -107,6 +109,14 @@ describe("a channel through the chat", () => {
     expect(await eventually(() => findChannel(chat.db, channel?.channelId ?? ""), (found) => found?.charged === 10_000n)).toMatchObject({ vouched: 10_000n, charged: 10_000n });
     expect(await countedSince(chat.db, wallet.address, new Date(0))).toBe(50_000n);
 
+    // What a person reads meanwhile: ten calls spent ($0.01), the rest of the deposit held until it
+    // comes back, in the budget and in the agent's answer alike; the limits count the whole deposit.
+    const report = await getSpendingReport({ db: chat.db, env: chat.env, wallet: wallet.address, history: true });
+    expect(report.periods.find((entry) => entry.period === "day")).toMatchObject({ spentUsd: "0.01", heldUsd: "0.04" });
+    expect(report.held).toContainEqual(expect.objectContaining({ service: expect.objectContaining({ name: "TickStream" }), amountUsd: "0.04", deposit: true }));
+    const answer = await spendingAnswer({ db: chat.db, env: chat.env, wallets: [wallet.address], proven: [wallet.address], limits: { daily: 1_000_000n, weekly: 5_000_000n, monthly: 20_000_000n, perPayment: 500_000n }, period: "day" });
+    expect(answer.summary).toContain("spent $0.01 and $0.04 held");
+
     // A voucher for a call the ledger did not quote, signed by the wallet rather than the channel key: refused.
     const forged = await quote(body);
     const refused = await chat.post({ ...body, payment: { paymentId: forged.paymentId, token: forged.approval?.token, signed: [await wallet.signTypedData(walletForm(forged.approval?.toSign?.[0]))] } });
@@ -124,6 +134,8 @@ describe("a channel through the chat", () => {
     // The ledger now counts what the service claimed, and the deposit's payment says so.
     expect(await countedSince(chat.db, wallet.address, new Date(0))).toBe(10_000n);
     expect(await findPayment(chat.db, channel?.depositPaymentId ?? "")).toMatchObject({ status: "settled", amount: 10_000n });
+    const closedReport = await getSpendingReport({ db: chat.db, env: chat.env, wallet: wallet.address, history: true });
+    expect(closedReport.periods.find((entry) => entry.period === "day")).toMatchObject({ spentUsd: "0.01", heldUsd: "0" });
 
     // A closed channel takes no more calls: the next one opens a new deposit.
     expect((await quote(body)).channel?.opening).toBe(true);
