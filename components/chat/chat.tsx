@@ -63,10 +63,11 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
   const threshold = settings.preferences.confirmationThreshold;
-  const agentBudget = useChatAgentBudget({ wallet, refreshKey: budgetKey, onMoved: balancesMoved, threshold, settings: settingsRef });
-  const exchange = useSettingsExchange(settingsState, settingsRef, agentBudget.budget.requestGrant);
-  // The page's key for pay-as-you-go channels: its address travels with each request.
+  // The page's key for pay-as-you-go channels: its address travels with each request, and it signs
+  // the chat's and the AI apps' calls on a channel.
   const channelKey = useChannelKey(wallet.address);
+  const agentBudget = useChatAgentBudget({ wallet, refreshKey: budgetKey, onMoved: balancesMoved, threshold, settings: settingsRef, channelKey });
+  const exchange = useSettingsExchange(settingsState, settingsRef, agentBudget.budget.requestGrant);
   const { extras: settingsExtras } = exchange;
   // Read at send time, after the send waited for the key.
   const { current: channelKeyNow } = channelKey;

@@ -5,7 +5,7 @@
 // page is open, the latest five of them shown.
 import { useMemo, useState, type RefObject } from "react";
 import { useAgentBudget, type AgentBudgetState } from "@/components/agent-budget/use-agent-budget";
-import { type AppBudgetPayment, useAppBudgetWatch } from "@/components/mcp/use-app-budget-watch";
+import { type AppBudgetPayment, type AppBudgetWatchParameters, useAppBudgetWatch } from "@/components/mcp/use-app-budget-watch";
 import type { PaymentWallet } from "@/components/wallet/wallet-context";
 import type { Settings } from "@/lib/client/settings";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
@@ -22,6 +22,8 @@ export type ChatAgentBudgetParameters = {
   threshold: string;
   /** The settings, read when a quote is signed: its threshold then. */
   settings: RefObject<Settings>;
+  /** The page's channel key: it pays the apps' calls on a channel while the page is open. */
+  channelKey?: AppBudgetWatchParameters["channelKey"];
 };
 
 export type ChatAgentBudget = {
@@ -32,7 +34,7 @@ export type ChatAgentBudget = {
   appPayments: AppBudgetPayment[];
 };
 
-export function useChatAgentBudget({ wallet, refreshKey, onMoved, threshold, settings }: ChatAgentBudgetParameters): ChatAgentBudget {
+export function useChatAgentBudget({ wallet, refreshKey, onMoved, threshold, settings, channelKey }: ChatAgentBudgetParameters): ChatAgentBudget {
   const budget = useAgentBudget(wallet, refreshKey, onMoved);
   const signQuote = budget.signQuote;
   const signFromBudget = useMemo(
@@ -52,6 +54,7 @@ export function useChatAgentBudget({ wallet, refreshKey, onMoved, threshold, set
     wallet: wallet.address,
     requestGrant: budget.requestGrant,
     signFromBudget,
+    ...(channelKey ? { channelKey } : {}),
     threshold,
     onPaid: onMoved,
     onAppPayment: (payment) => setAppPayments((shown) => [payment, ...shown].slice(0, 5)),

@@ -20,6 +20,8 @@ import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { describeServiceData, rawDataBlock } from "@/lib/data-words";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
 import { OptionalRequestDeclined, requestsOf, requestsProblem, signRequests } from "@/lib/client/wallet-requests";
+import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
+import { useChannelKey } from "@/components/chat/use-channel-key";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import styles from "./mcp.module.css";
 
@@ -27,6 +29,8 @@ type View = { app: string; wallet: string; status: string; summary: string; card
 
 export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; networks?: WalletNetwork[] }) {
   const wallet = useWallet();
+  // A channel's deposit asks this browser's channel key for the first call's voucher too.
+  const channelKey = useChannelKey(wallet.address);
   const [view, setView] = useState<View | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const [approving, setApproving] = useState(false);
@@ -57,7 +61,9 @@ export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; 
       setProblem(undefined);
       const requests = requestsOf(payment.approval);
       const skip = new Set(options?.skip ?? []);
-      if (!requests || requestsProblem(requests, { typedData: wallet.sign }, skip) === "incomplete") return setProblem("This quote cannot be signed here.");
+      const keySign = channelKey.sign;
+      const signers = { typedData: wallet.sign, channelKey: keySign ? (typedData: ApprovalTypedData) => keySign(typedData, payment) : undefined };
+      if (!requests || requestsProblem(requests, signers, skip) === "incomplete") return setProblem("This quote cannot be signed here.");
       if (!wallet.address || !wallet.sign) return setProblem("Connect your wallet to approve this payment.");
       if (!sameAddress(wallet.address, view.wallet)) {
         return setProblem(`The app asked for this payment from ${shortHex(view.wallet)}. Connect that wallet to approve it.`);
@@ -66,7 +72,7 @@ export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; 
       try {
         let signed: (string | null)[];
         try {
-          signed = await signRequests(requests, { typedData: wallet.sign }, skip);
+          signed = await signRequests(requests, signers, skip);
         } catch (error) {
           const reason = error instanceof Error ? error.message.split("\n")[0] : "";
           if (error instanceof OptionalRequestDeclined) {
@@ -97,7 +103,7 @@ export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; 
         setApproving(false);
       }
     },
-    [paymentId, view, wallet],
+    [paymentId, view, wallet, channelKey.sign],
   );
 
   // A quote made for the agent budget is signed by its session key, in the page that holds it.

@@ -11,6 +11,7 @@
 import { useEffect, useRef } from "react";
 import type { AgentBudgetGrant } from "@/lib/chain/delegation";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
+import { channelKeyOnly, requestsOf } from "@/lib/client/wallet-requests";
 import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import { parseUsd } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
@@ -26,6 +27,11 @@ export type AppBudgetWatchParameters = {
   signFromBudget: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined;
   /** The confirmation threshold, in USD as settings hold it. */
   threshold: string;
+  /**
+   * The page's channel key (docs/contract.md, section 15): its address, told to the server so that
+   * an app's call to a channel service is paid from a deposit, and its signer for those calls.
+   */
+  channelKey?: { current: () => `0x${string}` | undefined; sign: ((typedData: ApprovalTypedData, payment: PaymentStatus) => Promise<`0x${string}`>) | undefined };
   /** A payment was made from the budget: balances and meters are read again. */
   onPaid: () => void;
   /** An app's payment the page signed from the budget, once the server answered: for the person to see. */
@@ -46,41 +52,45 @@ export type AppBudgetPayment = {
   at: number;
 };
 
-export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, threshold, onPaid, onAppPayment }: AppBudgetWatchParameters): void {
-  const latest = useRef({ requestGrant, signFromBudget, threshold, onPaid, onAppPayment });
-  latest.current = { requestGrant, signFromBudget, threshold, onPaid, onAppPayment };
-  const usable = signFromBudget !== undefined;
+export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment }: AppBudgetWatchParameters): void {
+  const latest = useRef({ requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment });
+  latest.current = { requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment };
+  const usable = signFromBudget !== undefined || channelKey?.sign !== undefined;
 
   useEffect(() => {
     if (!wallet || !usable) return;
     const tried = new Set<string>();
     let running = false;
     const tick = async () => {
-      const { requestGrant: grantNow, signFromBudget: sign, threshold: thresholdNow, onPaid: paid, onAppPayment: told } = latest.current;
-      if (running || document.visibilityState !== "visible" || !sign || !hasAppAccess(wallet)) return;
-      const agentBudget = grantNow();
-      if (!agentBudget) return;
+      const { requestGrant: grantNow, signFromBudget: sign, channelKey: keyNow, threshold: thresholdNow, onPaid: paid, onAppPayment: told } = latest.current;
+      if (running || document.visibilityState !== "visible" || !hasAppAccess(wallet)) return;
+      const agentBudget = sign ? grantNow() : undefined;
+      const channelKey = keyNow?.sign ? keyNow.current() : undefined;
+      if (!agentBudget && !channelKey) return;
       running = true;
       try {
         const response = await fetch("/api/mcp/budget", {
           method: "POST",
           headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ agentBudget, threshold: String(parseUsd(thresholdNow) ?? 0n) }),
+          body: JSON.stringify({ ...(agentBudget ? { agentBudget, threshold: String(parseUsd(thresholdNow) ?? 0n) } : {}), ...(channelKey ? { channelKey } : {}) }),
         }).catch(() => undefined);
         if (!response?.ok) return;
         const body = (await response.json().catch(() => ({}))) as { quotes?: Array<{ paymentId?: unknown; quote?: unknown; app?: unknown }> };
         for (const entry of body.quotes ?? []) {
           const payment = readPaymentStatus(entry.quote);
           const typedData = readApprovalTypedData(payment?.approval?.typedData);
-          // Each quote is tried once: one the budget's checks refuse is left to expire.
+          // Each quote is tried once: one the budget's or the channel key's checks refuse is left to expire.
           if (!payment || !typedData || tried.has(payment.paymentId)) continue;
           tried.add(payment.paymentId);
-          const signature = await sign(typedData, payment).catch(() => undefined);
+          // A call on a channel: the channel key signs its voucher; any other: the budget's key.
+          const fromDeposit = channelKeyOnly(requestsOf(payment.approval));
+          const signer = fromDeposit ? keyNow?.sign : sign;
+          const signature = signer ? await signer(typedData, payment).catch(() => undefined) : undefined;
           if (!signature) continue;
           const approved = await fetch(`/api/mcp/payments/${encodeURIComponent(payment.paymentId)}`, {
             method: "POST",
             headers: { "Content-Type": "application/json" },
-            body: JSON.stringify({ signature }),
+            body: JSON.stringify({ signed: [signature] }),
           }).catch(() => undefined);
           const answer = (await approved?.json().catch(() => undefined)) as
             | { summary?: unknown; explorerUrl?: unknown; updates?: unknown; error?: { message?: unknown } }

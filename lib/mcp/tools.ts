@@ -158,6 +158,20 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
         `Call getPayment with paymentId ${facts.paymentId} and waitSeconds ${MAX_WAIT_SECONDS} for the service's data.`,
     };
   }
+  if (facts.channel && !facts.channel.opening) {
+    return {
+      paymentId: facts.paymentId,
+      status: "awaiting-approval",
+      paidFrom: "deposit",
+      quote: quoteView(quoted),
+      summary:
+        `The call costs $${formatUsd(facts.channel.price)} USDC, taken from the person's deposit with ${facts.service.name}, whose page is open: it signs it in a moment, without a prompt. ` +
+        `Call getPayment with paymentId ${facts.paymentId} and waitSeconds ${MAX_WAIT_SECONDS} for the service's data.`,
+    };
+  }
+  const deposit = facts.channel?.opening
+    ? `It is a deposit: each later call to ${facts.service.name} ($${formatUsd(facts.channel.price)} each) is taken from it without a prompt while the person's page is open, and what is left comes back to them when they close it. `
+    : "";
   return {
     paymentId: facts.paymentId,
     status: "awaiting-approval",
@@ -165,6 +179,7 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
     quote: quoteView(quoted),
     summary:
       `The payment of ${price} is quoted. ` +
+      deposit +
       (silent && !silent.claimed ? `It needs the person's approval: ${silent.why}. ` : "") +
       `Ask the person to open ${approvalUrl} and approve it with their wallet ${withinWords(approval.expiresAt.getTime() - now.getTime())}; ` +
       `then call getPayment with paymentId ${facts.paymentId} (waitSeconds up to ${MAX_WAIT_SECONDS}) for the service's data.`,
