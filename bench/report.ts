@@ -9,6 +9,7 @@ import type { FirstTextLineResult } from "./first-text-line";
 import type { LedgerScaleResult } from "./ledger-scale";
 import { PHONE_MARKS, type LighthouseResult, type PhoneCategory } from "./lighthouse";
 import type { MachineInfo, Versions } from "./machine";
+import type { ChannelCallsResult } from "./channel-calls";
 import type { PaidResult, PaidRoundTrip } from "./paid-round-trip";
 import type { CpuPart, Percentiles, PaymentsPerSecondResult } from "./payments-per-second";
 import { ratio, spread, type Spread } from "./stats";
@@ -53,6 +54,8 @@ export type BenchResults = {
   paymentsPerSecond?: PaymentsPerSecondResult;
   /** The chat page on a phone: Lighthouse's mobile preset on the empty chat and on a quote. */
   phone: LighthouseResult;
+  /** Calls on one pay-as-you-go channel after its deposit (x402 `batch-settlement`), PGlite. */
+  channels?: ChannelCallsResult;
   marks: Mark[];
 };
 
@@ -153,6 +156,23 @@ export function computeMarks(results: BenchResults): Mark[] {
       value: `${ms(db.coldStartMs.median)} vs ${ms(results.bareColdStartMs.median)} ms`,
       ratio: coldRatio,
       pass: coldRatio <= 1.2,
+    });
+  }
+  if (results.channels) {
+    const channel = results.channels;
+    marks.push({
+      figure: "a paid call on an open channel: approval → `p: delivered`",
+      mark: "at most 1.2× the service's own answer (no transaction on the path)",
+      value: `${ms(channel.approvalMs.median)} vs ${ms(channel.serviceMs.median)} ms`,
+      ratio: channel.ratio,
+      pass: channel.ratio <= 1.2,
+      note: `the quote before it ${ms(channel.quoteMs.median)} ms, the channel key's signature ${ms(channel.signMs.median)} ms; beside the exact paid request's approval above, which waits for settlement`,
+    });
+    marks.push({
+      figure: `${channel.calls} calls in a row on one channel`,
+      mark: "one wallet signature",
+      value: `${channel.walletSignatures} wallet signature${channel.walletSignatures === 1 ? "" : "s"}`,
+      pass: channel.walletSignatures === 1,
     });
   }
   const js = results.firstLoadJs;

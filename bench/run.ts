@@ -22,6 +22,7 @@ import { measureFirstTextLine } from "./first-text-line";
 import { measureLedgerAtScale } from "./ledger-scale";
 import { measureLighthouse } from "./lighthouse";
 import { machineInfo, versions } from "./machine";
+import { measureChannelCalls } from "./channel-calls";
 import { measurePaidRoundTrip } from "./paid-round-trip";
 import { DEFAULT_LEVELS, measurePaymentsPerSecond, type PaymentsPerSecondResult } from "./payments-per-second";
 import { canReadProcessCpu } from "./process-cpu";
@@ -221,6 +222,10 @@ async function main(): Promise<void> {
       });
     }
 
+    log("a hundred calls on one pay-as-you-go channel, after its deposit...");
+    const channels = await measureChannelCalls({ calls: 100 });
+    phases["channel calls"] = phase();
+
     log("discovery in a registry of 20,000 listings, with and without its search...");
     const discovery = await measureDiscovery();
     phases["discovery at size"] = phase();
@@ -266,6 +271,7 @@ async function main(): Promise<void> {
       ledger,
       ...(paymentsPerSecond ? { paymentsPerSecond } : {}),
       phone,
+      channels,
       marks: [],
     };
     results.marks = computeMarks(results);
