@@ -8,15 +8,18 @@ import { paymentRails } from "@/lib/payments/rails";
 const env = parseServerEnv({ X402_NETWORKS: "eip155:84532,solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" });
 
 describe("rails keyed by namespace and scheme", () => {
-  test("each enabled network's rail and its exact scheme are found by network id and scheme name; upto on EVM only; another scheme nowhere", () => {
+  test("each enabled network's rail and its exact scheme are found by network id and scheme name; upto and channels on EVM only; another scheme nowhere", () => {
     const rails = paymentRails(env);
     for (const id of ["eip155:84532", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"]) {
       const found = rails.findScheme(id, "exact");
       expect(found?.network.id).toBe(id);
       expect(found?.scheme.scheme).toBe("exact");
       expect(found?.rail.namespace).toBe(id.split(":")[0]);
-      expect(rails.findScheme(id, "batch-settlement")).toBeUndefined();
+      expect(rails.findScheme(id, "streaming")).toBeUndefined();
     }
+    // Pay-as-you-go channels (x402 `batch-settlement`): a scheme with state, on EVM.
+    expect(rails.findScheme("eip155:84532", "batch-settlement")?.scheme.channel).toBeDefined();
+    expect(rails.findScheme("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "batch-settlement")).toBeUndefined();
     // Usage-priced `upto` on EVM; Solana's rests on a program whose binary no package ships.
     expect(rails.findScheme("eip155:84532", "upto")?.scheme.usagePriced).toBe(true);
     expect(rails.findScheme("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "upto")).toBeUndefined();
@@ -43,7 +46,8 @@ describe("rails keyed by namespace and scheme", () => {
       payable: false,
       reason: "upto is paid in x402 version 2 only",
     });
-    expect(rails.check({ ...requirement, scheme: "batch-settlement" }, 2)).toEqual({ payable: false, reason: "scheme batch-settlement is not supported" });
+    expect(rails.check({ ...requirement, scheme: "batch-settlement" }, 2)).toEqual({ payable: false, reason: "the channel names no receiverAuthorizer to sign its claims and refunds" });
+    expect(rails.check({ ...requirement, scheme: "streaming" }, 2)).toEqual({ payable: false, reason: "scheme streaming is not supported" });
     expect(rails.check({ ...requirement, network: "cosmos:cosmoshub-4" }, 2)).toEqual({ payable: false, reason: "network cosmos:cosmoshub-4 is not enabled here" });
   });
 
