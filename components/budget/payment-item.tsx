@@ -21,6 +21,8 @@ export type ListedPayment = {
   receipt?: ReceiptSummary;
   /** Collected after the person was told it had not moved, and why it is listed (the history says it). */
   collectedLate?: { note: string };
+  /** A pay-as-you-go channel's deposit (the history says it): its calls, and what came back at the close. */
+  channel?: { depositUsd: string; calls: unknown[]; returned?: { usd: string; explorerUrl: string } };
 };
 
 export function PaymentItem({ payment, testId = "budget-payment" }: { payment: ListedPayment; testId?: string }) {
@@ -49,6 +51,19 @@ export function PaymentItem({ payment, testId = "budget-payment" }: { payment: L
           Collected later: {payment.collectedLate.note}
         </span>
       ) : null}
+      {payment.channel && typeof payment.channel.depositUsd === "string" && Array.isArray(payment.channel.calls) ? (
+        <span className={styles.paymentReceipt} data-testid="payment-channel-deposit">
+          {depositWords(payment.channel)}
+          {payment.channel.returned && safeLink(payment.channel.returned.explorerUrl) ? (
+            <>
+              {" "}
+              <a href={safeLink(payment.channel.returned.explorerUrl)} target="_blank" rel="noopener noreferrer">
+                (its transaction)
+              </a>
+            </>
+          ) : null}
+        </span>
+      ) : null}
       {payment.receipt ? (
         <span className={styles.paymentReceipt} data-testid="payment-receipt" data-receipt={payment.receipt.status} title={payment.receipt.signer}>
           {receiptWords(payment.receipt)}
@@ -56,4 +71,11 @@ export function PaymentItem({ payment, testId = "budget-payment" }: { payment: L
       ) : null}
     </li>
   );
+}
+
+/** A deposit in the history: how much, how many calls it paid, and what came back. */
+function depositWords(channel: NonNullable<ListedPayment["channel"]>): string {
+  const calls = channel.calls.length;
+  const back = channel.returned && typeof channel.returned.usd === "string" ? `; ${displayUsd(channel.returned.usd)} came back` : "; the rest comes back when you close it";
+  return `A deposit of ${displayUsd(channel.depositUsd)}: ${calls} call${calls === 1 ? "" : "s"} paid from it${back}.`;
 }

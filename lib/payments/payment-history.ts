@@ -12,6 +12,7 @@ import { describeUpTo, formatUnits } from "@/lib/money";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
 import { paymentHistory, periods, type HistoryCursor, type HistoryFilter, type PaymentRecord, type StoredReceipt } from "./ledger";
+import { channelsOfDeposits } from "./ledger/channels";
 import { protocolOfScheme } from "./protocols";
 import { paymentRails } from "./rails";
 import { transactionLink } from "./spending-report";
@@ -76,6 +77,17 @@ export type HistoryEntry = {
    * or whose answer failed while the payment was pending): found on chain later, and why it is here.
    */
   collectedLate?: { note: string };
+  /**
+   * A pay-as-you-go channel's deposit (docs/contract.md, section 15): `amountUsd` is what its calls
+   * took (what the service claimed on chain, once closed); each call with its voucher's amount; and
+   * what came back, with its transaction.
+   */
+  channel?: {
+    depositUsd: string;
+    state: string;
+    calls: Array<{ at: string; amountUsd: string; status: string }>;
+    returned?: { usd: string; txHash: string; explorerUrl: string };
+  };
 };
 
 /**
@@ -112,9 +124,10 @@ export async function handleHistoryRequest(request: Request, deps: HistoryDepend
     const rows = await paymentHistory(db, wallets, { ...filter, after: query.cursor, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
+    const channels = await channelsOfDeposits(db, page.map((record) => record.paymentId));
     const body: HistoryPage = {
       wallets,
-      payments: page.map((record) => entryOf(record, env)),
+      payments: page.map((record) => entryOf(record, env, channels.get(record.paymentId))),
       ...(rows.length > query.limit && last ? { next: cursorOf(last) } : {}),
     };
     return Response.json(body, { headers: { "Cache-Control": "no-store" } });
@@ -147,7 +160,7 @@ function cursorOf(record: PaymentRecord): string {
   return Buffer.from(JSON.stringify({ at: settledAtOf(record).toISOString(), id: record.paymentId }), "utf8").toString("base64url");
 }
 
-function entryOf(record: PaymentRecord, env: ServerEnv): HistoryEntry {
+function entryOf(record: PaymentRecord, env: ServerEnv, opened?: DepositChannel): HistoryEntry {
   const network = paymentRails(env).find(record.network)?.network;
   const decimals = network?.asset.decimals ?? 6;
   const fee = network?.payerFee ?? 0n;
@@ -168,6 +181,22 @@ function entryOf(record: PaymentRecord, env: ServerEnv): HistoryEntry {
     protocol: protocolOfScheme(record.scheme).name,
     ...(record.receipt ? { receipt: historyReceipt(record.receipt) } : {}),
     ...(record.outcome?.collectedLate ? { collectedLate: { note: lateNote(record) } } : {}),
+    ...(opened ? { channel: channelEntry(opened, env, decimals) } : {}),
+  };
+}
+
+type DepositChannel = NonNullable<ReturnType<Awaited<ReturnType<typeof channelsOfDeposits>>["get"]>>;
+
+/** A deposit's channel as the history tells it: its calls, and what came back at the close. */
+function channelEntry({ channel, calls }: DepositChannel, env: ServerEnv, decimals: number): NonNullable<HistoryEntry["channel"]> {
+  const back = channel.claimed !== null && channel.closeTx ? channel.deposit - channel.claimed : undefined;
+  return {
+    depositUsd: formatUnits(channel.deposit, decimals),
+    state: channel.state,
+    calls: calls.map((call) => ({ at: call.createdAt.toISOString(), amountUsd: formatUnits(call.amount, decimals), status: call.status })),
+    ...(back !== undefined && channel.closeTx
+      ? { returned: { usd: formatUnits(back, decimals), txHash: channel.closeTx, explorerUrl: transactionLink(channel.network, channel.closeTx, env) } }
+      : {}),
   };
 }
 
@@ -211,6 +240,10 @@ const CSV_COLUMNS = [
   "receipt_note",
   "up_to_usdc",
   "collected_late",
+  "deposit_usdc",
+  "deposit_calls",
+  "deposit_returned_usdc",
+  "deposit_return_transaction",
 ];
 
 /**
@@ -242,6 +275,10 @@ function csvRow(entry: HistoryEntry, origin: string): string {
     entry.receipt?.reason ?? "",
     entry.upToUsd ?? "",
     entry.collectedLate?.note ?? "",
+    entry.channel?.depositUsd ?? "",
+    entry.channel ? String(entry.channel.calls.length) : "",
+    entry.channel?.returned?.usd ?? "",
+    entry.channel?.returned?.txHash ?? "",
   ]
     .map(csvField)
     .join(",");
@@ -269,7 +306,8 @@ function csvResponse(request: Request, db: Database, env: ServerEnv, wallets: st
       written += rows.length;
       const last = rows.at(-1) as PaymentRecord;
       after = { at: settledAtOf(last), paymentId: last.paymentId };
-      controller.enqueue(encoder.encode(rows.map((record) => `${csvRow(entryOf(record, env), origin)}\r\n`).join("")));
+      const channels = await channelsOfDeposits(db, rows.map((record) => record.paymentId));
+      controller.enqueue(encoder.encode(rows.map((record) => `${csvRow(entryOf(record, env, channels.get(record.paymentId)), origin)}\r\n`).join("")));
       if (written >= MAX_EXPORT_ROWS || rows.length < EXPORT_PAGE_SIZE) controller.close();
     },
   });

@@ -198,6 +198,38 @@ export async function findChannelCall(db: Queryable, callId: string): Promise<Ch
   };
 }
 
+/** The channels these payments opened (their deposits), with each one's calls, oldest first (at most `calls` each). */
+export async function channelsOfDeposits(
+  db: Queryable,
+  paymentIds: readonly string[],
+  { calls = 200 }: { calls?: number } = {},
+): Promise<Map<string, { channel: ChannelRecord; calls: ChannelCallRecord[] }>> {
+  const found = new Map<string, { channel: ChannelRecord; calls: ChannelCallRecord[] }>();
+  if (paymentIds.length === 0) return found;
+  const rows = await db.query<ChannelRow>(`SELECT ${channelColumns} FROM channels WHERE deposit_payment_id = ANY($1::text[])`, [paymentIds]);
+  for (const row of rows) found.set(row.deposit_payment_id, { channel: toChannel(row), calls: [] });
+  if (found.size === 0) return found;
+  const byChannel = new Map([...found.values()].map((entry) => [entry.channel.channelId, entry]));
+  const callRows = await db.query<{ call_id: string; channel_id: string; amount: string; cumulative: string; charged: string | null; status: ChannelCallRecord["status"]; created_at: Date | string }>(
+    `SELECT call_id, channel_id, amount::text AS amount, cumulative::text AS cumulative, charged::text AS charged, status, created_at
+     FROM (SELECT *, row_number() OVER (PARTITION BY channel_id ORDER BY created_at, cumulative) AS n FROM channel_calls WHERE channel_id = ANY($1::text[])) numbered
+     WHERE n <= $2 ORDER BY created_at, cumulative`,
+    [[...byChannel.keys()], calls],
+  );
+  for (const row of callRows) {
+    byChannel.get(row.channel_id)?.calls.push({
+      callId: row.call_id,
+      channelId: row.channel_id,
+      amount: BigInt(row.amount),
+      cumulative: BigInt(row.cumulative),
+      charged: row.charged === null ? null : BigInt(row.charged),
+      status: row.status,
+      createdAt: new Date(row.created_at),
+    });
+  }
+  return found;
+}
+
 /** Channels whose end the chain must tell: opening (is the deposit there?), closing or withdrawing (is the rest back?). */
 export async function channelsToSettle(db: Queryable, { limit = 20 }: { limit?: number } = {}): Promise<ChannelRecord[]> {
   const rows = await db.query<ChannelRow>(

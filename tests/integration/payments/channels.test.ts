@@ -23,7 +23,7 @@ import { foundry } from "viem/chains";
 import { channelWithdrawAbi } from "@/lib/chain/channel-address";
 import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/payments/channels-request";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
-import { eventually, finishOf, generousLimits, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
+import { eventually, finishOf, generousLimits, historyOf, historyPaymentsOf, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
 
 let sandbox: Sandbox;
 let chat: TestChat;
@@ -134,6 +134,15 @@ describe("a channel through the chat", () => {
     // The ledger now counts what the service claimed, and the deposit's payment says so.
     expect(await countedSince(chat.db, wallet.address, new Date(0))).toBe(10_000n);
     expect(await findPayment(chat.db, channel?.depositPaymentId ?? "")).toMatchObject({ status: "settled", amount: 10_000n });
+    // The history lists the deposit with its transaction, each call with its voucher's amount, and the refund with its own.
+    const deposit = (await historyPaymentsOf(chat, wallet.address)).find((entry) => entry.paymentId === channel?.depositPaymentId);
+    expect(deposit).toMatchObject({ amountUsd: "0.01", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), channel: { depositUsd: "0.05", state: "closed", returned: { usd: "0.04", txHash: closed.closeTx } } });
+    expect(deposit?.channel?.calls.map((call) => call.amountUsd)).toEqual(Array(10).fill("0.001"));
+    const csv = await (await historyOf(chat, wallet.address, "csv")).text();
+    const [header, ...csvRows] = csv.trim().split("\r\n");
+    const column = (name: string) => (header ?? "").split(",").indexOf(name);
+    const depositRow = csvRows.map((row) => row.split(",")).find((cells) => cells[column("payment_id")] === channel?.depositPaymentId);
+    expect([column("deposit_usdc"), column("deposit_calls"), column("deposit_returned_usdc"), column("deposit_return_transaction")].map((index) => depositRow?.[index])).toEqual(["0.05", "10", "0.04", closed.closeTx]);
     const closedReport = await getSpendingReport({ db: chat.db, env: chat.env, wallet: wallet.address, history: true });
     expect(closedReport.periods.find((entry) => entry.period === "day")).toMatchObject({ spentUsd: "0.01", heldUsd: "0" });
 
