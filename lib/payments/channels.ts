@@ -26,6 +26,7 @@ import {
   markCallCharged,
   markCallFailed,
   markChannelClosing,
+  unvouch,
   markChannelOpen,
   openChannel,
   vouch,
@@ -132,10 +133,13 @@ export async function sendChannelCall({ db, env, approval, signal, paidCallTimeo
   const payload = scheme.complete(preparedOf(claims), approval.signed);
   const protocol = protocolOfScheme(claims.scheme);
   const delivery = (async (): Promise<PaymentOutcome> => {
-    const failed = async (message: string): Promise<PaymentOutcome> => {
-      await markCallFailed(db, claims.paymentId);
-      const update: PaymentUpdate = { facts, stage: "failed", reason: { code: "not-delivered", message } };
-      return { updates: [update], end: "payment-failed", txHash: undefined, explorerUrl: undefined, report: { status: "failed", summary: message } };
+    const failed = async (message: string, { charged }: { charged: "maybe" | "no" } = { charged: "maybe" }): Promise<PaymentOutcome> => {
+      // A failure the service answered charged nothing (the scheme charges on success only): its
+      // voucher is taken back. One it may have taken in silence stays vouched.
+      if (charged === "no") await unvouch(db, claims.paymentId).catch(() => markCallFailed(db, claims.paymentId));
+      else await markCallFailed(db, claims.paymentId);
+      const update: PaymentUpdate = { facts, stage: "failed", reason: { code: charged === "no" ? "service-unavailable" : "not-delivered", message } };
+      return { updates: [update], end: charged === "no" ? "service-unavailable" : "payment-failed", txHash: undefined, explorerUrl: undefined, report: { status: "failed", summary: message } };
     };
     const signedFor = `Its voucher of ${formatDollars(price)} was signed and sent, so ${name} may still claim it from your deposit.`;
     let response: Response;
@@ -145,12 +149,8 @@ export async function sendChannelCall({ db, env, approval, signal, paidCallTimeo
         ...(paidCallTimeoutMs === undefined ? {} : { timeoutMs: paidCallTimeoutMs }),
       });
     } catch (error) {
-      if (error instanceof ServiceUnreachableError && error.neverConnected) {
-        await markCallFailed(db, claims.paymentId);
-        const message = `${error.message} Nothing was paid.`;
-        const update: PaymentUpdate = { facts, stage: "failed", reason: { code: "service-unavailable", message } };
-        return { updates: [update], end: "service-unavailable", txHash: undefined, explorerUrl: undefined, report: { status: "failed", summary: message } };
-      }
+      // Never connected: the voucher never left this server.
+      if (error instanceof ServiceUnreachableError && error.neverConnected) return failed(`${error.message} Nothing was paid.`, { charged: "no" });
       return failed(`${name} did not answer. ${signedFor}`);
     }
     const settlement = await protocol.readSettlement(response);
@@ -160,8 +160,16 @@ export async function sendChannelCall({ db, env, approval, signal, paidCallTimeo
     } catch {
       return failed(`${name}'s answer broke off. ${signedFor}`);
     }
+    if (response.status === 402) {
+      // The service's record of the channel differs from this ledger's (a call it charged while its
+      // answer was lost): nothing is taken back, and the person can close the channel.
+      return failed(`${name} refused the voucher: its record of your deposit differs from this one. ${signedFor} If it happens again, close the channel in Channels to get the rest back.`);
+    }
     if (!response.ok || settlement?.success === false) {
-      return failed(`${name} refused the voucher (HTTP ${response.status}). ${signedFor}`);
+      return failed(
+        `${name} failed (HTTP ${response.status}) and did not deliver. The scheme charges delivered calls only, and your next call on this deposit is built on the same voucher, so this one is never paid on its own. Ask again to try once more.`,
+        { charged: "no" },
+      );
     }
     // What the service says it charged counts up to the voucher, never past it. Written beside
     // the answer rather than before it: the deposit counts in full whatever this row says, and

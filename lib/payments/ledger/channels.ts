@@ -309,6 +309,30 @@ export async function markCallCharged(db: Database, { callId, charged }: { callI
 }
 
 /**
+ * A call the service did not charge (it could not be reached, or answered with a failure, which
+ * by the scheme's rule leaves its charged total where it was): the voucher's amount is taken back,
+ * so the next voucher is built on what the service charged, as it expects. Only the latest
+ * voucher can be taken back; one that another call vouched after stays vouched (and failed). The
+ * deposit counts in full whatever this says, and the close counts what the chain shows claimed.
+ */
+export async function unvouch(db: Database, callId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [call] = await tx.query<{ channel_id: string; amount: string; cumulative: string }>(
+      "SELECT channel_id, amount::text AS amount, cumulative::text AS cumulative FROM channel_calls WHERE call_id = $1 AND status = 'vouched'",
+      [callId],
+    );
+    if (!call) return false;
+    const [row] = await tx.query<{ vouched: string }>("SELECT vouched::text AS vouched FROM channels WHERE channel_id = $1 FOR UPDATE", [call.channel_id]);
+    const latest = row !== undefined && BigInt(row.vouched) === BigInt(call.cumulative);
+    if (latest) {
+      await tx.query("UPDATE channels SET vouched = vouched - $2, updated_at = now() WHERE channel_id = $1", [call.channel_id, call.amount]);
+    }
+    await tx.query("UPDATE channel_calls SET status = 'failed', charged = 0 WHERE call_id = $1", [callId]);
+    return latest;
+  });
+}
+
+/**
  * A call whose service did not answer it: its voucher stays vouched (it was signed and sent, so
  * the service may still claim up to it), and the call is listed as failed.
  */

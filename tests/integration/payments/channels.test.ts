@@ -150,6 +150,33 @@ describe("a channel through the chat", () => {
     expect((await quote(body)).channel?.opening).toBe(true);
   }, 120_000);
 
+  test("a call the service fails is not charged, and the next call on the channel goes through", async () => {
+    const wallet = await newPayer(sandbox, 1_000_000n);
+    const channelKey = privateKeyToAccount(generatePrivateKey());
+    const keys = { wallet, channelKey };
+    const body = { messages: [{ role: "user", content: "NVDA tick please" }], walletAddress: wallet.address, channelKeys: { eip155: channelKey.address }, spendingLimits: generousLimits };
+    const opening = await quote(body);
+    await approve(body, opening, await Promise.all((opening.approval?.toSign ?? []).map((request) => sign(request, keys))));
+    const [channel] = await channelsOf(chat.db, wallet.address);
+
+    // The service verifies the voucher, then its handler fails: nothing is charged, by its own rule.
+    sandbox.setServiceFailing("market-ticks", true);
+    try {
+      const failing = await quote(body);
+      const failed = await approve(body, failing, [await sign(failing.approval?.toSign?.[0] as WalletRequest, keys)]);
+      expect(failed.statuses.at(-1)).toMatchObject({ status: "failed" });
+    } finally {
+      sandbox.setServiceFailing("market-ticks", false);
+    }
+    // The ledger takes the failed call back: the next voucher is built on what the service charged.
+    expect(await findChannel(chat.db, channel?.channelId ?? "")).toMatchObject({ vouched: 1_000n });
+    const next = await quote(body);
+    expect(next.channel).toMatchObject({ opening: false, left: "0.048" });
+    const paid = await approve(body, next, [await sign(next.approval?.toSign?.[0] as WalletRequest, keys)]);
+    expect(paid.statuses.at(-1)).toMatchObject({ status: "delivered" });
+    expect(await findChannel(chat.db, channel?.channelId ?? "")).toMatchObject({ vouched: 2_000n });
+  }, 60_000);
+
   // Moves the chain's clock past the withdrawal delay: last in this file.
   test("a service that never claims: the wallet asks for its deposit back, waits the delay, takes it; the ledger then counts nothing", async () => {
     const silent = sandboxService(sandbox, "quotes-silent");
