@@ -15,6 +15,7 @@ import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { mac, macMatches, signingKey, verifyingKeys, type SigningKeyEnv } from "@/lib/signing-keys";
 import type { ServiceCall } from "@/lib/net/service-call";
+import type { PaymentFacts } from "./payment";
 import type { BudgetGrant, WalletRequest } from "./rails/rail";
 import type { CheckedOffer } from "./receipt";
 
@@ -117,4 +118,16 @@ export function verifyApproval(
   // A token from before the wallet's answer was a list (quoted minutes before an upgrade) is asked again.
   if (claims.v !== 1 || claims.paymentId !== paymentId || !Array.isArray(claims.toSign)) throw invalid();
   return claims;
+}
+
+/** What a person is told of a channel payment, from what its token carries. */
+export function channelFactsOf(channel: NonNullable<ApprovalClaims["channel"]>): NonNullable<PaymentFacts["channel"]> {
+  const price = BigInt(channel.price);
+  const deposit = BigInt(channel.deposit);
+  return { opening: channel.opening, price, deposit, left: deposit - BigInt(channel.expected) - price, withdrawDelaySeconds: channel.withdrawDelaySeconds };
+}
+
+/** Whether an approval is one call on an open channel (paid by ./channels.ts, not ./delivery.ts). */
+export function isChannelCall(claims: ApprovalClaims): boolean {
+  return claims.channel !== undefined && !claims.channel.opening;
 }

@@ -16,6 +16,7 @@ import { formatDollars } from "@/lib/money";
 import { readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/net/service-call";
 import { preparedOf, type FreshApproval } from "./approval";
 import type { ApprovalClaims } from "./approval-token";
+
 import { deliveredOutcome, type SentPayment } from "./delivery";
 import { findPayment, type PaymentRecord } from "./ledger";
 import {
@@ -32,7 +33,7 @@ import {
   vouch,
   type ChannelRecord,
 } from "./ledger/channels";
-import type { PaymentFacts, PaymentOutcome, PaymentUpdate, WalletRequest } from "./payment";
+import type { PaymentOutcome, PaymentUpdate, WalletRequest } from "./payment";
 import { protocolOfScheme } from "./protocols";
 import { paymentRails, type RailEnv } from "./rails";
 import type { ChannelConfig, ChannelScheme } from "./rails/rail";
@@ -41,18 +42,6 @@ export { channelView, type ChannelView } from "./channel-view";
 
 /** The scheme of pay-as-you-go channels, as x402 names it. */
 const CHANNEL_SCHEME = "batch-settlement";
-
-/** What a person is told of a channel payment, from what its token carries. */
-export function channelFactsOf(channel: NonNullable<ApprovalClaims["channel"]>): NonNullable<PaymentFacts["channel"]> {
-  const price = BigInt(channel.price);
-  const deposit = BigInt(channel.deposit);
-  return { opening: channel.opening, price, deposit, left: deposit - BigInt(channel.expected) - price, withdrawDelaySeconds: channel.withdrawDelaySeconds };
-}
-
-/** Whether an approval is one call on an open channel (paid here, not by ./delivery.ts). */
-export function isChannelCall(claims: ApprovalClaims): boolean {
-  return claims.channel !== undefined && !claims.channel.opening;
-}
 
 /**
  * The channel an opening's deposit opens, recorded with its reservation and before the deposit is

@@ -17,7 +17,7 @@ import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError,
 import { typicalFromTags } from "@/lib/discovery/listings";
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
 import type { DoorPolicy } from "./policy";
-import { issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
+import { channelFactsOf, issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
 import { findPaymentByNonce } from "./ledger";
 import { findLiveChannel } from "./ledger/channels";
 import type { SpendingLimits } from "./limits";
@@ -139,7 +139,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     ...(quote.scheme.usagePriced ? { upTo: true as const, ...typicalOf(paymentRequired.resource?.tags, quote.amount) } : {}),
     payTo: quote.payTo,
     protocol: infoOf(protocol),
-    ...(quote.channel ? { channel: channelFacts(quote.channel) } : {}),
+    ...(quote.channel ? { channel: channelFactsOf(channelClaims(quote.channel)) } : {}),
   };
   emit({ facts, stage: "checking" });
   // A small payment within the page's agent budget is signed by its session key, without a
@@ -352,12 +352,6 @@ export async function createQuote({ paymentRequired, wallet, perPaymentLimit, de
   const prepared = exposing(await chosen.scheme.prepare({ paymentRequired, requirement: chosen, payer: chosen.payer }), chosen);
   const networkChoice = withinLimit(chosen) ? whyThisNetwork({ chosen, candidates, walletless, defaultChain, withinLimit }) : undefined;
   return { x402Version: paymentRequired.x402Version, ...chosen, ...prepared, ...(networkChoice ? { networkChoice } : {}) };
-}
-
-/** What a person is told of a channel quote, on its card. */
-function channelFacts(channel: ChannelQuote): NonNullable<PaymentFacts["channel"]> {
-  const left = channel.deposit - channel.expected - channel.price;
-  return { opening: channel.opening, price: channel.price, deposit: channel.deposit, left, withdrawDelaySeconds: channel.withdrawDelaySeconds };
 }
 
 /** What the approval token carries of a channel quote. */

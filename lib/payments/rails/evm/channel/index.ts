@@ -16,7 +16,7 @@ import { evmNetworkConfig, evmPayer, paymentNetworkOf } from "..";
 import { createExactEvmScheme } from "../exact";
 import { HEX_SIGNATURE, verifyEvmSignature } from "../verify";
 import { channelHistory, readChannel, withdrawalCalls } from "./chain";
-import { completeChannelPayload, prepareChannelOpening, prepareRefund, prepareVoucher } from "./prepare";
+import { completeChannelPayload, prepareChannelOpening, prepareRefund, prepareVoucher, type ChannelConfig as PackageChannelConfig } from "./prepare";
 import { checkChannelRequirement } from "./requirement";
 
 export function createChannelEvmScheme(env: RailEnv): PaymentScheme {
@@ -45,11 +45,11 @@ export function createChannelEvmScheme(env: RailEnv): PaymentScheme {
         return { ...opening, config: { ...opening.config } as ChannelConfig };
       },
       async call({ requirement, x402Version, config, cumulative }) {
-        const voucher = await prepareVoucher({ requirements: requirement.requirements, config: config as never, cumulative, x402Version });
+        const voucher = await prepareVoucher({ requirements: requirement.requirements, config: config as PackageChannelConfig, cumulative, x402Version });
         return { ...voucher, exposure: voucherExposure(voucher.unsignedPayload, cumulative) };
       },
       async refund({ requirements, config, charged }) {
-        const refund = await prepareRefund({ requirements, config: config as never, charged });
+        const refund = await prepareRefund({ requirements, config: config as PackageChannelConfig, charged });
         return { ...refund, exposure: voucherExposure(refund.unsignedPayload, charged) };
       },
       async read({ network, channelId }) {
