@@ -342,7 +342,7 @@ describe("GET /api/spending/history", () => {
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="x402-payments-\d{4}-\d{2}-\d{2}\.csv"$/);
     const lines = (await response.text()).trimEnd().split("\r\n");
-    expect(lines[0]).toBe("date,service,service_url,network,chain,wallet,amount_usdc,fee_usdc,total_usdc,transaction,transaction_url,payment_id,paid_from,receipt,receipt_signer,receipt_note,up_to_usdc,collected_late");
+    expect(lines[0]).toBe("date,service,service_url,network,chain,wallet,amount_usdc,fee_usdc,total_usdc,transaction,transaction_url,payment_id,paid_from,receipt,receipt_signer,receipt_note,up_to_usdc,collected_late,deposit_usdc,deposit_calls,deposit_returned_usdc,deposit_return_transaction");
     expect(lines).toHaveLength(1 + 121);
     expect(lines[1]).toContain(`"'=HYPERLINK(""http://evil.example"",""click"")"`);
     expect(lines.slice(1).every((line) => !line.includes("Secret"))).toBe(true);
@@ -359,7 +359,7 @@ describe("GET /api/spending/history", () => {
     const [entry] = ((await response.json()) as HistoryPage).payments;
     expect(entry?.receipt).toEqual({ status: "unverified", reason: "the receipt kept with this payment could not be read" });
     const csv = (await (await history(`?wallet=${owner}&format=csv`, { signedInAs: owner })).text()).trimEnd().split("\r\n");
-    expect(csv[1]?.endsWith(",unverified,,the receipt kept with this payment could not be read,,")).toBe(true);
+    expect(csv[1]?.endsWith(",unverified,,the receipt kept with this payment could not be read,,,,,,")).toBe(true);
   });
 
   test("only for the wallet's own session: another's, or none, is 401 and names nothing", async () => {

@@ -152,8 +152,8 @@ describe("paying an upto service through the chat", () => {
     const page = (await (await history("json")).json()) as HistoryPage;
     expect(page.payments).toEqual([expect.objectContaining({ amountUsd: formatUsd(charged), upToUsd: "0.02", upTo: words })]);
     const csv = (await (await history("csv")).text()).trimEnd().split("\r\n");
-    expect(csv[0]?.endsWith(",up_to_usdc,collected_late")).toBe(true);
-    expect(csv[1]?.endsWith(",0.02,")).toBe(true);
+    expect(csv[0]?.endsWith(",up_to_usdc,collected_late,deposit_usdc,deposit_calls,deposit_returned_usdc,deposit_return_transaction")).toBe(true);
+    expect(csv[1]?.endsWith(",0.02,,,,,")).toBe(true);
     expect(csv[1]).toContain(`,${formatUsd(charged)},0,${formatUsd(charged)},`);
     await chat.close();
   });
