@@ -12,15 +12,13 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
 import { performance } from "node:perf_hooks";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
-import type { WalletRequest } from "@/lib/payments/payment";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { createChatTools } from "@/lib/tools/chat";
 import { startSandbox } from "@/sandbox";
 import { marketTicks } from "@/sandbox/services/market-ticks";
 import { collectLines, createTestChat } from "@/tests/helpers/chat";
-import { generousLimits, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv } from "@/tests/helpers/paid-chat";
+import { generousLimits, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, signChannelRequest } from "@/tests/helpers/paid-chat";
 import { spread, type Spread } from "./stats";
 
 export type ChannelCallsResult = {
@@ -41,14 +39,6 @@ export type ChannelCallsResult = {
 
 /** How long the bench service's handler takes, as TickStream declares. */
 const SERVICE_LATENCY_MS = marketTicks.latencyMs;
-
-function signerFor(request: WalletRequest, keys: { wallet: PrivateKeyAccount; channelKey: PrivateKeyAccount }) {
-  if (request.kind !== "typed-data") throw new Error("a channel asks only for typed data");
-  const typedData = request.typedData as TypedDataForWallet;
-  const { EIP712Domain: _domain, ...types } = typedData.types;
-  const signer = request.signer === "channel-key" ? keys.channelKey : keys.wallet;
-  return { wallet: signer === keys.wallet, sign: () => signer.signTypedData({ domain: typedData.domain, types, primaryType: typedData.primaryType, message: typedDataMessage(typedData) }) };
-}
 
 /** When `text` first appears in a stream's decoded text. */
 async function whenSeen(stream: ReadableStream<Uint8Array>, text: string): Promise<number> {
@@ -104,9 +94,8 @@ export async function measureChannelCalls({ calls = 100 }: { calls?: number } = 
       const startSign = performance.now();
       const signed: string[] = [];
       for (const request of quote.approval?.toSign ?? []) {
-        const signer = signerFor(request, keys);
-        if (signer.wallet) walletSignatures += 1;
-        signed.push(await signer.sign());
+        if (request.signer !== "channel-key") walletSignatures += 1;
+        signed.push(await signChannelRequest(request, keys));
       }
       const endSign = performance.now();
       const before = paidAnswers.length;

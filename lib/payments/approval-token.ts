@@ -59,7 +59,7 @@ export type ApprovalClaims = {
   offer?: CheckedOffer;
   /**
    * Paid through a pay-as-you-go channel (x402 `batch-settlement`): `opening`, the amount is its
-   * deposit, paid as any payment, and the channel is recorded with it; else one call on it, from
+   * deposit, paid like any payment, and the channel is recorded with it; else one call on it, from
    * the cumulative base `expected` the ledger held when quoted. Amounts in atomic units.
    */
   channel?: { id: string; opening: boolean; price: string; deposit: string; expected: string; withdrawDelaySeconds: number };

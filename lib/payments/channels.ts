@@ -36,7 +36,7 @@ import {
 import type { PaymentOutcome, PaymentUpdate, WalletRequest } from "./payment";
 import { protocolOfScheme } from "./protocols";
 import { paymentRails, type RailEnv } from "./rails";
-import type { ChannelConfig, ChannelScheme } from "./rails/rail";
+import type { ChannelScheme } from "./rails/rail";
 
 export { channelView, type ChannelView } from "./channel-view";
 
@@ -172,7 +172,7 @@ export async function sendChannelCall({ db, env, approval, signal, paidCallTimeo
 
 /** The refund voucher a close asks the channel key to sign: of what the ledger vouched, so the rest of the deposit comes back. */
 async function refundOf(channel: ChannelRecord, scheme: ChannelScheme) {
-  return scheme.refund({ requirements: channel.requirements as unknown as PaymentRequirements, config: channel.config as ChannelConfig, charged: channel.vouched });
+  return scheme.refund({ requirements: channel.requirements as unknown as PaymentRequirements, config: channel.config, charged: channel.vouched });
 }
 
 /** The rail and scheme a recorded channel is paid in. */
@@ -276,7 +276,7 @@ export async function prepareWithdrawal({
   if (channel.state === "closed" || channel.state === "opening") return { channel };
   const found = schemeOf(env, channel);
   const onChain = await found.channel.read({ network: found.network, channelId: channel.channelId });
-  const calls = found.channel.withdrawal({ network: found.network, config: channel.config as ChannelConfig, amount: onChain.left });
+  const calls = found.channel.withdrawal({ network: found.network, config: channel.config, amount: onChain.left });
   if (onChain.withdrawal) {
     await markChannelClosing(db, channel.channelId, { withdrawal: new Date(onChain.withdrawal.initiatedAt * 1000) });
     const withdrawing = (await findChannel(db, channelId)) ?? channel;

@@ -9,6 +9,7 @@ import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protocol/lines";
+import type { WalletRequest } from "@/lib/payments/payment";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { chainEnvOf, mppServicesOf, type Sandbox, type ServiceDefinition } from "@/sandbox";
 import { handleHistoryRequest, type HistoryEntry } from "@/lib/payments/payment-history";
@@ -141,6 +142,19 @@ export async function requestQuote(
 
 export function typedDataOf(status: PaymentStatus): TypedDataForWallet {
   return status.approval?.typedData as TypedDataForWallet;
+}
+
+/** A request's typed data as a wallet signs it (its EIP712Domain left to the signer, its integers read back). */
+export function typedDataForSigning(request: WalletRequest | undefined) {
+  if (request?.kind !== "typed-data") throw new Error("no typed data to sign");
+  const typedData = request.typedData as TypedDataForWallet;
+  const { EIP712Domain: _domain, ...types } = typedData.types;
+  return { domain: typedData.domain, types, primaryType: typedData.primaryType, message: typedDataMessage(typedData) };
+}
+
+/** Signs a channel quote's request as the page does: the wallet's with the wallet, the channel key's with the channel key. */
+export function signChannelRequest(request: WalletRequest | undefined, keys: { wallet: Payer; channelKey: Payer }): Promise<Hex> {
+  return (request?.signer === "channel-key" ? keys.channelKey : keys.wallet).signTypedData(typedDataForSigning(request));
 }
 
 export async function signQuote(payer: Payer, status: PaymentStatus): Promise<Hex> {

@@ -5,20 +5,13 @@
 // lowers it), and each call is a row of its own, listed but outside the totals. Closing turns the
 // deposit's row into what the chain shows was claimed: the rest, refunded, is released.
 import type { Database, Queryable } from "@/lib/db";
+import type { ChannelConfig } from "../rails/rail";
 import { walletKey } from "./records";
 
 export type ChannelState = "opening" | "open" | "closing" | "withdrawing" | "closed";
 
-/** A channel's configuration as x402 `batch-settlement` names it (its id is their EIP-712 hash). */
-export type ChannelConfigRecord = {
-  payer: string;
-  payerAuthorizer: string;
-  receiver: string;
-  receiverAuthorizer: string;
-  token: string;
-  withdrawDelay: number;
-  salt: string;
-};
+/** A channel's configuration as x402 `batch-settlement` names it (its id is their EIP-712 hash): the rails' own type. */
+export type ChannelConfigRecord = ChannelConfig;
 
 export type ChannelRecord = {
   channelId: string;
@@ -90,17 +83,8 @@ function toChannel(row: ChannelRow): ChannelRecord {
 /** A channel id as it is stored: lower-case hex. */
 const channelKey = (channelId: string) => channelId.toLowerCase();
 
-export type NewChannel = {
-  channelId: string;
-  wallet: string;
-  network: string;
-  config: ChannelConfigRecord;
-  requirements: Record<string, unknown>;
-  serviceName: string;
-  serviceUrl: string;
-  /** The payment row its deposit was reserved as (reserved first, against the limits, as any payment). */
-  depositPaymentId: string;
-  deposit: bigint;
+/** A channel as it is recorded: its identity, the service and the deposit (the payment row reserved first, against the limits, like any payment). */
+export type NewChannel = Pick<ChannelRecord, "channelId" | "wallet" | "network" | "config" | "requirements" | "serviceName" | "serviceUrl" | "depositPaymentId" | "deposit"> & {
   /** The call the deposit pays first: its voucher travels with the deposit. */
   firstCall: { callId: string; amount: bigint };
 };

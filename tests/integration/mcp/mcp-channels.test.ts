@@ -5,17 +5,15 @@
 // the open page's channel key without a prompt, from the same deposit, in the same ledger as the
 // chat's. Without the page, the same service is quoted per call with exact. Real anvil, USDC, the
 // sandbox's channel contract, facilitator and services.
-import type { Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/mcp/budget-door";
 import { channelsOf } from "@/lib/payments/ledger/channels";
 import type { WalletRequest } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, signIn, type TestMcp } from "@/tests/helpers/mcp";
-import { newPayer, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
+import { newPayer, sandboxEnv, sandboxService, signChannelRequest, usdcBalance } from "@/tests/helpers/paid-chat";
 
 let sandbox: Sandbox;
 let mcp: TestMcp;
@@ -35,12 +33,7 @@ const ticks = () => sandboxService(sandbox, "market-ticks");
 const limits = { daily: 1_000_000n, weekly: 5_000_000n, monthly: 20_000_000n, perPayment: 500_000n };
 const rateLimit = createBudgetWatchRateLimit();
 
-function sign(request: WalletRequest, keys: { wallet: PrivateKeyAccount; channelKey: PrivateKeyAccount }): Promise<Hex> {
-  if (request.kind !== "typed-data") throw new Error("a channel asks only for typed data");
-  const typedData = request.typedData as TypedDataForWallet;
-  const { EIP712Domain: _domain, ...types } = typedData.types;
-  return (request.signer === "channel-key" ? keys.channelKey : keys.wallet).signTypedData({ domain: typedData.domain, types, primaryType: typedData.primaryType, message: typedDataMessage(typedData) });
-}
+const sign = signChannelRequest;
 
 async function pageChecksIn(cookie: string, channelKey: string) {
   const response = await handleBudgetWatchRequest(

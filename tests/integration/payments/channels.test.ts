@@ -5,9 +5,8 @@
 // full until the chain shows the refund, then only what was claimed. Real anvil, Circle's USDC,
 // the sandbox's channel contract and facilitator, the real x402 packages and headers.
 import type { Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { countedSince, findPayment } from "@/lib/payments/ledger";
 import { channelsOf, findChannel } from "@/lib/payments/ledger/channels";
 import { closeChannelCooperatively, prepareChannelClose } from "@/lib/payments/channels";
@@ -23,7 +22,7 @@ import { foundry } from "viem/chains";
 import { channelWithdrawAbi } from "@/lib/chain/channel-address";
 import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/payments/channels-request";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
-import { eventually, finishOf, generousLimits, historyOf, historyPaymentsOf, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
+import { eventually, finishOf, generousLimits, historyOf, historyPaymentsOf, signChannelRequest, typedDataForSigning, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
 
 let sandbox: Sandbox;
 let chat: TestChat;
@@ -40,18 +39,8 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-/** Signs a request as the page does: the wallet's with the wallet, the channel key's with the channel key. */
-function sign(request: WalletRequest, { wallet, channelKey }: { wallet: PrivateKeyAccount; channelKey: PrivateKeyAccount }): Promise<Hex> {
-  return (request.signer === "channel-key" ? channelKey : wallet).signTypedData(walletForm(request));
-}
-
-/** A request's typed data as a wallet signs it. */
-function walletForm(request: WalletRequest | undefined) {
-  if (request?.kind !== "typed-data") throw new Error("no typed data to sign");
-  const typedData = request.typedData as TypedDataForWallet;
-  const { EIP712Domain: _domain, ...types } = typedData.types;
-  return { domain: typedData.domain, types, primaryType: typedData.primaryType, message: typedDataMessage(typedData) };
-}
+const sign = signChannelRequest;
+const walletForm = typedDataForSigning;
 
 async function quote(body: Record<string, unknown>): Promise<PaymentStatus> {
   const response = await chat.post(body);
