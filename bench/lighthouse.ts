@@ -118,7 +118,11 @@ async function audit(page: Page, url: string, report?: string): Promise<Result> 
   const result = await lighthouse(url, FLAGS, undefined, page);
   if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
   const { lhr } = result;
-  if (report) await writeFile(report, typeof result.report === "string" ? result.report : JSON.stringify(lhr));
+  if (report) {
+    await writeFile(report, typeof result.report === "string" ? result.report : JSON.stringify(lhr));
+    // The load's trace beside it, to read its main thread's tasks (Chrome DevTools' Performance panel opens it).
+    await writeFile(report.replace(/\.report\.json$/, ".trace.json"), JSON.stringify(result.artifacts.Trace));
+  }
   if (lhr.runtimeError) throw new Error(`Lighthouse on ${url}: ${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
   return lhr;
 }

@@ -8,10 +8,11 @@
  *
  *   npm run bench:phone -- [runs, default 5] [--versus=<checkout>] [--page=quote|empty] [--reports=<folder>]
  *
- * `--reports` keeps each run's whole Lighthouse report (JSON), to read what a score is made of.
+ * `--reports` keeps each run's whole Lighthouse report (JSON), to read what a score is made of, and
+ * the load's trace beside it (`.trace.json`, which Chrome DevTools' Performance panel opens).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
   if (page !== undefined && page !== "quote" && page !== "empty") throw new Error(`--page is quote or empty, not ${page}`);
   const pages: PhonePageName[] | undefined = page === "quote" ? ["quote"] : page === "empty" ? ["empty chat"] : undefined;
   const reportDir = option("reports");
+  if (reportDir) await mkdir(resolve(reportDir), { recursive: true });
 
   const teardown = createTeardown();
   onShutdown(async (reason) => {

@@ -17,6 +17,8 @@ export type NextAppBuild = {
   sources: string[];
   /** The public values the build must be made with. */
   publicEnv: Record<string, string>;
+  /** A script under `root` that `npm run build` runs after `next build`, run here too when the checkout has it. */
+  afterBuild?: string;
 };
 
 /** Written after a build made here: the public values it was made with. */
@@ -68,15 +70,17 @@ export function nextBin(root: string): string {
   return createRequire(join(root, "package.json")).resolve("next/dist/bin/next");
 }
 
-function runNext(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions }): Promise<void> {
+type RunOptions = { cwd: string; env: NodeJS.ProcessEnv; stdio: StdioOptions };
+
+function runNode(args: string[], options: RunOptions, name = args[0]): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [nextBin(options.cwd), ...args], options);
+    const child = spawn(process.execPath, args, options);
     child.once("error", reject);
-    child.once("exit", (code) =>
-      code === 0 ? resolvePromise() : reject(new Error(`next ${args[0]} exited with code ${code}`)),
-    );
+    child.once("exit", (code) => (code === 0 ? resolvePromise() : reject(new Error(`${name} exited with code ${code}`))));
   });
 }
+
+const runNext = (args: string[], options: RunOptions) => runNode([nextBin(options.cwd), ...args], options, `next ${args[0]}`);
 
 export type EnsureBuildReturnType = { built: false } | { built: true; reason: string; seconds: number };
 
@@ -90,6 +94,8 @@ export async function ensureBuild(
   log(`Building ${build.root} (${reason})...`);
   const startedAt = Date.now();
   await runNext(["build"], { cwd: build.root, env: { ...env, ...build.publicEnv }, stdio });
+  const afterBuild = build.afterBuild && join(build.root, build.afterBuild);
+  if (afterBuild && existsSync(afterBuild)) await runNode([afterBuild, build.root], { cwd: build.root, env, stdio });
   await dateBuildFromItsStart(build.root, new Date(startedAt));
   await writeBuildEnvMarker(build.root, build.publicEnv);
   const seconds = (Date.now() - startedAt) / 1000;
@@ -175,8 +181,10 @@ export async function waitForApp(
 export function productBuild(root: string, publicEnv: Record<string, string>): NextAppBuild {
   return {
     root,
-    sources: ["app", "components", "lib", "public", "next.config.ts", "proxy.ts", "instrumentation.ts", "package.json", "tsconfig.json"],
+    sources: ["app", "components", "lib", "public", "next.config.ts", "proxy.ts", "instrumentation.ts", "package.json", "tsconfig.json", "bin/compile-hints.mjs"],
     publicEnv,
+    // As `npm run build` does.
+    afterBuild: "bin/compile-hints.mjs",
   };
 }
 

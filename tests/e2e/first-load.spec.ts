@@ -4,7 +4,8 @@
 // the wallet button. These tests hold back every script the HTML does not name, as a slow
 // network would, and use the chat meanwhile; and they weigh what the HTML names.
 import { gzipSync } from "node:zlib";
-import type { Page } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { COMPILE_HINT } from "@/bin/compile-hints.mjs";
 import { transferWithAuthorizationTypes } from "@/lib/chain/typed-data";
 import { encodeLine, type PaymentStatus } from "@/lib/protocol/lines";
 import { chatPage } from "./chat-page";
@@ -225,22 +226,40 @@ test("an approval clicked while the wallet is still loading waits for it, then s
   await expect(ui.errors).toHaveCount(0);
 });
 
-test("the chat page's first load is at most 250 KB of gzipped JavaScript", async ({ request }) => {
+/** The scripts a browser runs before the page is interactive, with their bodies: those the HTML
+ * names, but the polyfills only browsers without modules load. */
+async function startupScripts(request: APIRequestContext): Promise<{ src: string; body: Buffer }[]> {
   const html = await (await request.get("/")).text();
-  // The scripts a browser runs before the page is interactive: those the HTML names, but the
-  // polyfills only browsers without modules load.
-  const scripts = [...html.matchAll(/<script\b[^>]*>/g)]
+  const sources = [...html.matchAll(/<script\b[^>]*>/g)]
     .map(([tag]) => tag)
     .filter((tag) => !/\bnomodule\b/i.test(tag))
     .flatMap((tag) => /\bsrc="([^"]+)"/.exec(tag)?.[1] ?? []);
-  expect(scripts.length).toBeGreaterThan(0);
-  let bytes = 0;
-  for (const src of scripts) {
+  expect(sources.length).toBeGreaterThan(0);
+  const scripts: { src: string; body: Buffer }[] = [];
+  for (const src of sources) {
     const response = await request.get(src);
     expect(response.status()).toBe(200);
-    bytes += gzipSync(await response.body(), { level: 9 }).length;
+    scripts.push({ src, body: await response.body() });
   }
+  return scripts;
+}
+
+test("the chat page's first load is at most 250 KB of gzipped JavaScript", async ({ request }) => {
+  let bytes = 0;
+  for (const { body } of await startupScripts(request)) bytes += gzipSync(body, { level: 9 }).length;
   expect(bytes).toBeLessThanOrEqual(250 * 1024);
+});
+
+test("every script the page starts with asks the browser to compile it while it downloads (V8's compile hint), and the chat works", async ({ page, request }) => {
+  // The build's last step (bin/compile-hints.mjs): a phone compiles these on the thread that
+  // streams them, not on the main thread as the page starts.
+  const unmarked = (await startupScripts(request)).filter(({ body }) => !body.toString("utf8").startsWith(`${COMPILE_HINT}\n`)).map(({ src }) => src);
+  expect(unmarked).toEqual([]);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.ask("Hello! What can you do for me?");
+  await expect(await ui.reply(0)).toContainText("compare their prices");
+  await expect(ui.errors).toHaveCount(0);
 });
 
 test("the page names its icon, web manifest and the card a shared link shows, and each is served", async ({ page, request }) => {
