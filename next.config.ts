@@ -8,6 +8,10 @@ const nextConfig: NextConfig = {
   // from its own folder too (lib/chain/recover-signer.ts).
   serverExternalPackages: ["@electric-sql/pglite", "pg", "undici", "tiny-secp256k1"],
   poweredByHeader: false,
+  // The React Compiler (babel-plugin-react-compiler) memoizes the page's components: a change of
+  // one state (the wallet reconnecting, its balance, a countdown's tick) renders what shows it,
+  // not the whole chat again. On a phone the page's start is a run of such renders.
+  reactCompiler: true,
   experimental: { preloadEntriesOnStart: false },
   // The headers that never change, on every response, and the API's fixed content security
   // policy; the pages' policy, which carries a per-request nonce and the running server's RPC
