@@ -33,11 +33,11 @@ export function startupFiles(root) {
   const next = join(root, ".next");
   const files = new Set(JSON.parse(readFileSync(join(next, "build-manifest.json"), "utf8")).rootMainFiles ?? []);
   for (const manifest of referenceManifests(join(next, "server", "app"))) {
-    // The manifest is a script that sets `globalThis.__RSC_MANIFEST[route]`; run it apart.
-    const sandbox = { self: {}, globalThis: {} };
-    sandbox.self = sandbox.globalThis;
-    runInNewContext(readFileSync(manifest, "utf8"), sandbox);
-    for (const route of Object.values(sandbox.globalThis.__RSC_MANIFEST ?? {})) {
+    // The manifest is a script that sets `globalThis.__RSC_MANIFEST[route]`; run it apart, in a
+    // context that is its own globalThis.
+    const context = {};
+    runInNewContext(readFileSync(manifest, "utf8"), context);
+    for (const route of Object.values(context.__RSC_MANIFEST ?? {})) {
       for (const list of Object.values(route.entryJSFiles ?? {})) for (const file of list) files.add(file);
     }
   }

@@ -178,13 +178,15 @@ export async function waitForApp(
 }
 
 /** The product app at `root`: what its build depends on. */
+/** What `npm run build` runs after `next build`: the compile hints (bin/compile-hints.mjs). */
+const PRODUCT_AFTER_BUILD = "bin/compile-hints.mjs";
+
 export function productBuild(root: string, publicEnv: Record<string, string>): NextAppBuild {
   return {
     root,
-    sources: ["app", "components", "lib", "public", "next.config.ts", "proxy.ts", "instrumentation.ts", "package.json", "tsconfig.json", "bin/compile-hints.mjs"],
+    sources: ["app", "components", "lib", "public", "next.config.ts", "proxy.ts", "instrumentation.ts", "package.json", "tsconfig.json", PRODUCT_AFTER_BUILD],
     publicEnv,
-    // As `npm run build` does.
-    afterBuild: "bin/compile-hints.mjs",
+    afterBuild: PRODUCT_AFTER_BUILD,
   };
 }
 
