@@ -2,6 +2,9 @@
 // which are also USDC's 6 decimals) inside, and decimal strings at the edges.
 
 export const USD_DECIMALS = 6;
+/** No money. The page's components and hooks say it with this name: the React Compiler does not
+ * compile a function with a bigint literal in it. */
+export const ZERO_USD = 0n;
 const SCALE = 10n ** BigInt(USD_DECIMALS);
 
 const decimalPattern = /^(\d+)(?:\.(\d{1,6}))?$/;

@@ -12,7 +12,7 @@ import { formatLocalTime, shortHex } from "@/components/payment/payment-display"
 import { explorerTxUrl } from "@/lib/chain/networks";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { safeLink } from "@/lib/client/safe-link";
-import { dollarsOf, formatDollars, formatUsd, parseUsd } from "@/lib/money";
+import { dollarsOf, formatDollars, formatUsd, parseUsd, ZERO_USD } from "@/lib/money";
 import panel from "@/components/budget/budget-panel.module.css";
 import own from "./agent-budget.module.css";
 import type { AppBudgetPayment } from "@/components/mcp/use-app-budget-watch";
@@ -92,7 +92,7 @@ function ActiveBudget({ budget, threshold, left }: { budget: AgentBudgetState; t
   const { stored, busy } = budget;
   if (!stored) return null;
   const granted = BigInt(stored.grant.maxAmount);
-  const used = left === undefined ? undefined : granted > left ? granted - left : 0n;
+  const used = left === undefined ? undefined : granted > left ? granted - left : ZERO_USD;
   const until = new Date(stored.grant.validUntil * 1000);
   const revoked = stored.revokedAt !== undefined;
   const unfunded = !revoked && stored.fundingTx === undefined;
@@ -127,7 +127,7 @@ function ActiveBudget({ budget, threshold, left }: { budget: AgentBudgetState; t
       <button type="button" className={styles.action} onClick={() => void budget.revoke()} disabled={busy !== undefined} data-testid="agent-budget-revoke">
         {busy === "revoking" ? "Returning to your wallet…" : revoked ? "Withdraw what is left" : "Revoke and withdraw"}
       </button>
-      {revoked && stored.fundingTx === undefined && left === 0n ? (
+      {revoked && stored.fundingTx === undefined && left === ZERO_USD ? (
         <button type="button" className="link-button" onClick={budget.forget} disabled={busy !== undefined} data-testid="agent-budget-forget">
           Nothing will arrive: forget this budget and its key
         </button>
@@ -145,7 +145,7 @@ function GrantForm({
 }: Omit<AgentBudgetCardProps, "budget"> & { budget: AgentBudgetState }) {
   const [amount, setAmount] = useState(DEFAULT_AMOUNT);
   const [until, setUntil] = useState(() => dateInput(new Date(Date.now() + DEFAULT_DAYS * 24 * 60 * 60 * 1000)));
-  const [perPayment, setPerPayment] = useState(() => ((parseUsd(threshold) ?? 0n) > 0n ? threshold : DEFAULT_THRESHOLD));
+  const [perPayment, setPerPayment] = useState(() => ((parseUsd(threshold) ?? ZERO_USD) > ZERO_USD ? threshold : DEFAULT_THRESHOLD));
   const [problem, setProblem] = useState<string | undefined>(undefined);
 
   const submit = (event: FormEvent) => {
@@ -154,8 +154,8 @@ function GrantForm({
     const cap = parseUsd(perPayment);
     // The end of the chosen day, in the person's time zone.
     const end = new Date(`${until}T23:59:59`);
-    if (micros === undefined || micros <= 0n) return setProblem("Enter an amount above $0, with at most 6 decimals.");
-    if (cap === undefined || cap <= 0n) return setProblem("Enter a per-payment amount above $0.");
+    if (micros === undefined || micros <= ZERO_USD) return setProblem("Enter an amount above $0, with at most 6 decimals.");
+    if (cap === undefined || cap <= ZERO_USD) return setProblem("Enter a per-payment amount above $0.");
     if (Number.isNaN(end.getTime()) || end.getTime() <= Date.now()) return setProblem("Choose a day from today on.");
     if (!network) return setProblem("No network is enabled for payments.");
     setProblem(undefined);

@@ -5,8 +5,8 @@
 // wallet prompts, the person pays the transfer's gas). Revoking stops its use at once, has the
 // key sign an EIP-3009 authorization returning everything left, and has the wallet submit it.
 // What is left is the session address's USDC balance: the chain's figure, not the page's sum.
-import { useCallback, useEffect, useRef, useState } from "react";
-import type { PaymentWallet } from "@/components/wallet/wallet-context";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import type { PaymentWallet, WalletActions } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import {
   isBudgetUsable,
@@ -21,7 +21,7 @@ import {
 } from "@/lib/client/agent-budget";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { AgentBudgetDelegation, AgentBudgetGrant } from "@/lib/chain/delegation";
-import { formatUsd } from "@/lib/money";
+import { formatUsd, ZERO_USD } from "@/lib/money";
 
 const loadKeys = () => import("@/lib/client/agent-budget-keys");
 
@@ -58,8 +58,11 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
   const [error, setError] = useState<string | undefined>(undefined);
   const [notice, setNotice] = useState<AgentBudgetNotice | undefined>(undefined);
   const [readKey, setReadKey] = useState(0);
+  // The budget as committed, for what runs after a render (a revoke, a request's grant).
   const storedRef = useRef(stored);
-  storedRef.current = stored;
+  useLayoutEffect(() => {
+    storedRef.current = stored;
+  }, [stored]);
 
   useEffect(() => {
     setStored(address ? readStoredBudget(address) : undefined);
@@ -103,35 +106,14 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
     setBusy("granting");
     setError(undefined);
     setNotice(undefined);
-    try {
-      const { createSessionKey } = await loadKeys();
-      const { address: session, sealedKey } = await createSessionKey();
-      const delegation: AgentBudgetDelegation = { wallet: address, session, maxAmount: amount.toString(), validUntil, networks: [network.id] };
-      const signature = await actions.signDelegation(delegation);
-      // Kept before any money moves, unused until the transfer is mined: whatever happens to this
-      // page from here on, the key to what reaches the session address is not lost.
-      const pending: StoredAgentBudget = { grant: { ...delegation, signature }, network, sealedKey, grantedAt: new Date().toISOString() };
-      save(pending, address);
-      let fundingTx: `0x${string}`;
-      try {
-        // The chain's wall: the session address holds what is moved here, and nothing else.
-        fundingTx = await actions.transferUsdc(network, session, amount);
-      } catch (cause) {
-        // The key is dropped only when nothing was sent: the wallet refused to send the transfer.
-        // Any other failure (a timeout, a dropped connection, an RPC error) may leave a transfer
-        // on its way, and USDC arriving a moment later must find its key: the budget stays, to be
-        // withdrawn (revoked) once it arrives.
-        if (wasRefusedByWallet(cause)) save(undefined, address);
-        throw cause;
-      }
-      save({ ...pending, fundingTx }, address);
-      onMoved?.();
-      setNotice({ kind: "granted", message: `Moved ${formatUsd(amount)} USDC to your agent budget.`, txHash: fundingTx, network });
-    } catch (cause) {
-      setError(`The budget was not granted: ${describe(cause)}`);
-    } finally {
-      setBusy(undefined);
-    }
+    await fundBudget({ amount, validUntil, network }, address, actions, (next) => save(next, address)).then(
+      (fundingTx) => {
+        onMoved?.();
+        setNotice({ kind: "granted", message: `Moved ${formatUsd(amount)} USDC to your agent budget.`, txHash: fundingTx, network });
+      },
+      (cause: unknown) => setError(`The budget was not granted: ${describe(cause)}`),
+    );
+    setBusy(undefined);
   };
 
   const revoke = async () => {
@@ -143,42 +125,36 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
     // Stopped first: whatever happens next, the key signs no more payments.
     const revoked = current.revokedAt ? current : { ...current, revokedAt: new Date().toISOString() };
     save(revoked, address);
-    try {
-      const balance = await actions.usdcBalanceOf(current.network, current.grant.session);
-      if (balance > 0n) {
-        const { withdrawalAuthorization } = await loadKeys();
-        const authorization = await withdrawalAuthorization(revoked, balance);
-        const txHash = await actions.submitUsdcAuthorization(current.network, authorization);
-        setNotice({ kind: "returned", message: `Revoked. ${formatUsd(balance)} USDC went back to your wallet.`, txHash, network: current.network });
-      }
-      // The key is forgotten only once nothing can reach its address any more: the funding
-      // transfer is mined (a grant whose transfer never confirmed may still pay in) and the
-      // address, read after the withdrawal, holds nothing.
-      const after = balance > 0n ? await actions.usdcBalanceOf(current.network, current.grant.session) : balance;
-      if (after > 0n || !current.fundingTx) {
-        setLeft(after);
-        setError(
-          after > 0n
-            ? `The budget is revoked; ${formatUsd(after)} USDC is still at its address. Revoke again to withdraw it.`
-            : "The budget is revoked. Its funding transfer never confirmed here, so its key is kept: if that USDC still arrives, revoke again to withdraw it.",
-        );
+    const returned = (notice: AgentBudgetNotice) => setNotice(notice);
+    await withdrawBudget(current, revoked, actions, returned).then(
+      (after) => {
+        // The key is forgotten only once nothing can reach its address any more: the funding
+        // transfer is mined (a grant whose transfer never confirmed may still pay in) and the
+        // address, read after the withdrawal, holds nothing.
+        if (after > ZERO_USD || !current.fundingTx) {
+          setLeft(after);
+          setError(
+            after > ZERO_USD
+              ? `The budget is revoked; ${formatUsd(after)} USDC is still at its address. Revoke again to withdraw it.`
+              : "The budget is revoked. Its funding transfer never confirmed here, so its key is kept: if that USDC still arrives, revoke again to withdraw it.",
+          );
+        } else {
+          save(undefined, address);
+          setLeft(undefined);
+        }
         onMoved?.();
-        return;
-      }
-      save(undefined, address);
-      setLeft(undefined);
-      onMoved?.();
-    } catch (cause) {
-      setError(`The budget is revoked, but what is left is still at its address: ${describe(cause)}`);
-      setReadKey((key) => key + 1);
-    } finally {
-      setBusy(undefined);
-    }
+      },
+      (cause: unknown) => {
+        setError(`The budget is revoked, but what is left is still at its address: ${describe(cause)}`);
+        setReadKey((key) => key + 1);
+      },
+    );
+    setBusy(undefined);
   };
 
   const forget = () => {
     const current = storedRef.current;
-    if (!current || !address || current.fundingTx || !current.revokedAt || left !== 0n) return;
+    if (!current || !address || current.fundingTx || !current.revokedAt || left !== ZERO_USD) return;
     save(undefined, address);
     setError(undefined);
   };
@@ -204,6 +180,60 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
   return { stored, usable, left, busy, error, notice, grant, revoke, forget, requestGrant, signQuote };
 }
 
+/**
+ * A grant's steps (outside the hook: the React Compiler does not compile a function with a `finally`
+ * or a rethrow in it): a session key made here, the delegation signed by the wallet, the amount
+ * moved to the key's address; the funding transaction's hash. `keep` stores the budget as it goes.
+ */
+async function fundBudget(
+  { amount, validUntil, network }: GrantInput,
+  address: `0x${string}`,
+  actions: WalletActions,
+  keep: (budget: StoredAgentBudget | undefined) => void,
+): Promise<`0x${string}`> {
+  const { createSessionKey } = await loadKeys();
+  const { address: session, sealedKey } = await createSessionKey();
+  const delegation: AgentBudgetDelegation = { wallet: address, session, maxAmount: amount.toString(), validUntil, networks: [network.id] };
+  const signature = await actions.signDelegation(delegation);
+  // Kept before any money moves, unused until the transfer is mined: whatever happens to this
+  // page from here on, the key to what reaches the session address is not lost.
+  const pending: StoredAgentBudget = { grant: { ...delegation, signature }, network, sealedKey, grantedAt: new Date().toISOString() };
+  keep(pending);
+  let fundingTx: `0x${string}`;
+  try {
+    // The chain's wall: the session address holds what is moved here, and nothing else.
+    fundingTx = await actions.transferUsdc(network, session, amount);
+  } catch (cause) {
+    // The key is dropped only when nothing was sent: the wallet refused to send the transfer.
+    // Any other failure (a timeout, a dropped connection, an RPC error) may leave a transfer
+    // on its way, and USDC arriving a moment later must find its key: the budget stays, to be
+    // withdrawn (revoked) once it arrives.
+    if (wasRefusedByWallet(cause)) keep(undefined);
+    throw cause;
+  }
+  keep({ ...pending, fundingTx });
+  return fundingTx;
+}
+
+/**
+ * A revoke's withdrawal: everything at the session address goes back to the wallet, by an
+ * authorization the key signs and the wallet submits (`returned` hears of it as soon as it is
+ * mined); then what is at the address after it.
+ */
+async function withdrawBudget(
+  current: StoredAgentBudget,
+  revoked: StoredAgentBudget,
+  actions: WalletActions,
+  returned: (notice: AgentBudgetNotice) => void,
+): Promise<bigint> {
+  const balance = await actions.usdcBalanceOf(current.network, current.grant.session);
+  if (balance === 0n) return balance;
+  const { withdrawalAuthorization } = await loadKeys();
+  const authorization = await withdrawalAuthorization(revoked, balance);
+  const txHash = await actions.submitUsdcAuthorization(current.network, authorization);
+  returned({ kind: "returned", message: `Revoked. ${formatUsd(balance)} USDC went back to your wallet.`, txHash, network: current.network });
+  return actions.usdcBalanceOf(current.network, current.grant.session);
+}
 
 function describe(cause: unknown): string {
   const message = cause instanceof Error ? (cause as Error & { shortMessage?: string }).shortMessage ?? cause.message : String(cause);

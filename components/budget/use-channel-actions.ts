@@ -10,6 +10,11 @@ import type { ChannelWithdrawCall } from "@/lib/chain/channel-address";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { formatLocalTime } from "@/components/payment/payment-display";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
+import { ZERO_USD } from "@/lib/money";
+
+// The channel keys' code, loaded when a channel is closed (outside the hook: the React Compiler
+// does not compile a function with an import() in it).
+const loadChannelKeys = () => import("@/lib/client/channel-keys");
 
 export type ChannelActions = {
   close: (channelId: string) => Promise<string>;
@@ -43,9 +48,9 @@ export function useChannelActions({
         const asked = await post({ action: "close", wallet, channelId });
         const typedData = readApprovalTypedData(asked.toSign?.[0]?.typedData);
         if (!typedData) throw new Error("The server named no refund to sign.");
-        const { signVoucher } = await import("@/lib/client/channel-keys");
+        const { signVoucher } = await loadChannelKeys();
         // A close raises nothing: the key signs at most what it signed for this channel already.
-        const signature = await signVoucher(wallet, typedData, 0n);
+        const signature = await signVoucher(wallet, typedData, ZERO_USD);
         const closed = await post({ action: "close", wallet, channelId, signed: [signature] });
         onMoved();
         return closed.channel?.state === "closed"

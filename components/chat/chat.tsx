@@ -6,7 +6,7 @@
 // exchanges with the settings (use-settings-exchange.ts), the agent budget
 // (use-chat-agent-budget.ts), signing in (use-wallet-sign-in.ts), the waiting quote and its
 // approval (use-quote-approval.ts) and the composer (use-composer.ts).
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ProposalBanner } from "@/components/settings/proposal-banner";
 import { useSettings } from "@/components/settings/use-settings";
 import type { SandboxSolanaWalletOptions } from "@/components/wallet/sandbox-solana-wallet";
@@ -59,9 +59,12 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
   // On narrow screens the budget is a sheet over the chat, opened from the top bar.
   const [budgetOpen, setBudgetOpen] = useState(false);
 
-  // Read at send time, so a request always carries the settings (and the budget) of that moment.
+  // Read at send time, so a request always carries the settings (and the budget) of that moment:
+  // those the page shows, set as they are committed, before any handler runs.
   const settingsRef = useRef(settings);
-  settingsRef.current = settings;
+  useLayoutEffect(() => {
+    settingsRef.current = settings;
+  }, [settings]);
   const threshold = settings.preferences.confirmationThreshold;
   // The page's key for pay-as-you-go channels: its address travels with each request, and it signs
   // the chat's and the AI apps' calls on a channel.

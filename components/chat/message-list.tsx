@@ -43,17 +43,22 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
     // A new message, or an approval's reply: the person wants to see it.
     if (entries.length > entryCount.current) followBottom.current = true;
     entryCount.current = entries.length;
-    if (followBottom.current) element.scrollTop = element.scrollHeight;
-    const quote = awaitingQuote(entries, payments);
-    if (quote === undefined || quote === shownQuote.current) return;
-    const card = [...element.querySelectorAll<HTMLElement>("[data-payment-id]")].find((node) => node.dataset.paymentId === quote);
-    if (!card) return;
-    shownQuote.current = quote;
-    const top = card.getBoundingClientRect().top - element.getBoundingClientRect().top + element.scrollTop - ABOVE_QUOTE_PX;
-    if (top < element.scrollTop) {
-      element.scrollTop = top;
-      followBottom.current = false;
-    }
+    // Scrolled in the frame that paints this render, before it is painted: reading the layout in
+    // the commit itself would make the browser lay the page out there, a longer task on a phone.
+    const frame = requestAnimationFrame(() => {
+      if (followBottom.current) element.scrollTop = element.scrollHeight;
+      const quote = awaitingQuote(entries, payments);
+      if (quote === undefined || quote === shownQuote.current) return;
+      const card = [...element.querySelectorAll<HTMLElement>("[data-payment-id]")].find((node) => node.dataset.paymentId === quote);
+      if (!card) return;
+      shownQuote.current = quote;
+      const top = card.getBoundingClientRect().top - element.getBoundingClientRect().top + element.scrollTop - ABOVE_QUOTE_PX;
+      if (top < element.scrollTop) {
+        element.scrollTop = top;
+        followBottom.current = false;
+      }
+    });
+    return () => cancelAnimationFrame(frame);
   }, [entries, payments]);
 
   const onScroll = () => {

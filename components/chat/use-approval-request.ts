@@ -142,7 +142,7 @@ export function useApprovalRequest({ chat, controllerRef, run, extras, walletAdd
       const controller = new AbortController();
       controllerRef.current = controller;
       setApproving(payment.paymentId);
-      try {
+      const signAndSend = async (): Promise<SendOutcome> => {
         let answer: WalletAnswer;
         try {
           answer = await plan.signAnswer();
@@ -164,10 +164,10 @@ export function useApprovalRequest({ chat, controllerRef, run, extras, walletAdd
           ...plan.settings,
           payment: { paymentId: payment.paymentId, token: plan.token, signed: answer.signed },
         };
-        return await run(body, undefined, controller);
-      } finally {
-        setApproving(undefined);
-      }
+        return run(body, undefined, controller);
+      };
+      // However it ends, the approval is over.
+      return signAndSend().finally(() => setApproving(undefined));
     },
     [controllerRef, entriesRef, extras, newId, run, sign, signFromBudget, signWithChannelKey, signSolana, solanaAddress, update, walletAddress],
   );

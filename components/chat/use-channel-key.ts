@@ -4,7 +4,8 @@
 // pay-as-you-go channel can be paid, and its signer for what a channel quote asks of it (the
 // first voucher with a deposit, each call's voucher after), at most the call's price on the card.
 import { useEffect, useMemo, useRef, useState } from "react";
-import { parseUsd } from "@/lib/money";
+import { nextTask } from "@/lib/client/lazy-load";
+import { parseUsd, ZERO_USD } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 
@@ -31,7 +32,9 @@ export function useChannelKey(wallet: string | undefined): ChannelKey {
   useEffect(() => {
     if (!wallet) return;
     let live = true;
-    const key = loadKeys()
+    // Its code is fetched from a task of its own, not the commit's that brought the wallet.
+    const key = nextTask()
+      .then(loadKeys)
       .then((keys) => keys.ensureChannelKey(wallet))
       .catch(() => undefined);
     making.current = { wallet, key };
@@ -48,7 +51,7 @@ export function useChannelKey(wallet: string | undefined): ChannelKey {
   const sign = useMemo(
     () =>
       wallet && key
-        ? async (typedData: ApprovalTypedData, payment: PaymentStatus) => (await loadKeys()).signVoucher(wallet, typedData, parseUsd(payment.channel?.price ?? "0") ?? 0n)
+        ? async (typedData: ApprovalTypedData, payment: PaymentStatus) => (await loadKeys()).signVoucher(wallet, typedData, parseUsd(payment.channel?.price ?? "0") ?? ZERO_USD)
         : undefined,
     [wallet, key],
   );

@@ -9,7 +9,7 @@ import { type AppBudgetPayment, type AppBudgetWatchParameters, useAppBudgetWatch
 import type { PaymentWallet } from "@/components/wallet/wallet-context";
 import type { Settings } from "@/lib/client/settings";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
-import { parseUsd } from "@/lib/money";
+import { parseUsd, ZERO_USD } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 
 export type ChatAgentBudgetParameters = {
@@ -34,6 +34,9 @@ export type ChatAgentBudget = {
   appPayments: AppBudgetPayment[];
 };
 
+/** A fee the quote does not state readably: the budget's key refuses to sign it. */
+const UNREADABLE_FEE = -1n;
+
 export function useChatAgentBudget({ wallet, refreshKey, onMoved, threshold, settings, channelKey }: ChatAgentBudgetParameters): ChatAgentBudget {
   const budget = useAgentBudget(wallet, refreshKey, onMoved);
   const signQuote = budget.signQuote;
@@ -41,9 +44,9 @@ export function useChatAgentBudget({ wallet, refreshKey, onMoved, threshold, set
     () =>
       signQuote
         ? (typedData: ApprovalTypedData, payment: PaymentStatus) =>
-            signQuote(typedData, parseUsd(settings.current.preferences.confirmationThreshold) ?? 0n, {
+            signQuote(typedData, parseUsd(settings.current.preferences.confirmationThreshold) ?? ZERO_USD, {
               payTo: payment.payTo,
-              amount: parseUsd(payment.amount.serviceFee) ?? -1n,
+              amount: parseUsd(payment.amount.serviceFee) ?? UNREADABLE_FEE,
               expiresAt: new Date(payment.approval?.expiresAt ?? 0),
             })
         : undefined,

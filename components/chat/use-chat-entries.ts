@@ -19,16 +19,16 @@ export type ChatEntries = {
 export function useChatEntries(streaming: boolean): ChatEntries {
   const [entries, setEntries] = useState<ChatEntry[]>([]);
   const entriesRef = useRef<ChatEntry[]>([]);
-  const nextId = useRef(0);
+  const nextIdRef = useRef(0);
 
   const update = useCallback((change: (current: ChatEntry[]) => ChatEntry[]) => {
     entriesRef.current = change(entriesRef.current);
     setEntries(entriesRef.current);
   }, []);
 
-  const newId = useCallback(() => `entry-${(nextId.current += 1)}`, []);
+  const newId = useCallback(() => `entry-${(nextIdRef.current += 1)}`, []);
 
-  useKeptConversation({ entries, streaming, entriesRef, nextId, setEntries });
+  useKeptConversation({ entries, streaming, entriesRef, nextIdRef, setEntries });
 
   return { entries, entriesRef, update, newId };
 }

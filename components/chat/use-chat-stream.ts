@@ -95,27 +95,26 @@ export function useChatStream({
       const userId = newId();
       const replyId = newId();
       update((current) => [...current, ...(userText === undefined ? [] : [{ id: userId, role: "user" as const, content: userText }]), waitingReply(replyId, body)]);
-      try {
-        return await streamReply({
-          endpoint,
-          body,
-          signal: controller.signal,
-          updateReply: (change) => update((current) => current.map((entry) => (entry.id === replyId && entry.role === "assistant" ? change(entry) : entry))),
-          // A message refused for the cooldown is not refused for good: the composer holds it and
-          // sends it when the wait is over, so no refusal is shown for it.
-          withdraw: (error) =>
-            update((current) => [
-              ...current.filter((entry) => entry.id !== userId && entry.id !== replyId),
-              ...(error.status === 429 && userText !== undefined ? [] : [{ id: newId(), role: "refusal" as const, error }]),
-            ]),
-          onProposal,
-          onFinish,
-          onAccepted: options.onAccepted,
-        });
-      } finally {
+      return streamReply({
+        endpoint,
+        body,
+        signal: controller.signal,
+        updateReply: (change) => update((current) => current.map((entry) => (entry.id === replyId && entry.role === "assistant" ? change(entry) : entry))),
+        // A message refused for the cooldown is not refused for good: the composer holds it and
+        // sends it when the wait is over, so no refusal is shown for it.
+        withdraw: (error) =>
+          update((current) => [
+            ...current.filter((entry) => entry.id !== userId && entry.id !== replyId),
+            ...(error.status === 429 && userText !== undefined ? [] : [{ id: newId(), role: "refusal" as const, error }]),
+          ]),
+        onProposal,
+        onFinish,
+        onAccepted: options.onAccepted,
+      }).finally(() => {
+        // However it ended, the request is no longer in flight.
         controllerRef.current = null;
         setStreaming(false);
-      }
+      });
     },
     [endpoint, newId, onFinish, onProposal, update],
   );
@@ -133,7 +132,7 @@ export function useChatStream({
       };
       return run(body, text, controller, options);
     },
-    [extras, run, solanaAddress, walletAddress],
+    [entriesRef, extras, run, solanaAddress, walletAddress],
   );
 
   const retry = useCallback(async (options?: SendOptions): Promise<RetryOutcome> => {
@@ -149,7 +148,7 @@ export function useChatStream({
     // The last question and what followed it (a failed or stopped reply, a refusal) are replaced.
     update((entries) => entries.slice(0, lastUser));
     return { ...(await send(entry.content, options)), question: entry.content };
-  }, [send, update]);
+  }, [entriesRef, send, update]);
 
   const { approving, approve } = useApprovalRequest({ chat: chatEntries, controllerRef, run, extras, walletAddress, sign, solanaAddress, signSolana, signFromBudget, signWithChannelKey });
 

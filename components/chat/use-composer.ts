@@ -6,7 +6,7 @@
 // server holds back for the cooldown (429) is not dropped: it stays in the composer and is sent
 // by itself when the wait is over (the person may still change it, or clear it to not send it).
 // Nothing acts before React runs in the browser (`hydrated`).
-import { startTransition, useEffect, useRef, useState } from "react";
+import { startTransition, useEffect, useEffectEvent, useState } from "react";
 import { preloadMarkdown } from "@/components/shared/markdown";
 import type { SendOutcome } from "./stream-reply";
 import { useCooldown } from "./use-cooldown";
@@ -78,13 +78,12 @@ export function useComposer({ cooldownSeconds, send, retry, idle, endsWithReply 
   };
 
   // A held message goes when the wait is over, unless the person cleared it meanwhile.
-  const sendHeld = useRef(onSend);
-  sendHeld.current = onSend;
+  const sendHeld = useEffectEvent(() => void onSend());
   const due = held && hydrated && idle && cooldown.remainingSeconds === 0;
   useEffect(() => {
     if (!due) return;
     if (draft.trim().length === 0) setHeld(false);
-    else void sendHeld.current();
+    else sendHeld();
   }, [due, draft]);
 
   const canRetry = hydrated && idle && cooldown.remainingSeconds === 0 && endsWithReply;

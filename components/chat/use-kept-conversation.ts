@@ -12,31 +12,39 @@ export type KeptConversationParameters = {
   /** The entries an in-flight send works from; the restored ones go there at once. */
   entriesRef: RefObject<ChatEntry[]>;
   /** The last entry number given out: a restored conversation's new entries number on from its own. */
-  nextId: RefObject<number>;
+  nextIdRef: RefObject<number>;
   setEntries: Dispatch<SetStateAction<ChatEntry[]>>;
 };
 
-export function useKeptConversation({ entries, streaming, entriesRef, nextId, setEntries }: KeptConversationParameters): void {
+export function useKeptConversation({ entries, streaming, entriesRef, nextIdRef, setEntries }: KeptConversationParameters): void {
   const restored = useRef(false);
   const revealOnRender = useRef(false);
   // What storage holds already: the conversation just brought back is not written again.
   const stored = useRef<ChatEntry[] | undefined>(undefined);
   useEffect(() => {
-    const saved = loadConversation();
-    if (saved.length > 0 && entriesRef.current.length === 0) {
-      nextId.current = Math.max(0, ...saved.map((entry) => Number(/^entry-(\d+)$/.exec(entry.id)?.[1] ?? 0)));
-      entriesRef.current = saved;
-      stored.current = saved;
-      // A transition: rendering a long conversation yields to the page between its parts.
-      startTransition(() => setEntries(saved));
-      // The welcome stays hidden until the conversation is rendered in its place.
-      revealOnRender.current = true;
-    } else endRestoring();
-    restored.current = true;
-    const keep = () => saveConversation(entriesRef.current);
+    // Read and checked in a task of its own, not in the hydration's: on a phone each is a long
+    // stretch of the main thread.
+    const timer = setTimeout(() => {
+      const saved = loadConversation();
+      if (saved.length > 0 && entriesRef.current.length === 0) {
+        nextIdRef.current = Math.max(0, ...saved.map((entry) => Number(/^entry-(\d+)$/.exec(entry.id)?.[1] ?? 0)));
+        entriesRef.current = saved;
+        stored.current = saved;
+        // A transition: rendering a long conversation yields to the page between its parts.
+        startTransition(() => setEntries(saved));
+        // The welcome stays hidden until the conversation is rendered in its place.
+        revealOnRender.current = true;
+      } else endRestoring();
+      restored.current = true;
+    }, 0);
+    // Not before it is read: what storage holds is not replaced by the empty start.
+    const keep = () => restored.current && saveConversation(entriesRef.current);
     window.addEventListener("pagehide", keep);
-    return () => window.removeEventListener("pagehide", keep);
-  }, [entriesRef, nextId, setEntries]);
+    return () => {
+      clearTimeout(timer);
+      window.removeEventListener("pagehide", keep);
+    };
+  }, [entriesRef, nextIdRef, setEntries]);
   useEffect(() => {
     if (revealOnRender.current && entries.length > 0) {
       revealOnRender.current = false;

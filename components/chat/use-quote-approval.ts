@@ -7,14 +7,14 @@
 // once per message the person sends: text in a listing or a service's answer that steers the agent
 // to pay again meets the person, not the key. An approval is not a new message: it starts no
 // cooldown (the server does not count it).
-import { useEffect, useMemo, useRef } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { ApproveOptions, PaymentActions } from "@/components/payment/payment-card";
 import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
 import { insteadApproval, useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { channelKeyOnly, requestsOf } from "@/lib/client/wallet-requests";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
-import { formatUnits, parseUsd } from "@/lib/money";
+import { formatUnits, parseUsd, ZERO_USD } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { latestPayments, type ChatEntry } from "./chat-entries";
 import type { SendOptions, SendOutcome, UseChatStreamResult } from "./use-chat-stream";
@@ -47,22 +47,29 @@ export type QuoteApproval = {
 
 export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey, networks, threshold, refreshKey }: QuoteApprovalParameters): QuoteApproval {
   const walletWait = useWalletWait(wallet);
-  // Approvals and messages go on with the latest render's wallet once they have waited for it.
+  // Approvals and messages go on with the latest render's wallet once they have waited for it:
+  // the chat's functions as they are committed, before any handler runs.
   const approveNow = useRef(chat.approve);
-  approveNow.current = chat.approve;
+  const sendNow = useRef(chat.send);
+  useLayoutEffect(() => {
+    approveNow.current = chat.approve;
+    sendNow.current = chat.send;
+  }, [chat.approve, chat.send]);
   const approve = async (payment: PaymentStatus, options?: ApproveOptions) => {
     if (wallet.status === "loading") await walletWait.forApproval(payment.paymentId);
     return approveNow.current(payment, options);
   };
   const approving = chat.approving ?? walletWait.awaitingWallet;
-  const sendNow = useRef(chat.send);
-  sendNow.current = chat.send;
+  // The agent budget's payments signed without a prompt for this message: the first one only. The
+  // ref counts them for the effect that signs; the state shows the card whether one has gone.
   const silentThisMessage = useRef(0);
+  const [silentSigned, setSilentSigned] = useState(false);
   const send = async (text: string, options?: SendOptions) => {
     if (wallet.status === "loading") await walletWait.forMessage();
     // A wallet just connected: its channel key is made in a moment, and the message carries it.
     await channelKey.ready();
     silentThisMessage.current = 0;
+    setSilentSigned(false);
     return sendNow.current(text, options);
   };
 
@@ -72,8 +79,8 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey
   const quoteChain = pending ? readApprovalTypedData(pending.approval?.typedData)?.domain.chainId : undefined;
   const wrongChain =
     wallet.address && quoteChain !== undefined && wallet.chainId !== quoteChain && quoteNetwork ? { name: quoteNetwork.name } : undefined;
-  const limit = parseUsd(threshold) ?? 0n;
-  const needsConfirmation = (payment: PaymentStatus) => (parseUsd(payment.amount.usd) ?? 0n) > limit;
+  const limit = parseUsd(threshold) ?? ZERO_USD;
+  const needsConfirmation = (payment: PaymentStatus) => (parseUsd(payment.amount.usd) ?? ZERO_USD) > limit;
   const payer = payerOf(pending, { wallet, solana, agentBudget, channelKey, balance });
   // A call on an open channel: the page's channel key signs its voucher from the deposit the
   // person signed, with no prompt, however many there are (the deposit bounds them).
@@ -86,7 +93,7 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey
     approving,
     approve: (payment, options) => void approve(payment, options),
     reject: chat.reject,
-    confirmRequired: pending ? (pending.paidFrom === "agent-budget" ? silentThisMessage.current > 0 : !fromDeposit(pending) && needsConfirmation(pending)) : false,
+    confirmRequired: pending ? (pending.paidFrom === "agent-budget" ? silentSigned : !fromDeposit(pending) && needsConfirmation(pending)) : false,
     ...(payer.address ? { payingFrom: payer.address } : {}),
     ...(payer.balance !== undefined ? { balance: payer.balance } : {}),
     ...(wrongChain && !payer.fromBudget ? { wrongChain } : {}),
@@ -102,7 +109,10 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey
     if (prompted.current.has(pending.paymentId) || (!fromBudget && !fromDeposit(pending) && needsConfirmation(pending))) return;
     if (fromBudget && silentThisMessage.current > 0) return;
     prompted.current.add(pending.paymentId);
-    if (fromBudget) silentThisMessage.current += 1;
+    if (fromBudget) {
+      silentThisMessage.current += 1;
+      setSilentSigned(true);
+    }
     void approve(pending);
   });
 

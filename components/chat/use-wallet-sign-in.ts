@@ -8,6 +8,9 @@ import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
 import type { PaymentWallet, WalletStatus } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 
+// Outside the hook: the React Compiler does not compile a function with an import() in it.
+const loadSignIn = () => import("@/lib/client/sign-in");
+
 export type WalletSignInParameters = {
   wallet: Pick<PaymentWallet, "address" | "chainId" | "actions"> & { status: WalletStatus };
   solana: Pick<SolanaWalletState, "address" | "signIn">;
@@ -25,7 +28,7 @@ export function useWalletSignIn({ wallet, solana, networks, onSignedIn }: Wallet
     const signInOnce =
       wallet.address && signMessage && chainId !== undefined
         ? async () => {
-            const { signIn } = await import("@/lib/client/sign-in");
+            const { signIn } = await loadSignIn();
             await signIn({ address: wallet.address as `0x${string}`, chainId, signMessage });
           }
         : solanaSignIn;
@@ -39,14 +42,14 @@ export function useWalletSignIn({ wallet, solana, networks, onSignedIn }: Wallet
   const signedInWallet = useRef(wallet.address);
   useEffect(() => {
     if (signedInWallet.current && signedInWallet.current !== wallet.address && wallet.status === "ready") {
-      void import("@/lib/client/sign-in").then(({ signOut }) => signOut());
+      void loadSignIn().then(({ signOut }) => signOut());
     }
     if (wallet.status === "ready") signedInWallet.current = wallet.address;
   }, [wallet.address, wallet.status]);
   const signedInSolana = useRef(solana.address);
   useEffect(() => {
     if (signedInSolana.current && signedInSolana.current !== solana.address) {
-      void import("@/lib/client/sign-in").then(({ signOut }) => signOut());
+      void loadSignIn().then(({ signOut }) => signOut());
     }
     signedInSolana.current = solana.address;
   }, [solana.address]);

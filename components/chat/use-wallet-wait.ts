@@ -22,13 +22,9 @@ export function useWalletWait(wallet: { status: WalletStatus; whenReady: () => P
   const [awaitingWallet, setAwaitingWallet] = useState<string | undefined>(undefined);
   const forApproval = async (paymentId: string) => {
     setAwaitingWallet(paymentId);
-    try {
-      await wallet.whenReady();
-    } catch {
-      // It could not load: the approval finds no wallet and says so.
-    } finally {
-      setAwaitingWallet(undefined);
-    }
+    // If it could not load, the approval finds no wallet and says so.
+    await wallet.whenReady().catch(() => undefined);
+    setAwaitingWallet(undefined);
   };
   const forMessage = () => settledWithin(wallet.whenReady(), WALLET_WAIT_MS);
   return { awaitingWallet, forApproval, forMessage };

@@ -18,7 +18,7 @@ import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { limitKeys, usdError, type LimitKey, type SpendingLimitSettings } from "@/lib/client/settings";
 import type { AccessGrant } from "@/lib/chain/access-grant";
 import { MAX_GRANT_DAYS } from "@/lib/chain/grant-terms";
-import { formatUsd, parseUsd } from "@/lib/money";
+import { formatUsd, parseUsd, ZERO_USD } from "@/lib/money";
 import { readGiven, writeGiven, type GivenGrant } from "./app-grants-store";
 import styles from "./mcp.module.css";
 
@@ -97,25 +97,26 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
     if (Object.keys(errors).length > 0 || label.trim() === "") return setProblem("Give the app a name and each limit as an amount in USD.");
     const network = networks.find((candidate) => candidate.chainId === wallet.chainId) ?? networks[0];
     if (!network) return setProblem("This agent pays on no EVM network.");
+    const owner = wallet.address;
     setBusy(true);
-    try {
+    const steps = async () => {
       const session = await readSession();
       if (session.server) setServer(session.server);
       const grant: AccessGrant = {
         id: randomId(),
-        wallet: wallet.address,
+        wallet: owner,
         label: label.trim(),
         limits: {
-          daily: String(parseUsd(draft.daily) ?? 0n),
-          weekly: String(parseUsd(draft.weekly) ?? 0n),
-          monthly: String(parseUsd(draft.monthly) ?? 0n),
-          perPayment: String(parseUsd(draft.perPayment) ?? 0n),
+          daily: String(parseUsd(draft.daily) ?? ZERO_USD),
+          weekly: String(parseUsd(draft.weekly) ?? ZERO_USD),
+          monthly: String(parseUsd(draft.monthly) ?? ZERO_USD),
+          perPayment: String(parseUsd(draft.perPayment) ?? ZERO_USD),
         },
         validUntil: Math.floor(Date.now() / 1000) + days * 86_400,
         // The server's own address: a grant is for this deployment, whatever name the page was opened under.
         server: session.server ?? window.location.origin,
       };
-      if (signIn && !(session.wallet && sameAddress(session.wallet, wallet.address))) {
+      if (signIn && !(session.wallet && sameAddress(session.wallet, owner))) {
         try {
           await signIn();
         } catch (error) {
@@ -144,9 +145,9 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
       writeGiven(next);
       setGiven(next);
       setIssued({ token: body.token, label: grant.label });
-    } finally {
-      setBusy(false);
-    }
+    };
+    // However it ends, the form is free again.
+    await steps().finally(() => setBusy(false));
   };
 
   const revoke = async (grant: GivenGrant) => {
@@ -158,7 +159,7 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
         body: JSON.stringify({ id: grant.id, validUntil: grant.validUntil }),
       });
     setBusy(true);
-    try {
+    const steps = async () => {
       let response = await send().catch(() => undefined);
       // Revoking needs the wallet's session: signing in starts it, once.
       if (response?.status === 401 && signIn) {
@@ -173,9 +174,8 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
       const next = readGiven().map((entry) => (entry.id === grant.id ? { ...entry, revoked: true } : entry));
       writeGiven(next);
       setGiven(next);
-    } finally {
-      setBusy(false);
-    }
+    };
+    await steps().finally(() => setBusy(false));
   };
 
   const address = wallet.address;

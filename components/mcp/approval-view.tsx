@@ -69,7 +69,7 @@ export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; 
         return setProblem(`The app asked for this payment from ${shortHex(view.wallet)}. Connect that wallet to approve it.`);
       }
       setApproving(true);
-      try {
+      const steps = async () => {
         let signed: (string | null)[];
         try {
           signed = await signRequests(requests, signers, skip);
@@ -99,9 +99,9 @@ export function ApprovalView({ paymentId, networks = [] }: { paymentId: string; 
             ? { ...current, status: String(body.status), summary: String(body.summary ?? ""), card: last ?? current.card, ...("data" in body ? { data: body.data } : {}) }
             : current,
         );
-      } finally {
-        setApproving(false);
-      }
+      };
+      // However it ends, the approval is over.
+      return steps().finally(() => setApproving(false));
     },
     [paymentId, view, wallet, channelKey.sign],
   );

@@ -8,12 +8,12 @@
 // and the app's quotes ask for the wallet through their approval link instead. Each payment it
 // makes for an app is told to the page as it happens (`onAppPayment`), so the person sees what
 // was paid without a prompt, and for which app.
-import { useEffect, useRef } from "react";
+import { useEffect, useLayoutEffect, useRef } from "react";
 import type { AgentBudgetGrant } from "@/lib/chain/delegation";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
 import { channelKeyOnly, requestsOf } from "@/lib/client/wallet-requests";
 import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
-import { parseUsd } from "@/lib/money";
+import { parseUsd, ZERO_USD } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { hasAppAccess } from "./app-grants-store";
 
@@ -53,8 +53,11 @@ export type AppBudgetPayment = {
 };
 
 export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment }: AppBudgetWatchParameters): void {
+  // What each check works with: the latest committed, read when it runs.
   const latest = useRef({ requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment });
-  latest.current = { requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment };
+  useLayoutEffect(() => {
+    latest.current = { requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment };
+  });
   const usable = signFromBudget !== undefined || channelKey?.sign !== undefined;
 
   useEffect(() => {
@@ -68,11 +71,11 @@ export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, channe
       const channelKey = keyNow?.sign ? keyNow.current() : undefined;
       if (!agentBudget && !channelKey) return;
       running = true;
-      try {
+      const steps = async () => {
         const response = await fetch("/api/mcp/budget", {
           method: "POST",
           headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ ...(agentBudget ? { agentBudget, threshold: String(parseUsd(thresholdNow) ?? 0n) } : {}), ...(channelKey ? { channelKey } : {}) }),
+          body: JSON.stringify({ ...(agentBudget ? { agentBudget, threshold: String(parseUsd(thresholdNow) ?? ZERO_USD) } : {}), ...(channelKey ? { channelKey } : {}) }),
         }).catch(() => undefined);
         if (!response?.ok) return;
         const body = (await response.json().catch(() => ({}))) as { quotes?: Array<{ paymentId?: unknown; quote?: unknown; app?: unknown }> };
@@ -111,9 +114,10 @@ export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, channe
             at: Date.now(),
           });
         }
-      } finally {
+      };
+      await steps().finally(() => {
         running = false;
-      }
+      });
     };
     void tick();
     const timer = window.setInterval(() => void tick(), EVERY_MS);

@@ -23,14 +23,9 @@ export function CopyButton({ text, label, "data-testid": testId }: CopyButtonPro
   }, [state]);
 
   const copy = async () => {
-    try {
-      // Missing outside a secure context (plain http on another host): say so instead of failing silently.
-      if (!navigator.clipboard) throw new Error("no clipboard");
-      await navigator.clipboard.writeText(text);
-      setState("copied");
-    } catch {
-      setState("failed");
-    }
+    // Missing outside a secure context (plain http on another host): say so instead of failing silently.
+    const written = navigator.clipboard ? await navigator.clipboard.writeText(text).then(() => true, () => false) : false;
+    setState(written ? "copied" : "failed");
   };
 
   return (

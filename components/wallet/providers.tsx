@@ -27,9 +27,11 @@ import type { WalletStackProps } from "./wallet-stack";
 
 const noWallet: PaymentWallet = { address: undefined, chainId: undefined, connectorName: undefined, sign: undefined, actions: undefined };
 
-/** The wallet stack, evaluated in two steps, each its own task (a module already evaluated is not
+/** The wallet stack, fetched from a task of its own and evaluated in two steps, each its own task (a module already evaluated is not
  * evaluated again): the wagmi configuration with the libraries it needs, then the stack's components. */
 const loadWalletStack = once(async (): Promise<ComponentType<WalletStackProps>> => {
+  // Not from the commit that asked for it: fetching it is a stretch of the main thread too.
+  await nextTask();
   await import("./wagmi-config");
   await nextTask();
   return (await import("./wallet-stack")).WalletStack;
@@ -55,6 +57,8 @@ function useLoaded<P>(wanted: boolean, load: () => Promise<ComponentType<P>>, on
   }, [wanted, load, onFailure]);
   return component;
 }
+
+const sameQuery = (one: BalanceQuery, other: BalanceQuery) => one.network?.id === other.network?.id && one.refreshKey === other.refreshKey;
 
 function deferred() {
   let resolve!: () => void;
@@ -110,9 +114,7 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
 
   // A transition: asked for as the page mounts, and the page's render for it yields between its parts.
   const requestBalance = useCallback((query: BalanceQuery) => {
-    startTransition(() =>
-      setBalanceQuery((current) => (current.network?.id === query.network?.id && current.refreshKey === query.refreshKey ? current : query)),
-    );
+    startTransition(() => setBalanceQuery((current) => (sameQuery(current, query) ? current : query)));
   }, []);
   const whenReady = useCallback(() => ready.current.promise, []);
   const loadWallet = useCallback(() => {
@@ -123,12 +125,15 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
   // The page's render with a new wallet is a transition too: it yields between its parts.
   const onReport = useCallback((next: WalletReport) => startTransition(() => setReport(next)), []);
 
-  const wallet = report ?? noWallet;
+  const { address, chainId, connectorName, sign, actions } = report ?? noWallet;
+  // The same object while the wallet is the same: a balance read does not make the page's wallet new.
+  const wallet = useMemo<PaymentWallet>(() => ({ address, chainId, connectorName, sign, actions }), [address, chainId, connectorName, sign, actions]);
+  const balance = report?.balance;
   const value = useMemo<WalletContextValue>(
     () => ({
       status,
-      wallet: { address: wallet.address, chainId: wallet.chainId, connectorName: wallet.connectorName, sign: wallet.sign, actions: wallet.actions },
-      balance: report?.balance,
+      wallet,
+      balance,
       chainCount: Math.max(1, setup.networks.length),
       loadFailed: failed,
       whenReady,
@@ -136,7 +141,7 @@ export function WalletProviders({ setup, children }: { setup: WalletSetup; child
       requestBalance,
       setConnectTarget,
     }),
-    [status, wallet.address, wallet.chainId, wallet.connectorName, wallet.sign, wallet.actions, report?.balance, setup.networks.length, failed, whenReady, loadWallet, requestBalance],
+    [status, wallet, balance, setup.networks.length, failed, whenReady, loadWallet, requestBalance],
   );
 
   return (

@@ -17,6 +17,10 @@ import {
 } from "@/lib/client/solana-wallet";
 import type { SandboxSolanaWalletOptions } from "./sandbox-solana-wallet";
 
+// Outside the hook: the React Compiler does not compile a function with an import() in it.
+const loadSandboxWallet = () => import("./sandbox-solana-wallet");
+const loadSignIn = () => import("@/lib/client/sign-in");
+
 const LAST_WALLET_KEY = "x402.solana-wallet";
 
 export type SolanaWalletChoice = { name: string; icon: string };
@@ -50,7 +54,7 @@ export function useSolanaWallet({ enabled, sandbox }: { enabled: boolean; sandbo
     const off = onSolanaWalletsChanged(refresh);
     refresh();
     // Loaded only on the sandbox: no other page carries the demo wallet.
-    if (sandbox) void import("./sandbox-solana-wallet").then(({ registerSandboxSolanaWallet }) => registerSandboxSolanaWallet(sandbox));
+    if (sandbox) void loadSandboxWallet().then(({ registerSandboxSolanaWallet }) => registerSandboxSolanaWallet(sandbox));
     return off;
   }, [enabled, sandbox]);
 
@@ -108,7 +112,7 @@ export function useSolanaWallet({ enabled, sandbox }: { enabled: boolean; sandbo
     if (!wallet) return undefined;
     return async () => {
       // Loaded when first used: most visits never sign in.
-      const { signInWithSolana } = await import("@/lib/client/sign-in");
+      const { signInWithSolana } = await loadSignIn();
       await signInWithSolana(wallet);
     };
   }, [connected]);
