@@ -3,5 +3,7 @@
 export const COMPILE_HINT: string;
 /** The JavaScript files (relative to .next) a page of the build in `root` loads as it starts. */
 export function startupFiles(root: string): string[];
-/** Marks the build's startup files in `root`; returns those it marked. */
+/** The startup files and the chunks their code imports (named in it), relative to .next. */
+export function hintedFiles(root: string): string[];
+/** Marks the build's startup files in `root` and the chunks they import; returns those it marked. */
 export function addCompileHints(root: string): string[];

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
-// The last step of `npm run build`: marks the JavaScript every page runs as it starts with V8's
-// explicit compile hint (`//# allFunctionsCalledOnLoad`, Chrome 136 and later). A browser then
-// compiles those files' functions on the thread that streams them from the network, not one by one
-// on the main thread the first time each is called: on a phone, the page's start (Next's runtime,
-// React and the page's own code, all evaluated in one task) no longer waits for their compilation.
-// Only the startup files are marked, never a chunk the page imports later (the wallet, the
-// markdown renderer): eagerly compiling code that may never run would only cost.
+// The last step of `npm run build`: marks the page's own JavaScript with V8's explicit compile hint
+// (`//# allFunctionsCalledOnLoad`, Chrome 136 and later). A browser then compiles a marked file's
+// functions on the thread that streams it from the network, not one by one on the main thread the
+// first time each is called: on a phone, the page's start (Next's runtime, React and the page's
+// code, evaluated in one task) and each part it imports later no longer wait for their compilation.
 //
-// Which files: Next's own (`rootMainFiles` in .next/build-manifest.json) and each page's entry
-// files (`entryJSFiles` in its client reference manifest). A marked file keeps its name; its
-// source map, when the build made one, moves down by the line the comment adds. Running it twice
-// marks nothing twice.
+// Which files: those every page starts with (Next's own, `rootMainFiles` in
+// .next/build-manifest.json, and each page's entry files, `entryJSFiles` in its client reference
+// manifest), and the chunks those files import themselves (the wallet stack, RainbowKit, the
+// markdown renderer: named in their code), whose functions run once they are loaded. Not what
+// those chunks import in turn (a wallet's SDK, loaded when a person picks that wallet): eagerly
+// compiling code that may never run would only cost. A marked file keeps its name; its source map,
+// when the build made one, moves down by the line the comment adds. Running it twice marks nothing
+// twice.
 //
 //   node bin/compile-hints.mjs [app folder, default: the current one]
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -44,6 +46,19 @@ export function startupFiles(root) {
   return [...files].filter((file) => file.endsWith(".js"));
 }
 
+const CHUNK_PATH = /static\/chunks\/[\w.-]+\.js/g;
+
+/** The startup files and the chunks their code imports (named in it), relative to .next. */
+export function hintedFiles(root) {
+  const startup = startupFiles(root);
+  const files = new Set(startup);
+  for (const file of startup) {
+    const text = readFileSync(join(root, ".next", file), "utf8");
+    for (const [named] of text.matchAll(CHUNK_PATH)) if (existsSync(join(root, ".next", named))) files.add(named);
+  }
+  return [...files];
+}
+
 /** Marks one file; false when it already was. */
 function mark(path) {
   const text = readFileSync(path, "utf8");
@@ -61,13 +76,13 @@ function mark(path) {
   return true;
 }
 
-/** Marks this build's startup files; returns those it marked. */
+/** Marks this build's startup files and the chunks they import; returns those it marked. */
 export function addCompileHints(root) {
-  return startupFiles(root).filter((file) => mark(join(root, ".next", file)));
+  return hintedFiles(root).filter((file) => mark(join(root, ".next", file)));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = resolve(process.argv[2] ?? ".");
   const marked = addCompileHints(root);
-  console.log(`Compile hints: ${marked.length} startup file(s) marked for eager compilation.`);
+  console.log(`Compile hints: ${marked.length} file(s) marked for eager compilation.`);
 }

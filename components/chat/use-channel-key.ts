@@ -32,10 +32,14 @@ export function useChannelKey(wallet: string | undefined): ChannelKey {
   useEffect(() => {
     if (!wallet) return;
     let live = true;
-    // Its code is fetched from a task of its own, not the commit's that brought the wallet.
+    // Its code is fetched from a task of its own, not the commit's that brought the wallet, and
+    // the key is made in the next one, not in the task that evaluates that code.
     const key = nextTask()
       .then(loadKeys)
-      .then((keys) => keys.ensureChannelKey(wallet))
+      .then(async (keys) => {
+        await nextTask();
+        return keys.ensureChannelKey(wallet);
+      })
       .catch(() => undefined);
     making.current = { wallet, key };
     void key.then((made) => {

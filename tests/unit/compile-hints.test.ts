@@ -1,11 +1,12 @@
-// The last step of `npm run build` (bin/compile-hints.mjs): the JavaScript a page runs as it starts
-// carries V8's compile hint, so a phone compiles it while it downloads, not on the main thread as it
-// runs; a chunk the page imports later does not; a source map follows its file's new first line.
+// The last step of `npm run build` (bin/compile-hints.mjs): the JavaScript a page runs as it starts,
+// and the chunks that code imports itself, carry V8's compile hint, so a phone compiles them while
+// they download, not on the main thread as they run; what those chunks import in turn (a wallet's
+// SDK) does not; a source map follows its file's new first line.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { addCompileHints, COMPILE_HINT, startupFiles } from "@/bin/compile-hints.mjs";
+import { addCompileHints, COMPILE_HINT, hintedFiles, startupFiles } from "@/bin/compile-hints.mjs";
 
 let root: string;
 const chunk = (name: string) => join(root, ".next", "static", "chunks", name);
@@ -26,8 +27,10 @@ beforeEach(async () => {
     join(root, ".next", "server", "app", "approve", "[paymentId]", "page_client-reference-manifest.js"),
     manifest("/approve/[paymentId]/page", { "[project]/app/approve/[paymentId]/page": ["static/chunks/approve.js", "static/chunks/styles.css"] }),
   );
-  for (const name of ["framework.js", "runtime.js", "layout.js", "approve.js", "wallet.js"]) await writeFile(chunk(name), `push(${JSON.stringify(name)});\n`);
-  await writeFile(chunk("chat.js"), "push('chat');\n//# sourceMappingURL=chat.js.map");
+  for (const name of ["framework.js", "runtime.js", "layout.js", "approve.js", "sdk.js"]) await writeFile(chunk(name), `push(${JSON.stringify(name)});\n`);
+  // The page's code imports the wallet's chunk, and that chunk a wallet's SDK, as Turbopack names them.
+  await writeFile(chunk("chat.js"), 'push(\'chat\', () => load(["static/chunks/wallet.js"]));\n//# sourceMappingURL=chat.js.map');
+  await writeFile(chunk("wallet.js"), 'push(\'wallet\', () => load(["static/chunks/sdk.js"]));\n');
   await writeFile(chunk("chat.js.map"), JSON.stringify({ version: 3, sources: ["chat.tsx"], names: [], mappings: "AAAA" }));
 });
 
@@ -42,11 +45,18 @@ describe("compile hints", () => {
     );
   });
 
-  it("marks the startup files at their top and leaves a chunk the page imports later as it was", async () => {
-    expect(addCompileHints(root).sort()).toHaveLength(5);
-    expect(await readFile(chunk("framework.js"), "utf8")).toBe(`${COMPILE_HINT}\npush("framework.js");\n`);
+  it("adds the chunks the startup files import themselves, not what those chunks import", () => {
+    expect(hintedFiles(root).sort()).toEqual(
+      ["approve.js", "chat.js", "framework.js", "layout.js", "runtime.js", "wallet.js"].map((name) => `static/chunks/${name}`),
+    );
+  });
+
+  it("marks them at their top and leaves the others as they were", async () => {
+    expect(addCompileHints(root)).toHaveLength(6);
     expect(COMPILE_HINT).toBe("//# allFunctionsCalledOnLoad");
-    expect(await readFile(chunk("wallet.js"), "utf8")).toBe('push("wallet.js");\n');
+    expect(await readFile(chunk("framework.js"), "utf8")).toBe(`${COMPILE_HINT}\npush("framework.js");\n`);
+    expect((await readFile(chunk("wallet.js"), "utf8")).startsWith(`${COMPILE_HINT}\n`)).toBe(true);
+    expect(await readFile(chunk("sdk.js"), "utf8")).toBe('push("sdk.js");\n');
   });
 
   it("moves a marked file's source map down by the line the hint adds", async () => {
