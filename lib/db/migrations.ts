@@ -332,6 +332,20 @@ export const migrations: readonly Migration[] = [
       "ALTER TABLE mcp_budget_watch ALTER COLUMN budget DROP NOT NULL, ALTER COLUMN threshold DROP NOT NULL, ADD COLUMN channel_key text",
     ],
   },
+  {
+    id: 13,
+    name: "payment channels as migration 12 ends",
+    // Migration 12 shipped in earlier forms, and a database migrated by one of them kept that form:
+    // its channels had no `claimed` (every channel sweep and budget read then failed), its AI apps'
+    // watch no channel key. This brings any of them to migration 12's last form; on a database
+    // that has it, each statement changes nothing.
+    statements: [
+      "ALTER TABLE channels ADD COLUMN IF NOT EXISTS requirements jsonb NOT NULL DEFAULT '{}'::jsonb",
+      "ALTER TABLE channels ALTER COLUMN requirements DROP DEFAULT",
+      "ALTER TABLE channels ADD COLUMN IF NOT EXISTS claimed numeric(78, 0) CHECK (claimed >= 0 AND claimed <= deposit)",
+      "ALTER TABLE mcp_budget_watch ALTER COLUMN budget DROP NOT NULL, ALTER COLUMN threshold DROP NOT NULL, ADD COLUMN IF NOT EXISTS channel_key text",
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.
