@@ -5,7 +5,8 @@
 // wallet prompts, the person pays the transfer's gas). Revoking stops its use at once, has the
 // key sign an EIP-3009 authorization returning everything left, and has the wallet submit it.
 // What is left is the session address's USDC balance: the chain's figure, not the page's sum.
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
+import { useCommitted } from "@/components/shared/use-committed";
 import type { PaymentWallet, WalletActions } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import {
@@ -59,10 +60,7 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
   const [notice, setNotice] = useState<AgentBudgetNotice | undefined>(undefined);
   const [readKey, setReadKey] = useState(0);
   // The budget as committed, for what runs after a render (a revoke, a request's grant).
-  const storedRef = useRef(stored);
-  useLayoutEffect(() => {
-    storedRef.current = stored;
-  }, [stored]);
+  const storedRef = useCommitted(stored);
 
   useEffect(() => {
     setStored(address ? readStoredBudget(address) : undefined);
@@ -162,7 +160,7 @@ export function useAgentBudget(wallet: Pick<PaymentWallet, "address" | "actions"
   const requestGrant = useCallback(() => {
     const current = storedRef.current;
     return isBudgetUsable(current) ? current.grant : undefined;
-  }, []);
+  }, [storedRef]);
 
   const usable = isBudgetUsable(stored);
   const signQuote = usable

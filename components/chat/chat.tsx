@@ -6,8 +6,9 @@
 // exchanges with the settings (use-settings-exchange.ts), the agent budget
 // (use-chat-agent-budget.ts), signing in (use-wallet-sign-in.ts), the waiting quote and its
 // approval (use-quote-approval.ts) and the composer (use-composer.ts).
-import { useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { ProposalBanner } from "@/components/settings/proposal-banner";
+import { useCommitted } from "@/components/shared/use-committed";
 import { useSettings } from "@/components/settings/use-settings";
 import type { SandboxSolanaWalletOptions } from "@/components/wallet/sandbox-solana-wallet";
 import { useSolanaWallet } from "@/components/wallet/use-solana-wallet";
@@ -61,10 +62,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
 
   // Read at send time, so a request always carries the settings (and the budget) of that moment:
   // those the page shows, set as they are committed, before any handler runs.
-  const settingsRef = useRef(settings);
-  useLayoutEffect(() => {
-    settingsRef.current = settings;
-  }, [settings]);
+  const settingsRef = useCommitted(settings);
   const threshold = settings.preferences.confirmationThreshold;
   // The page's key for pay-as-you-go channels: its address travels with each request, and it signs
   // the chat's and the AI apps' calls on a channel.

@@ -7,8 +7,9 @@
 // once per message the person sends: text in a listing or a service's answer that steers the agent
 // to pay again meets the person, not the key. An approval is not a new message: it starts no
 // cooldown (the server does not count it).
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { ApproveOptions, PaymentActions } from "@/components/payment/payment-card";
+import { useCommitted } from "@/components/shared/use-committed";
 import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
 import { insteadApproval, useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
@@ -49,12 +50,8 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey
   const walletWait = useWalletWait(wallet);
   // Approvals and messages go on with the latest render's wallet once they have waited for it:
   // the chat's functions as they are committed, before any handler runs.
-  const approveNow = useRef(chat.approve);
-  const sendNow = useRef(chat.send);
-  useLayoutEffect(() => {
-    approveNow.current = chat.approve;
-    sendNow.current = chat.send;
-  }, [chat.approve, chat.send]);
+  const approveNow = useCommitted(chat.approve);
+  const sendNow = useCommitted(chat.send);
   const approve = async (payment: PaymentStatus, options?: ApproveOptions) => {
     if (wallet.status === "loading") await walletWait.forApproval(payment.paymentId);
     return approveNow.current(payment, options);

@@ -8,7 +8,8 @@
 // and the app's quotes ask for the wallet through their approval link instead. Each payment it
 // makes for an app is told to the page as it happens (`onAppPayment`), so the person sees what
 // was paid without a prompt, and for which app.
-import { useEffect, useLayoutEffect, useRef } from "react";
+import { useEffect } from "react";
+import { useCommitted } from "@/components/shared/use-committed";
 import type { AgentBudgetGrant } from "@/lib/chain/delegation";
 import { readPaymentStatus } from "@/lib/client/stream-payloads";
 import { channelKeyOnly, requestsOf } from "@/lib/client/wallet-requests";
@@ -54,10 +55,7 @@ export type AppBudgetPayment = {
 
 export function useAppBudgetWatch({ wallet, requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment }: AppBudgetWatchParameters): void {
   // What each check works with: the latest committed, read when it runs.
-  const latest = useRef({ requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment });
-  useLayoutEffect(() => {
-    latest.current = { requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment };
-  });
+  const latest = useCommitted({ requestGrant, signFromBudget, channelKey, threshold, onPaid, onAppPayment });
   const usable = signFromBudget !== undefined || channelKey?.sign !== undefined;
 
   useEffect(() => {
