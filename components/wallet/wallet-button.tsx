@@ -19,9 +19,12 @@ export type WalletButtonProps = {
   setup: WalletSetup;
 };
 
+// The page's own font, not RainbowKit's stack of rounded faces: each of those a system lacks is a
+// font lookup before the button's text can be laid out.
+const fonts = { body: "var(--font-sans)" };
 const theme = {
-  lightMode: lightTheme({ accentColor: "#1f6feb" }),
-  darkMode: darkTheme({ accentColor: "#58a6ff", accentColorForeground: "#0d1117" }),
+  lightMode: { ...lightTheme({ accentColor: "#1f6feb" }), fonts },
+  darkMode: { ...darkTheme({ accentColor: "#58a6ff", accentColorForeground: "#0d1117" }), fonts },
 };
 const appName = "x402 payment agent";
 

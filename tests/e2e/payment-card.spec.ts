@@ -1,8 +1,29 @@
 // The payment card at 1280 × 800, where a quote is taller than the chat pane: it opens at its top
 // with the button that pays in view and its details folded; the service's address keeps its host
-// and port whole; and a payment the person turned down reads "Declined", quietly, not as a failure.
+// and port whole; a payment the person turned down reads "Declined", quietly, not as a failure;
+// and the page with a quote keeps to the type scale (app/globals.css).
+import type { Page } from "@playwright/test";
 import { chatPage } from "./chat-page";
 import { expect, test } from "./wallet";
+
+/** The fonts the page's laid-out text and controls are drawn in (first family, size, weight and
+ * style), RainbowKit's own button aside: its styles are the library's. */
+function fontsDrawn(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const fonts = new Set<string>();
+    const add = (element: Element) => {
+      if (element.getClientRects().length === 0 || element.closest("[data-rk]")) return;
+      const style = getComputedStyle(element);
+      fonts.add(`${style.fontFamily.split(",")[0]} ${style.fontSize} ${style.fontWeight} ${style.fontStyle}`);
+    };
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.textContent?.trim() && node.parentElement) add(node.parentElement);
+    }
+    for (const control of document.querySelectorAll("button, input, select, textarea")) add(control);
+    return [...fonts].sort();
+  });
+}
 
 test.use({ viewport: { width: 1280, height: 800 } });
 
@@ -58,4 +79,23 @@ test("a payment the person turned down is badged Declined, quietly: no alert, no
   const [red, green, blue] = (declinedColour.match(/\d+/g) ?? []).map(Number);
   expect(Math.max(red ?? 0, green ?? 0, blue ?? 0) - Math.min(red ?? 0, green ?? 0, blue ?? 0)).toBeLessThan(40);
   expect(wallet.signRequests).toBe(0);
+});
+
+test("a page with a quote draws its text in a few fonts, not one per element: each size and weight is a font the browser resolves before it lays text out", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("What's the weather in Lisbon?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await card.getByText("Details", { exact: true }).click();
+  await expect(card.getByTestId("payment-service-url")).toBeVisible();
+
+  // The scale's five sizes in the sans-serif face, in two weights, the notice's italic and the
+  // card's addresses in the monospace face, with the chat, the card, its details and the budget
+  // panel in view (before the scale: 23, in 14 sizes).
+  const fonts = await fontsDrawn(page);
+  expect(fonts.length, fonts.join("\n")).toBeLessThanOrEqual(11);
+  expect(new Set(fonts.map((font) => font.split(" ")[2])), fonts.join("\n")).toEqual(new Set(["400", "600"]));
 });
