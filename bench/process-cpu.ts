@@ -1,7 +1,9 @@
 // CPU time of a server's whole process tree (`next start` forks the server that does the work),
-// read from /proc/<pid>/stat: user + system time of the process and every descendant.
+// read from /proc/<pid>/stat: user + system time of the process and every descendant; and the
+// processes a browser measured on this machine shares the CPU with, made to yield it.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { setPriority } from "node:os";
 
 let ticksPerSecond: number | undefined;
 
@@ -39,18 +41,52 @@ function allStats(): Stat[] {
   return stats;
 }
 
-/** Seconds of CPU used so far by `root` and all its descendants. */
-export function treeCpuSeconds(root: number): number {
+/** `root` and all its descendants, as /proc has them now. */
+function tree(root: number): Stat[] {
   const stats = allStats();
   const children = new Map<number, Stat[]>();
   for (const stat of stats) children.set(stat.parent, [...(children.get(stat.parent) ?? []), stat]);
-  let ticks = 0;
+  const found: Stat[] = [];
   const queue = stats.filter((stat) => stat.pid === root);
   for (let next = queue.pop(); next; next = queue.pop()) {
-    ticks += next.ticks;
+    found.push(next);
     queue.push(...(children.get(next.pid) ?? []));
   }
-  return ticks / clockTicks();
+  return found;
+}
+
+/** Seconds of CPU used so far by `root` and all its descendants. */
+export function treeCpuSeconds(root: number): number {
+  return tree(root).reduce((ticks, stat) => ticks + stat.ticks, 0) / clockTicks();
+}
+
+/**
+ * Lowers to `niceness` the priority of every thread of this process's descendants outside the
+ * `keep` trees (Linux's priority is a thread's; threads made later inherit their maker's). For a
+ * browser measured beside the servers it loads from: on a phone the page has the CPU to itself,
+ * and the servers are elsewhere. Returns how many processes it lowered (0 where /proc is not).
+ */
+export function yieldCpu(keep: number[], niceness = 10): number {
+  const kept = new Set(keep.flatMap((pid) => tree(pid).map((stat) => stat.pid)));
+  let lowered = 0;
+  for (const { pid } of tree(process.pid)) {
+    if (pid === process.pid || kept.has(pid)) continue;
+    let threads: string[];
+    try {
+      threads = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const thread of threads) {
+      try {
+        setPriority(Number(thread), niceness);
+      } catch {
+        // the thread has ended
+      }
+    }
+    lowered++;
+  }
+  return lowered;
 }
 
 /** Whether CPU can be read this way here (Linux). */
