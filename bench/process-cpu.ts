@@ -61,15 +61,16 @@ export function treeCpuSeconds(root: number): number {
 }
 
 /**
- * Lowers to `niceness` the priority of every thread of this process's descendants outside the
- * `keep` trees (Linux's priority is a thread's; threads made later inherit their maker's). For a
- * browser measured beside the servers it loads from: on a phone the page has the CPU to itself,
- * and the servers are elsewhere. Returns how many processes it lowered (0 where /proc is not).
+ * Lowers to `niceness` the priority of every thread of `root`'s tree (this process's descendants
+ * by default; never this process) outside the `keep` trees: Linux's priority is a thread's, and
+ * threads made later inherit their maker's. For a browser measured beside the servers it loads
+ * from: on a phone the page has the CPU to itself, and the servers are elsewhere. Returns how many
+ * processes it lowered (none where there is no /proc).
  */
-export function yieldCpu(keep: number[], niceness = 10): number {
+export function yieldCpu(keep: number[], { root = process.pid, niceness = 10 } = {}): number {
   const kept = new Set(keep.flatMap((pid) => tree(pid).map((stat) => stat.pid)));
   let lowered = 0;
-  for (const { pid } of tree(process.pid)) {
+  for (const { pid } of tree(root)) {
     if (pid === process.pid || kept.has(pid)) continue;
     let threads: string[];
     try {
