@@ -14,12 +14,14 @@ function niceness(pid: number): number[] {
   });
 }
 
-// A parent that starts two sleeping children and prints their process ids.
+// A parent that starts two sleeping children and, once both run (with the threads Node starts
+// before any script), prints their process ids.
 const PARENT = `
 const { spawn } = require("node:child_process");
-const sleep = () => spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+const sleep = () => spawn(process.execPath, ["-e", "process.stdout.write('up'); setTimeout(() => {}, 60000)"], { stdio: ["ignore", "pipe", "ignore"] });
 const [kept, other] = [sleep(), sleep()];
-process.stdout.write(JSON.stringify({ kept: kept.pid, other: other.pid }) + "\\n");
+const up = (child) => new Promise((resolve) => child.stdout.once("data", resolve));
+Promise.all([up(kept), up(other)]).then(() => process.stdout.write(JSON.stringify({ kept: kept.pid, other: other.pid }) + "\\n"));
 setTimeout(() => {}, 60000);
 process.on("SIGTERM", () => { kept.kill(); other.kill(); process.exit(0); });
 `;
