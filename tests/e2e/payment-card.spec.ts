@@ -2,9 +2,20 @@
 // with the button that pays in view and its details folded; the service's address keeps its host
 // and port whole; a payment the person turned down reads "Declined", quietly, not as a failure;
 // and the page with a quote keeps to the type scale (app/globals.css).
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { chatPage } from "./chat-page";
 import { expect, test } from "./wallet";
+
+/** Connects the test wallet, asks for a city's weather and returns the quote's card, awaiting approval. */
+async function quoteFor(page: Page, city: string): Promise<Locator> {
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask(`What's the weather in ${city}?`);
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  return card;
+}
 
 /** The fonts the page's laid-out text and controls are drawn in (first family, size, weight and
  * style), RainbowKit's own button aside: its styles are the library's. */
@@ -29,12 +40,7 @@ test.use({ viewport: { width: 1280, height: 800 } });
 
 test("a quote opens at its top with the pay button in view and its details folded; the service address keeps host and port whole", async ({ page, wallet }) => {
   test.setTimeout(90_000);
-  const ui = chatPage(page);
-  await page.goto("/");
-  await ui.connect("Test Wallet");
-  await ui.ask("What's the weather in Lisbon?");
-  const card = (await ui.reply(0)).getByTestId("payment-card");
-  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  const card = await quoteFor(page, "Lisbon");
 
   // The person lands on the card's top, and can pay without scrolling.
   await expect(card.getByRole("heading", { name: "Budget Weather" })).toBeInViewport({ ratio: 1 });
@@ -57,12 +63,7 @@ test("a quote opens at its top with the pay button in view and its details folde
 
 test("a payment the person turned down is badged Declined, quietly: no alert, no failure colour", async ({ page, wallet }) => {
   test.setTimeout(90_000);
-  const ui = chatPage(page);
-  await page.goto("/");
-  await ui.connect("Test Wallet");
-  await ui.ask("What's the weather in Paris?");
-  const card = (await ui.reply(0)).getByTestId("payment-card");
-  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  const card = await quoteFor(page, "Paris");
   const awaitingColour = await card.getByTestId("payment-status").evaluate((element) => getComputedStyle(element).color);
   await card.getByTestId("reject-payment").click();
 
@@ -83,12 +84,7 @@ test("a payment the person turned down is badged Declined, quietly: no alert, no
 
 test("a page with a quote draws its text in a few fonts, not one per element: each size and weight is a font the browser resolves before it lays text out", async ({ page, wallet }) => {
   test.setTimeout(90_000);
-  const ui = chatPage(page);
-  await page.goto("/");
-  await ui.connect("Test Wallet");
-  await ui.ask("What's the weather in Lisbon?");
-  const card = (await ui.reply(0)).getByTestId("payment-card");
-  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  const card = await quoteFor(page, "Lisbon");
   await card.getByText("Details", { exact: true }).click();
   await expect(card.getByTestId("payment-service-url")).toBeVisible();
 
