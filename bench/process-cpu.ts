@@ -92,3 +92,20 @@ export function yieldCpu(keep: number[], { root = process.pid, niceness = 10 } =
 
 /** Whether CPU can be read this way here (Linux). */
 export const canReadProcessCpu = (): boolean => readStat(process.pid) !== undefined;
+
+/** The benchmark index of the fastest host Lighthouse calibrates its mobile preset's 4× CPU slowdown
+ * for: the top of its "high-end desktop" bracket (1,500-2,000, its docs/throttling.md). */
+export const LIGHTHOUSE_HOST_INDEX = 2000;
+const LIGHTHOUSE_SLOWDOWN = 4;
+
+/**
+ * The CPU slowdown that makes this host the phone Lighthouse's mobile preset means, from the
+ * benchmark index Lighthouse measured here: 4× on a host up to the top of the desktop bracket its
+ * 4× is meant for, and proportionally more on a faster one (a host twice as fast is slowed twice as
+ * much), as Lighthouse's docs ask of a host outside that bracket. Never less than Lighthouse's own
+ * 4×: on a slower host the phone is slower too, and the mark harder, never easier. To 0.1.
+ */
+export function phoneCpuSlowdown(benchmarkIndex: number): number {
+  if (!Number.isFinite(benchmarkIndex) || benchmarkIndex <= LIGHTHOUSE_HOST_INDEX) return LIGHTHOUSE_SLOWDOWN;
+  return Math.round((LIGHTHOUSE_SLOWDOWN * benchmarkIndex) / LIGHTHOUSE_HOST_INDEX * 10) / 10;
+}
