@@ -12,8 +12,8 @@
 //     metrics of a real page load rather than of a click.
 // The servers and the sandbox's chain run at a lower CPU priority than the browser: a phone shares
 // its CPU with no server. The CPU slowdown is Lighthouse's 4× on the desktop it is meant for, and
-// more on a faster host (phoneCpuSlowdown, from the benchmark index of the unmeasured first round),
-// so a faster machine does not measure a faster phone.
+// more on a faster host (phoneCpuSlowdown, from Lighthouse's benchmark index of this host, measured
+// in the same browser before the runs), so a faster machine does not measure a faster phone.
 // Per run: the three scores, the largest contentful paint and the total blocking time, and the
 // audits that cost points in a category under its mark; per page, the medians.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import lighthouse, { type Flags, type Result } from "lighthouse";
 import { throttling } from "lighthouse/core/config/constants.js";
+import { pageFunctions } from "lighthouse/core/lib/page-functions.js";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { SANDBOX_DEMO_WALLET } from "@/components/wallet/sandbox-wallet";
 import { startSandbox } from "@/sandbox";
@@ -134,6 +135,20 @@ async function audit(page: Page, url: string, flags: Flags, report?: string): Pr
   }
   if (lhr.runtimeError) throw new Error(`Lighthouse on ${url}: ${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
   return lhr;
+}
+
+/** Lighthouse's benchmark index of this host, in the browser that measures: the highest of five
+ * readings, since a moment when another process takes the CPU reads the host slower, which would ask
+ * less of the page. */
+async function hostBenchmarkIndex(browser: Browser): Promise<number> {
+  const tab = await browser.newPage();
+  try {
+    const readings: number[] = [];
+    for (let reading = 0; reading < 5; reading++) readings.push(await tab.evaluate(pageFunctions.computeBenchmarkIndex));
+    return Math.max(...readings);
+  } finally {
+    await tab.close();
+  }
 }
 
 const CONNECT_BUTTON = '[data-testid="wallet-connect"] button:not([disabled])';
@@ -272,9 +287,9 @@ export async function compareLighthouse({
     let settings = "";
     let lighthouseVersion = "";
     const performance = (lhr: Result) => Math.round((lhr.categories.performance?.score ?? 0) * 100);
-    // The first round at Lighthouse's own settings; the measured ones at the slowdown its host's benchmark index calls for.
-    let flags = FLAGS;
-    const hostIndexes: number[] = [];
+    // Every round at the slowdown this host's benchmark index calls for.
+    const hostIndex = await hostBenchmarkIndex(openBrowser);
+    const flags = flagsWith(phoneCpuSlowdown(hostIndex));
     // One unmeasured load of each page first: the server's first render and the route's code.
     for (let round = 0; round <= runs; round++) {
       const order = builds.map((_, index) => index);
@@ -300,7 +315,6 @@ export async function compareLighthouse({
                   }),
                 );
           if (round === 0) {
-            hostIndexes.push(lhr.environment.benchmarkIndex);
             lines.push(`${prefix}${page} ${performance(lhr)}`);
             continue;
           }
@@ -310,7 +324,7 @@ export async function compareLighthouse({
             settings =
               `${formFactor}, ${screenEmulation.width}×${screenEmulation.height} at ${screenEmulation.deviceScaleFactor}×, ` +
               `${throttlingMethod} throttling: ${applied.rttMs} ms RTT, ${Math.round((applied.throughputKbps ?? 0) / 1024 * 10) / 10} Mbps, ` +
-              `CPU ${applied.cpuSlowdownMultiplier}× slower (Lighthouse's 4× for a host of benchmark index up to ${LIGHTHOUSE_HOST_INDEX}; this host's ${Math.round(Math.max(...hostIndexes))})` +
+              `CPU ${applied.cpuSlowdownMultiplier}× slower (Lighthouse's 4× for a host of benchmark index up to ${LIGHTHOUSE_HOST_INDEX}; this host's ${Math.round(hostIndex)})` +
               (yielded > 0 ? `; the servers and the chain (${yielded} processes) at a lower CPU priority than the browser` : "");
           }
           const run = runOf(lhr);
@@ -321,8 +335,6 @@ export async function compareLighthouse({
         }
       }
       log(`  ${round === 0 ? "warm-up" : `round ${round}`}: ${lines.join(" | ")}`);
-      // The fastest the host measured in the first round: a busy moment reads it slower, which would ask less of the page.
-      if (round === 0) flags = flagsWith(phoneCpuSlowdown(Math.max(...hostIndexes)));
     }
     const version = await openBrowser.version();
     await openBrowser.close();

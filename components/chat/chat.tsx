@@ -6,7 +6,7 @@
 // exchanges with the settings (use-settings-exchange.ts), the agent budget
 // (use-chat-agent-budget.ts), signing in (use-wallet-sign-in.ts), the waiting quote and its
 // approval (use-quote-approval.ts) and the composer (use-composer.ts).
-import { useCallback, useMemo, useState } from "react";
+import { Suspense, useCallback, useMemo, useState } from "react";
 import { ProposalBanner } from "@/components/settings/proposal-banner";
 import { useCommitted } from "@/components/shared/use-committed";
 import { useSettings } from "@/components/settings/use-settings";
@@ -114,16 +114,19 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
 
   return (
     <div className={styles.shell}>
-      <ChatTopBar
-        budgetOpen={budgetOpen}
-        onToggleBudget={() => setBudgetOpen((open) => !open)}
-        wallet={wallet}
-        networks={networks}
-        allNetworks={allNetworks}
-        settings={settingsState}
-        signIn={signIn}
-        solana={solanaNetworks.length > 0 ? solana : undefined}
-      />
+      {/* A boundary of its own: React hydrates it as a task apart from the rest of the page's (a phone's main thread in shorter stretches). */}
+      <Suspense>
+        <ChatTopBar
+          budgetOpen={budgetOpen}
+          onToggleBudget={() => setBudgetOpen((open) => !open)}
+          wallet={wallet}
+          networks={networks}
+          allNetworks={allNetworks}
+          settings={settingsState}
+          signIn={signIn}
+          solana={solanaNetworks.length > 0 ? solana : undefined}
+        />
+      </Suspense>
       <ChatNotices offline={offline} sandbox={sandbox} sandboxSolana={sandboxSolana !== undefined} />
       <ProposalBanner settings={settingsState} networks={allNetworks} />
       <div className={styles.layout}>
@@ -154,23 +157,26 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
             ready={composer.hydrated}
           />
         </main>
-        <BudgetSheet
-          open={budgetOpen}
-          onClose={() => setBudgetOpen(false)}
-          wallet={wallet.address}
-          solanaWallet={solana.address}
-          limits={settings.spendingLimits}
-          refreshKey={budgetKey}
-          balance={approval.balance}
-          signIn={signIn}
-          agentBudget={agentBudget.budget}
-          appPayments={agentBudget.appPayments}
-          canGrant={wallet.actions !== undefined}
-          network={networks.find((network) => network.id === settings.preferences.defaultChain) ?? networks[0]}
-          threshold={threshold}
-          setThreshold={(confirmationThreshold) => settingsState.update({ preferences: { ...settingsRef.current.preferences, confirmationThreshold } })}
-          channelActions={channelActions}
-        />
+        {/* Hydrated as a task of its own too, like the top bar. */}
+        <Suspense>
+          <BudgetSheet
+            open={budgetOpen}
+            onClose={() => setBudgetOpen(false)}
+            wallet={wallet.address}
+            solanaWallet={solana.address}
+            limits={settings.spendingLimits}
+            refreshKey={budgetKey}
+            balance={approval.balance}
+            signIn={signIn}
+            agentBudget={agentBudget.budget}
+            appPayments={agentBudget.appPayments}
+            canGrant={wallet.actions !== undefined}
+            network={networks.find((network) => network.id === settings.preferences.defaultChain) ?? networks[0]}
+            threshold={threshold}
+            setThreshold={(confirmationThreshold) => settingsState.update({ preferences: { ...settingsRef.current.preferences, confirmationThreshold } })}
+            channelActions={channelActions}
+          />
+        </Suspense>
       </div>
     </div>
   );

@@ -38,8 +38,10 @@ async function holdLateScripts(page: Page, { hold = true } = {}): Promise<{ held
     const { pathname } = new URL(request.url());
     if (new RegExp(`^${CHUNK.source}$`).test(pathname) && !named.has(pathname)) {
       held.push(pathname);
-      const response = await route.fetch();
-      const body = await response.text();
+      // A script that the page before a reload asked for has no one to answer: its response went with that page.
+      const fetched = await route.fetch().then(async (response) => ({ response, body: await response.text() })).catch(() => undefined);
+      if (!fetched) return route.abort().catch(() => undefined);
+      const { response, body } = fetched;
       if (/wagmi/.test(body)) wallet.push(pathname);
       if (/wrong-network-button/.test(body)) rainbowKit.push(pathname);
       if (hold) await released;
