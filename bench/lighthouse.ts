@@ -48,7 +48,7 @@ export type LighthouseRun = {
   largestContentfulPaintMs: number;
   totalBlockingTimeMs: number;
   cumulativeLayoutShift: number;
-  /** Lighthouse's measure of this machine's speed (about 1,000-2,000 on a desktop it calibrates its 4× CPU slowdown for). */
+  /** Lighthouse's measure of this machine's speed (1,500-2,000 on the desktop its 4× CPU slowdown is meant for; the bench scales the slowdown on a faster host). */
   benchmarkIndex: number;
   /** The element the largest contentful paint was of, as Lighthouse describes it. */
   lcpElement?: string;
