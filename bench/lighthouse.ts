@@ -315,17 +315,17 @@ export async function compareLighthouse({
                   }),
                 );
           if (round === 0) {
+            if (!settings) {
+              lighthouseVersion = lhr.lighthouseVersion;
+              const { formFactor, screenEmulation, throttling: applied, throttlingMethod } = lhr.configSettings;
+              settings =
+                `${formFactor}, ${screenEmulation.width}×${screenEmulation.height} at ${screenEmulation.deviceScaleFactor}×, ` +
+                `${throttlingMethod} throttling: ${applied.rttMs} ms RTT, ${Math.round((applied.throughputKbps ?? 0) / 1024 * 10) / 10} Mbps, ` +
+                `CPU ${applied.cpuSlowdownMultiplier}× slower (Lighthouse's 4× for a host of benchmark index up to ${LIGHTHOUSE_HOST_INDEX}; this host's ${Math.round(hostIndex)})` +
+                (yielded > 0 ? `; the servers and the chain (${yielded} processes) at a lower CPU priority than the browser` : "");
+            }
             lines.push(`${prefix}${page} ${performance(lhr)}`);
             continue;
-          }
-          if (!settings) {
-            lighthouseVersion = lhr.lighthouseVersion;
-            const { formFactor, screenEmulation, throttling: applied, throttlingMethod } = lhr.configSettings;
-            settings =
-              `${formFactor}, ${screenEmulation.width}×${screenEmulation.height} at ${screenEmulation.deviceScaleFactor}×, ` +
-              `${throttlingMethod} throttling: ${applied.rttMs} ms RTT, ${Math.round((applied.throughputKbps ?? 0) / 1024 * 10) / 10} Mbps, ` +
-              `CPU ${applied.cpuSlowdownMultiplier}× slower (Lighthouse's 4× for a host of benchmark index up to ${LIGHTHOUSE_HOST_INDEX}; this host's ${Math.round(hostIndex)})` +
-              (yielded > 0 ? `; the servers and the chain (${yielded} processes) at a lower CPU priority than the browser` : "");
           }
           const run = runOf(lhr);
           measured[index]?.get(page)?.push(run);

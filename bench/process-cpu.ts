@@ -1,9 +1,11 @@
 // CPU time of a server's whole process tree (`next start` forks the server that does the work),
 // read from /proc/<pid>/stat: user + system time of the process and every descendant; and the
-// processes a browser measured on this machine shares the CPU with, made to yield it.
+// processes a browser measured on this machine shares the CPU with, made to yield it; and the CPU
+// slowdown that makes this machine the phone Lighthouse's mobile preset means.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { setPriority } from "node:os";
+import { throttling } from "lighthouse/core/config/constants.js";
 
 let ticksPerSecond: number | undefined;
 
@@ -96,7 +98,8 @@ export const canReadProcessCpu = (): boolean => readStat(process.pid) !== undefi
 /** The benchmark index of the fastest host Lighthouse calibrates its mobile preset's 4× CPU slowdown
  * for: the top of its "high-end desktop" bracket (1,500-2,000, its docs/throttling.md). */
 export const LIGHTHOUSE_HOST_INDEX = 2000;
-const LIGHTHOUSE_SLOWDOWN = 4;
+/** The mobile preset's own slowdown (4×). */
+const LIGHTHOUSE_SLOWDOWN = throttling.mobileSlow4G.cpuSlowdownMultiplier;
 
 /**
  * The CPU slowdown that makes this host the phone Lighthouse's mobile preset means, from the
