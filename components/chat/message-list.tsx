@@ -3,7 +3,9 @@
 // and leaves the scroll position alone once they scroll up to read something earlier. A quote
 // that arrives waiting for the person, and does not fit below what they were reading, is shown
 // from its top (its buttons stick to the pane's bottom edge, payment-card.module.css); the log
-// follows the bottom again with the next message or approval.
+// follows the bottom again with the next message or approval. Only a scroll the log did not make
+// itself tells whether the reader is at the bottom: its own scroll's event comes a frame later,
+// when the log may have grown (a card arriving) and that position no longer reads as the bottom.
 import { useLayoutEffect, useMemo, useRef } from "react";
 import type { PaymentActions } from "@/components/payment/payment-card";
 import type { PaymentStatus } from "@/lib/protocol/lines";
@@ -36,6 +38,8 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
   const followBottom = useRef(true);
   const entryCount = useRef(0);
   const shownQuote = useRef<string | undefined>(undefined);
+  /** Where the log last scrolled itself to; its scroll event there is not the reader's. */
+  const ownScrollTop = useRef<number | undefined>(undefined);
 
   useLayoutEffect(() => {
     const element = scroller.current;
@@ -45,8 +49,12 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
     entryCount.current = entries.length;
     // Scrolled in the frame that paints this render, before it is painted: reading the layout in
     // the commit itself would make the browser lay the page out there, a longer task on a phone.
+    const scrollTo = (top: number) => {
+      element.scrollTop = top;
+      ownScrollTop.current = element.scrollTop;
+    };
     const frame = requestAnimationFrame(() => {
-      if (followBottom.current) element.scrollTop = element.scrollHeight;
+      if (followBottom.current) scrollTo(element.scrollHeight);
       const quote = awaitingQuote(entries, payments);
       if (quote === undefined || quote === shownQuote.current) return;
       const card = [...element.querySelectorAll<HTMLElement>("[data-payment-id]")].find((node) => node.dataset.paymentId === quote);
@@ -54,7 +62,7 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
       shownQuote.current = quote;
       const top = card.getBoundingClientRect().top - element.getBoundingClientRect().top + element.scrollTop - ABOVE_QUOTE_PX;
       if (top < element.scrollTop) {
-        element.scrollTop = top;
+        scrollTo(top);
         followBottom.current = false;
       }
     });
@@ -63,7 +71,8 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
 
   const onScroll = () => {
     const element = scroller.current;
-    if (!element) return;
+    if (!element || element.scrollTop === ownScrollTop.current) return;
+    ownScrollTop.current = undefined;
     followBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < NEAR_BOTTOM_PX;
   };
 

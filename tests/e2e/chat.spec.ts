@@ -6,6 +6,7 @@ import { expect, test } from "@playwright/test";
 import { OFFLINE_NOTICE } from "@/lib/chat/offline-turns";
 import { encodeLine, type PaymentStatus } from "@/lib/protocol/lines";
 import { chatPage } from "./chat-page";
+import { paceChatStream } from "./paced-stream";
 import { cooldownSeconds } from "./settings";
 
 test("says the model is offline, streams its reply and then holds the next message for the cooldown", async ({ page }) => {
@@ -35,6 +36,32 @@ test("says the model is offline, streams its reply and then holds the next messa
   await expect(ui.cooldown).toContainText(/Next message in \d+ s/);
   await ui.input.fill("And another thing");
   await expect(ui.send).toBeDisabled();
+});
+
+test("a person who scrolls up while a reply is still arriving is left where they scrolled to", async ({ page }) => {
+  test.setTimeout(90_000);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await paceChatStream(page, { pauseMs: 60, fromAnswer: 1 });
+  const ui = chatPage(page);
+  const log = page.getByRole("log");
+  const fromBottom = () => log.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+  await page.goto("/");
+  await ui.ask("List the available services");
+  await ui.reply(0);
+  await ui.ask("What can you do?");
+
+  // While the reply arrives the log follows it; the person then scrolls up to read the first one.
+  const reply = ui.messages("assistant").nth(1);
+  await expect(reply).toContainText("I can find");
+  await expect(reply).toHaveAttribute("data-state", "streaming");
+  await expect.poll(fromBottom).toBeLessThan(80);
+  await log.hover();
+  await page.mouse.wheel(0, -400);
+  await expect(reply).toHaveAttribute("data-state", "streaming");
+
+  // The rest of the reply comes in below, and the log stays where they are.
+  await expect(reply).toHaveAttribute("data-state", "done", { timeout: 30_000 });
+  expect(await fromBottom()).toBeGreaterThan(300);
 });
 
 test("refuses a message that holds a private key, without showing or keeping the key", async ({ page }) => {

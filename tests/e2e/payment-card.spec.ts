@@ -4,6 +4,7 @@
 // and the page with a quote keeps to the type scale (app/globals.css).
 import type { Locator, Page } from "@playwright/test";
 import { chatPage } from "./chat-page";
+import { paceChatStream } from "./paced-stream";
 import { expect, test } from "./wallet";
 
 /** Connects the test wallet, asks for a city's weather and returns the quote's card, awaiting approval. */
@@ -15,6 +16,21 @@ async function quoteFor(page: Page, city: string): Promise<Locator> {
   const card = (await ui.reply(0)).getByTestId("payment-card");
   await expect(card).toHaveAttribute("data-status", "awaiting-signature");
   return card;
+}
+
+/** Expects the element in view whole and on top: not hidden behind the card's sticky buttons, as
+ * a summary scrolled under them would be. */
+async function expectSeen(element: Locator): Promise<void> {
+  await expect(element).toBeInViewport({ ratio: 1 });
+  await expect
+    .poll(() =>
+      element.evaluate((node) => {
+        const box = node.getBoundingClientRect();
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        return hit !== null && node.contains(hit);
+      }),
+    )
+    .toBe(true);
 }
 
 /** The fonts the page's laid-out text and controls are drawn in (first family, size, weight and
@@ -43,10 +59,10 @@ test("a quote opens at its top with the pay button in view and its details folde
   const card = await quoteFor(page, "Lisbon");
 
   // The person lands on the card's top, and can pay without scrolling.
-  await expect(card.getByRole("heading", { name: "Budget Weather" })).toBeInViewport({ ratio: 1 });
-  await expect(card.getByTestId("payment-total")).toBeInViewport({ ratio: 1 });
-  await expect(card.getByTestId("approve-payment")).toBeInViewport({ ratio: 1 });
-  await expect(card.getByTestId("reject-payment")).toBeInViewport({ ratio: 1 });
+  await expectSeen(card.getByRole("heading", { name: "Budget Weather" }));
+  await expectSeen(card.getByTestId("payment-total"));
+  await expectSeen(card.getByTestId("approve-payment"));
+  await expectSeen(card.getByTestId("reject-payment"));
 
   // The details are folded, and open on a click.
   const serviceUrl = card.getByTestId("payment-service-url");
@@ -58,6 +74,23 @@ test("a quote opens at its top with the pay button in view and its details folde
   const host = serviceUrl.getByTestId("payment-service-host");
   await expect(host).toHaveText(`127.0.0.1:${port}`);
   expect(await host.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+  expect(wallet.signRequests).toBe(0);
+});
+
+test("a second quote, streamed in line by line below an earlier one, opens at its top too, with the pay button in view", async ({ page, wallet }) => {
+  test.setTimeout(120_000);
+  await paceChatStream(page);
+  const ui = chatPage(page);
+  const first = await quoteFor(page, "London");
+  await first.getByTestId("reject-payment").click();
+  await expect(first).toHaveAttribute("data-status", "failed");
+
+  await ui.ask("What's the weather in Paris?");
+  const card = (await ui.reply(1)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await expectSeen(card.getByRole("heading", { name: "Budget Weather" }));
+  await expectSeen(card.getByTestId("payment-total"));
+  await expectSeen(card.getByTestId("approve-payment"));
   expect(wallet.signRequests).toBe(0);
 });
 
