@@ -6,11 +6,13 @@
 // configuration for common clients. The grants given from this browser are listed (the server
 // keeps no copy) and each can be revoked, which needs the wallet's own session. A grant starts no
 // session, so the wallet signs in first when this browser's session is not its own: revoking, and
-// the agent budget paying the app's small payments while the page is open, both need it.
+// the agent budget paying the app's small payments while the page is open, both need it. The
+// dialog is rendered from its first opening on (use-modal-dialog.ts).
 //
 // Test ids: ai-apps-open, ai-apps-dialog, ai-apps-label, ai-apps-days, ai-apps-create,
 // ai-apps-token, ai-apps-config-*, ai-apps-problem, ai-apps-grant, ai-apps-revoke.
-import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { useId, useRef, useState, type FormEvent } from "react";
+import { useModalDialog } from "@/components/shared/use-modal-dialog";
 import { CopyButton } from "@/components/shared/copy-button";
 import { sameAddress } from "@/lib/address-text";
 import type { PaymentWallet } from "@/components/wallet/wallet-context";
@@ -52,7 +54,7 @@ function randomId(): string {
 }
 
 export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
+  const { dialog, rendered, show } = useModalDialog();
   const opener = useRef<HTMLButtonElement>(null);
   const formId = useId();
   const [label, setLabel] = useState("My AI app");
@@ -64,23 +66,17 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
   const [busy, setBusy] = useState(false);
   const [server, setServer] = useState<string | undefined>();
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    const onClose = () => {
-      // The token is shown once: closing the dialog forgets it.
-      setIssued(undefined);
-      opener.current?.focus();
-    };
-    element.addEventListener("close", onClose);
-    return () => element.removeEventListener("close", onClose);
-  }, []);
+  const onClose = () => {
+    // The token is shown once: closing the dialog forgets it.
+    setIssued(undefined);
+    opener.current?.focus();
+  };
 
   const open = () => {
     setDraft(limits);
     setProblem(undefined);
     setGiven(readGiven());
-    dialog.current?.showModal();
+    show();
     void readSession().then((session) => setServer(session.server));
   };
 
@@ -187,64 +183,65 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
       <button ref={opener} type="button" className={styles.opener} onClick={open} aria-haspopup="dialog" data-testid="ai-apps-open">
         AI apps
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-labelledby={`${formId}-title`} data-testid="ai-apps-dialog">
-        <h2 id={`${formId}-title`} className={styles.title}>
-          Connect an AI app
-        </h2>
-        <p className={styles.muted}>
-          Let a desktop or IDE assistant that speaks MCP find, compare and pay x402 services for you. It pays only within the limits you
-          set here, which count together with the chat&apos;s, and every payment still needs your wallet&apos;s approval in this page.
-          The first time, your wallet signs in to this site, then signs the access.
-        </p>
-        {issued ? (
-          <IssuedToken token={issued.token} label={issued.label} endpoint={endpoint} />
-        ) : (
-          <form onSubmit={(event) => void create(event)} noValidate>
-            <div className={styles.fields}>
-              <label className={styles.field}>
-                App name
-                <input value={label} maxLength={60} onChange={(event) => setLabel(event.target.value)} data-testid="ai-apps-label" />
-              </label>
-              <label className={styles.field}>
-                Lasts
-                <select value={days} onChange={(event) => setDays(Number(event.target.value))} data-testid="ai-apps-days">
-                  {durations.map((value) => (
-                    <option key={value} value={value}>
-                      {value === 1 ? "1 day" : `${value} days`}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            </div>
-            <fieldset className={styles.fields}>
-              <legend>Its limits (USD)</legend>
-              {limitKeys.map((key) => (
-                <label key={key} className={styles.field}>
-                  {limitLabels[key]}
-                  <input
-                    inputMode="decimal"
-                    value={draft[key]}
-                    onChange={(event) => setDraft((current) => ({ ...current, [key]: event.target.value }))}
-                    aria-invalid={errors[key] ? true : undefined}
-                    data-testid={`ai-apps-limit-${key}`}
-                  />
-                </label>
-              ))}
-            </fieldset>
-            <div className={styles.actions}>
-              <button type="submit" className={styles.primary} disabled={busy || !wallet.actions} data-testid="ai-apps-create">
-                {wallet.actions ? "Sign and create access" : "Connect a wallet first"}
-              </button>
-              <button type="button" className={styles.button} onClick={() => dialog.current?.close()}>
-                Close
-              </button>
-            </div>
-          </form>
-        )}
-        {problem ? (
-          <p className={styles.problem} role="alert" data-testid="ai-apps-problem">
-            {problem}
+      {rendered ? (
+        <dialog ref={dialog} className={styles.dialog} aria-labelledby={`${formId}-title`} onClose={onClose} data-testid="ai-apps-dialog">
+          <h2 id={`${formId}-title`} className={styles.title}>
+            Connect an AI app
+          </h2>
+          <p className={styles.muted}>
+            Let a desktop or IDE assistant that speaks MCP find, compare and pay x402 services for you. It pays only within the limits you
+            set here, which count together with the chat&apos;s, and every payment still needs your wallet&apos;s approval in this page.
+            The first time, your wallet signs in to this site, then signs the access.
           </p>
+          {issued ? (
+            <IssuedToken token={issued.token} label={issued.label} endpoint={endpoint} />
+          ) : (
+            <form onSubmit={(event) => void create(event)} noValidate>
+              <div className={styles.fields}>
+                <label className={styles.field}>
+                  App name
+                  <input value={label} maxLength={60} onChange={(event) => setLabel(event.target.value)} data-testid="ai-apps-label" />
+                </label>
+                <label className={styles.field}>
+                  Lasts
+                  <select value={days} onChange={(event) => setDays(Number(event.target.value))} data-testid="ai-apps-days">
+                    {durations.map((value) => (
+                      <option key={value} value={value}>
+                        {value === 1 ? "1 day" : `${value} days`}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              </div>
+              <fieldset className={styles.fields}>
+                <legend>Its limits (USD)</legend>
+                {limitKeys.map((key) => (
+                  <label key={key} className={styles.field}>
+                    {limitLabels[key]}
+                    <input
+                      inputMode="decimal"
+                      value={draft[key]}
+                      onChange={(event) => setDraft((current) => ({ ...current, [key]: event.target.value }))}
+                      aria-invalid={errors[key] ? true : undefined}
+                      data-testid={`ai-apps-limit-${key}`}
+                    />
+                  </label>
+                ))}
+              </fieldset>
+              <div className={styles.actions}>
+                <button type="submit" className={styles.primary} disabled={busy || !wallet.actions} data-testid="ai-apps-create">
+                  {wallet.actions ? "Sign and create access" : "Connect a wallet first"}
+                </button>
+                <button type="button" className={styles.button} onClick={() => dialog.current?.close()}>
+                  Close
+                </button>
+              </div>
+            </form>
+          )}
+          {problem ? (
+            <p className={styles.problem} role="alert" data-testid="ai-apps-problem">
+              {problem}
+            </p>
         ) : null}
         <h3 className={styles.heading}>Access given from this browser</h3>
         {mine.length === 0 ? (
@@ -270,6 +267,7 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
           </ul>
         )}
       </dialog>
+      ) : null}
     </>
   );
 }

@@ -2,14 +2,16 @@
 // The Settings button and its dialog: the four spending limits, the confirmation threshold, the
 // default chain and cost or speed. A native modal <dialog>: focus stays inside, Escape closes it
 // (as Cancel does, saving nothing), and focus returns to the Settings button. Amounts are checked
-// as decimal USD before anything is saved; limits that do not nest only earn a warning.
+// as decimal USD before anything is saved; limits that do not nest only earn a warning. The dialog
+// is rendered from its first opening on (use-modal-dialog.ts).
 //
 //   <SettingsPanel settings={useSettings()} networks={[{ id: "eip155:84532", name: "Base Sepolia" }]} />
 //
 // Test ids: settings-open (the button), settings-dialog, settings-daily, settings-weekly,
 // settings-monthly, settings-per-payment, settings-threshold, settings-default-chain,
 // settings-priority-cost, settings-priority-speed, settings-save, settings-cancel.
-import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { useId, useRef, useState, type FormEvent } from "react";
+import { useModalDialog } from "@/components/shared/use-modal-dialog";
 import { limitKeys, limitWarnings, usdError, type LimitKey, type Priority, type Settings } from "@/lib/client/settings";
 import type { SettingsState } from "./use-settings";
 import styles from "./settings.module.css";
@@ -69,7 +71,7 @@ function merge(current: Settings, opened: Draft, draft: Draft): Pick<Settings, "
 }
 
 export function SettingsPanel({ settings, networks }: SettingsPanelProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
+  const { dialog, rendered, show } = useModalDialog();
   const opener = useRef<HTMLButtonElement>(null);
   const form = useRef<HTMLFormElement>(null);
   const [opened, setOpened] = useState<Draft>(() => toDraft(settings.settings));
@@ -82,21 +84,12 @@ export function SettingsPanel({ settings, networks }: SettingsPanelProps) {
   const valid = Object.keys(errors).length === 0;
   const warnings = valid ? limitWarnings(draft.limits) : [];
 
-  // However the dialog closes (Save, Cancel, Escape), focus goes back to the button that opened it.
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    const onClose = () => opener.current?.focus();
-    element.addEventListener("close", onClose);
-    return () => element.removeEventListener("close", onClose);
-  }, []);
-
   const open = () => {
     const start = toDraft(settings.settings);
     setOpened(start);
     setDraft(start);
     setSubmitted(false);
-    dialog.current?.showModal();
+    show();
   };
   const close = () => dialog.current?.close();
   const submit = (event: FormEvent) => {
@@ -157,52 +150,60 @@ export function SettingsPanel({ settings, networks }: SettingsPanelProps) {
       >
         Settings
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-labelledby={idOf("title")} data-testid="settings-dialog">
-        <form ref={form} onSubmit={submit} noValidate>
-          <h2 id={idOf("title")} className={styles.title}>
-            Settings
-          </h2>
-          <p className={styles.intro}>Kept in this browser and sent with each message. The server enforces every limit.</p>
-          <fieldset className={styles.group}>
-            <legend>Spending limits (USD)</legend>
-            {limitKeys.map((key) =>
-              amountField(key, limitFields[key].label, limitFields[key].hint, limitFields[key].testId, draft.limits[key], (value) =>
-                setDraft((current) => ({ ...current, limits: { ...current.limits, [key]: value } })),
-              ),
-            )}
-            {warnings.map((warning) => (
-              <p key={warning} className={styles.warning}>
-                {warning}
-              </p>
-            ))}
-          </fieldset>
-          <fieldset className={styles.group}>
-            <legend>Payments</legend>
-            {amountField(
-              "threshold",
-              "Confirm in the page above",
-              "At or below this, your wallet's prompt opens as soon as a quote arrives; 0 confirms every payment here first",
-              "settings-threshold",
-              draft.threshold,
-              (value) => setDraft((current) => ({ ...current, threshold: value })),
-            )}
-            <div className={styles.field}>
-              <label htmlFor={idOf("chain")}>Default chain</label>
-              <select
-                id={idOf("chain")}
-                value={draft.defaultChain}
-                onChange={(event) => setDraft((current) => ({ ...current, defaultChain: event.target.value }))}
-                data-testid="settings-default-chain"
-              >
-                <option value="">No preference</option>
-                {networks.map((network) => (
-                  <option key={network.id} value={network.id}>
-                    {network.name}
-                  </option>
-                ))}
-                {draft.defaultChain && !networks.some((network) => network.id === draft.defaultChain) ? (
-                  // A chain the server no longer offers stays visible rather than silently dropped.
-                  <option value={draft.defaultChain}>{draft.defaultChain} (not enabled here)</option>
+      {rendered ? (
+        // However the dialog closes (Save, Cancel, Escape), focus goes back to the button that opened it.
+        <dialog
+          ref={dialog}
+          className={styles.dialog}
+          aria-labelledby={idOf("title")}
+          onClose={() => opener.current?.focus()}
+          data-testid="settings-dialog"
+        >
+          <form ref={form} onSubmit={submit} noValidate>
+            <h2 id={idOf("title")} className={styles.title}>
+              Settings
+            </h2>
+            <p className={styles.intro}>Kept in this browser and sent with each message. The server enforces every limit.</p>
+            <fieldset className={styles.group}>
+              <legend>Spending limits (USD)</legend>
+              {limitKeys.map((key) =>
+                amountField(key, limitFields[key].label, limitFields[key].hint, limitFields[key].testId, draft.limits[key], (value) =>
+                  setDraft((current) => ({ ...current, limits: { ...current.limits, [key]: value } })),
+                ),
+              )}
+              {warnings.map((warning) => (
+                <p key={warning} className={styles.warning}>
+                  {warning}
+                </p>
+              ))}
+            </fieldset>
+            <fieldset className={styles.group}>
+              <legend>Payments</legend>
+              {amountField(
+                "threshold",
+                "Confirm in the page above",
+                "At or below this, your wallet's prompt opens as soon as a quote arrives; 0 confirms every payment here first",
+                "settings-threshold",
+                draft.threshold,
+                (value) => setDraft((current) => ({ ...current, threshold: value })),
+              )}
+              <div className={styles.field}>
+                <label htmlFor={idOf("chain")}>Default chain</label>
+                <select
+                  id={idOf("chain")}
+                  value={draft.defaultChain}
+                  onChange={(event) => setDraft((current) => ({ ...current, defaultChain: event.target.value }))}
+                  data-testid="settings-default-chain"
+                >
+                  <option value="">No preference</option>
+                  {networks.map((network) => (
+                    <option key={network.id} value={network.id}>
+                      {network.name}
+                    </option>
+                  ))}
+                  {draft.defaultChain && !networks.some((network) => network.id === draft.defaultChain) ? (
+                    // A chain the server no longer offers stays visible rather than silently dropped.
+                    <option value={draft.defaultChain}>{draft.defaultChain} (not enabled here)</option>
                 ) : null}
               </select>
             </div>
@@ -233,6 +234,7 @@ export function SettingsPanel({ settings, networks }: SettingsPanelProps) {
           </div>
         </form>
       </dialog>
+      ) : null}
     </>
   );
 }

@@ -264,6 +264,36 @@ test("every script the page starts with asks the browser to compile it while it 
   await expect(ui.errors).toHaveCount(0);
 });
 
+test("the closed dialogs are not in the page's first render: Settings and AI apps are rendered when first opened, open again, and give the focus back", async ({ page, request }) => {
+  // A phone hydrates what the HTML holds; the two dialogs' forms were 81 of its 192 elements.
+  const html = await (await request.get("/")).text();
+  expect(html).toContain('data-testid="settings-open"');
+  expect(html).not.toContain('data-testid="settings-dialog"');
+  expect(html).not.toContain('data-testid="ai-apps-dialog"');
+
+  const ui = chatPage(page);
+  await page.goto("/");
+  const dialogs = [
+    { opener: "settings-open", dialog: "settings-dialog", field: "settings-daily" },
+    { opener: "ai-apps-open", dialog: "ai-apps-dialog", field: "ai-apps-label" },
+  ];
+  for (const round of [1, 2]) {
+    for (const { opener, dialog: dialogId, field } of dialogs) {
+      const dialog = page.getByTestId(dialogId);
+      // A click before the page is hydrated does nothing; the person clicks again.
+      await expect(async () => {
+        if (!(await dialog.isVisible())) await ui.topBarAction(opener);
+        await expect(dialog).toBeVisible({ timeout: 2_000 });
+      }).toPass({ timeout: 20_000 });
+      await expect(dialog.getByTestId(field), `${dialogId}, opening ${round}`).toBeVisible();
+      await page.keyboard.press("Escape");
+      await expect(dialog).toBeHidden();
+      await expect(page.getByTestId(opener)).toBeFocused();
+    }
+  }
+  await expect(ui.errors).toHaveCount(0);
+});
+
 test("the page names its icon, web manifest and the card a shared link shows, and each is served", async ({ page, request }) => {
   const missing: string[] = [];
   page.on("response", (response) => {
