@@ -1,5 +1,6 @@
 // The payment card at 1280 × 800, where a quote is taller than the chat pane: it opens at its top
-// with the button that pays in view and its details folded; the service's address keeps its host
+// with the button that pays in view and its details folded, a second one too when its reply comes
+// in line by line below an earlier one (paced-stream.ts); the service's address keeps its host
 // and port whole; a payment the person turned down reads "Declined", quietly, not as a failure;
 // and the page with a quote keeps to the type scale (app/globals.css).
 import type { Locator, Page } from "@playwright/test";
