@@ -1,11 +1,12 @@
 "use client";
 // The conversation log. It follows new text to the bottom while the reader is at the bottom,
-// and leaves the scroll position alone once they scroll up to read something earlier. A quote
-// that arrives waiting for the person, and does not fit below what they were reading, is shown
-// from its top (its buttons stick to the pane's bottom edge, payment-card.module.css); the log
-// follows the bottom again with the next message or approval. Only a scroll the log did not make
-// itself tells whether the reader is at the bottom: its own scroll's event comes a frame later,
-// when the log may have grown (a card arriving) and that position no longer reads as the bottom.
+// and leaves the scroll position alone once they scroll up to read something earlier. Following
+// stops at the top of a quote waiting for the person in the latest reply, so the quote is read
+// from its top (its buttons stick to the pane's bottom edge, payment-card.module.css) however the
+// reply's last lines arrive; the log follows the bottom again once it is answered, or with the next
+// message. Only a scroll the log did not make itself tells whether the reader is at the bottom:
+// its own scroll's event comes a frame later, when the log may have grown (a card arriving) and
+// that position no longer reads as the bottom.
 import { useLayoutEffect, useMemo, useRef } from "react";
 import type { PaymentActions } from "@/components/payment/payment-card";
 import type { PaymentStatus } from "@/lib/protocol/lines";
@@ -19,14 +20,12 @@ const NO_PAYMENTS: PaymentStatus[] = [];
 /** Room left above a quote shown from its top, so it reads as following what came before. */
 const ABOVE_QUOTE_PX = 8;
 
-/** The latest payment waiting for the person's approval, by its id. */
-function awaitingQuote(entries: readonly ChatEntry[], payments: ReadonlyMap<string, readonly PaymentStatus[]>): string | undefined {
-  for (let index = entries.length - 1; index >= 0; index--) {
-    const entry = entries[index];
-    const waiting = entry ? payments.get(entry.id)?.findLast((payment) => payment.status === "awaiting-signature") : undefined;
-    if (waiting) return waiting.paymentId;
-  }
-  return undefined;
+/** The card of a payment waiting for the person's approval in the latest reply, if any. */
+function waitingQuoteCard(log: HTMLElement, entries: readonly ChatEntry[], payments: ReadonlyMap<string, readonly PaymentStatus[]>): HTMLElement | undefined {
+  const latest = entries.at(-1);
+  const waiting = latest ? payments.get(latest.id)?.findLast((payment) => payment.status === "awaiting-signature") : undefined;
+  if (!waiting) return undefined;
+  return [...log.querySelectorAll<HTMLElement>("[data-payment-id]")].find((node) => node.dataset.paymentId === waiting.paymentId);
 }
 
 export type MessageListProps = { entries: ChatEntry[]; streaming: boolean; paymentActions?: PaymentActions };
@@ -37,7 +36,6 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
   const scroller = useRef<HTMLDivElement>(null);
   const followBottom = useRef(true);
   const entryCount = useRef(0);
-  const shownQuote = useRef<string | undefined>(undefined);
   /** Where the log last scrolled itself to; its scroll event there is not the reader's. */
   const ownScrollTop = useRef<number | undefined>(undefined);
 
@@ -54,17 +52,11 @@ export function MessageList({ entries, streaming, paymentActions }: MessageListP
       ownScrollTop.current = element.scrollTop;
     };
     const frame = requestAnimationFrame(() => {
-      if (followBottom.current) scrollTo(element.scrollHeight);
-      const quote = awaitingQuote(entries, payments);
-      if (quote === undefined || quote === shownQuote.current) return;
-      const card = [...element.querySelectorAll<HTMLElement>("[data-payment-id]")].find((node) => node.dataset.paymentId === quote);
-      if (!card) return;
-      shownQuote.current = quote;
-      const top = card.getBoundingClientRect().top - element.getBoundingClientRect().top + element.scrollTop - ABOVE_QUOTE_PX;
-      if (top < element.scrollTop) {
-        scrollTo(top);
-        followBottom.current = false;
-      }
+      if (!followBottom.current) return;
+      const bottom = element.scrollHeight - element.clientHeight;
+      const card = waitingQuoteCard(element, entries, payments);
+      const cardTop = card ? card.getBoundingClientRect().top - element.getBoundingClientRect().top + element.scrollTop - ABOVE_QUOTE_PX : bottom;
+      scrollTo(Math.min(bottom, cardTop));
     });
     return () => cancelAnimationFrame(frame);
   }, [entries, payments]);

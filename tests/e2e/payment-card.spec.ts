@@ -1,8 +1,9 @@
 // The payment card at 1280 × 800, where a quote is taller than the chat pane: it opens at its top
 // with the button that pays in view and its details folded, a second one too when its reply comes
-// in line by line below an earlier one (paced-stream.ts); the service's address keeps its host
-// and port whole; a payment the person turned down reads "Declined", quietly, not as a failure;
-// and the page with a quote keeps to the type scale (app/globals.css).
+// in line by line below an earlier one (paced-stream.ts), and on a phone, where the card is as
+// tall as the pane, after a paid one; the service's address keeps its host and port whole; a
+// payment the person turned down reads "Declined", quietly, not as a failure; and the page with a
+// quote keeps to the type scale (app/globals.css).
 import type { Locator, Page } from "@playwright/test";
 import { chatPage } from "./chat-page";
 import { paceChatStream } from "./paced-stream";
@@ -93,6 +94,25 @@ test("a second quote, streamed in line by line below an earlier one, opens at it
   await expectSeen(card.getByTestId("payment-total"));
   await expectSeen(card.getByTestId("approve-payment"));
   expect(wallet.signRequests).toBe(0);
+});
+
+test("on a phone, a quote that comes in line by line after a paid one opens at its top and stays there as the reply's last lines arrive", async ({ page, wallet }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 375, height: 812 });
+  await paceChatStream(page);
+  const ui = chatPage(page);
+  const first = await quoteFor(page, "London");
+  await first.getByTestId("approve-payment").click();
+  await expect(first).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
+
+  await ui.ask("What's the weather in Paris?");
+  const reply = ui.messages("assistant").last();
+  await expect(reply).toHaveAttribute("data-state", "done", { timeout: 45_000 });
+  const card = reply.getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await expectSeen(card.getByRole("heading", { name: "Budget Weather" }));
+  await expectSeen(card.getByTestId("approve-payment"));
+  expect(wallet.signRequests).toBe(1);
 });
 
 test("a payment the person turned down is badged Declined, quietly: no alert, no failure colour", async ({ page, wallet }) => {
