@@ -242,31 +242,31 @@ export function AiAppsDialog({ wallet, networks, limits, signIn }: AiAppsDialogP
             <p className={styles.problem} role="alert" data-testid="ai-apps-problem">
               {problem}
             </p>
-        ) : null}
-        <h3 className={styles.heading}>Access given from this browser</h3>
-        {mine.length === 0 ? (
-          <p className={styles.muted}>None yet{wallet.address ? " for this wallet" : ""}.</p>
-        ) : (
-          <ul className={styles.grants}>
-            {mine.map((grant) => {
-              const ended = grant.revoked || grant.validUntil * 1000 <= Date.now();
-              return (
-                <li key={grant.id} className={styles.grant} data-testid="ai-apps-grant">
-                  <span>
-                    <strong>{grant.label}</strong>: ${formatUsd(BigInt(grant.limits.daily))} a day, ${formatUsd(BigInt(grant.limits.perPayment))} a payment.{" "}
-                    {grant.revoked ? "Revoked." : ended ? "Expired." : `Until ${new Date(grant.validUntil * 1000).toLocaleDateString()}.`}
-                  </span>
-                  {ended ? null : (
-                    <button type="button" className={styles.button} disabled={busy} onClick={() => void revoke(grant)} data-testid="ai-apps-revoke">
-                      Revoke
-                    </button>
-                  )}
-                </li>
-              );
-            })}
-          </ul>
-        )}
-      </dialog>
+          ) : null}
+          <h3 className={styles.heading}>Access given from this browser</h3>
+          {mine.length === 0 ? (
+            <p className={styles.muted}>None yet{wallet.address ? " for this wallet" : ""}.</p>
+          ) : (
+            <ul className={styles.grants}>
+              {mine.map((grant) => {
+                const ended = grant.revoked || grant.validUntil * 1000 <= Date.now();
+                return (
+                  <li key={grant.id} className={styles.grant} data-testid="ai-apps-grant">
+                    <span>
+                      <strong>{grant.label}</strong>: ${formatUsd(BigInt(grant.limits.daily))} a day, ${formatUsd(BigInt(grant.limits.perPayment))} a payment.{" "}
+                      {grant.revoked ? "Revoked." : ended ? "Expired." : `Until ${new Date(grant.validUntil * 1000).toLocaleDateString()}.`}
+                    </span>
+                    {ended ? null : (
+                      <button type="button" className={styles.button} disabled={busy} onClick={() => void revoke(grant)} data-testid="ai-apps-revoke">
+                        Revoke
+                      </button>
+                    )}
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+        </dialog>
       ) : null}
     </>
   );

@@ -204,36 +204,36 @@ export function SettingsPanel({ settings, networks }: SettingsPanelProps) {
                   {draft.defaultChain && !networks.some((network) => network.id === draft.defaultChain) ? (
                     // A chain the server no longer offers stays visible rather than silently dropped.
                     <option value={draft.defaultChain}>{draft.defaultChain} (not enabled here)</option>
-                ) : null}
-              </select>
-            </div>
-            <fieldset className={styles.radios}>
-              <legend className={styles.radioLabel}>When services compete, prefer</legend>
-              {(["cost", "speed"] as const).map((priority) => (
-                <label key={priority} className={styles.radio}>
-                  <input
-                    type="radio"
-                    name={idOf("priority")}
-                    value={priority}
-                    checked={draft.priority === priority}
-                    onChange={() => setDraft((current) => ({ ...current, priority }))}
-                    data-testid={`settings-priority-${priority}`}
-                  />
-                  {priority === "cost" ? "Lowest price" : "Fastest answer"}
-                </label>
-              ))}
+                  ) : null}
+                </select>
+              </div>
+              <fieldset className={styles.radios}>
+                <legend className={styles.radioLabel}>When services compete, prefer</legend>
+                {(["cost", "speed"] as const).map((priority) => (
+                  <label key={priority} className={styles.radio}>
+                    <input
+                      type="radio"
+                      name={idOf("priority")}
+                      value={priority}
+                      checked={draft.priority === priority}
+                      onChange={() => setDraft((current) => ({ ...current, priority }))}
+                      data-testid={`settings-priority-${priority}`}
+                    />
+                    {priority === "cost" ? "Lowest price" : "Fastest answer"}
+                  </label>
+                ))}
+              </fieldset>
             </fieldset>
-          </fieldset>
-          <div className={styles.buttons}>
-            <button type="submit" className={styles.primary} data-testid="settings-save">
-              Save
-            </button>
-            <button type="button" className={styles.secondary} onClick={close} data-testid="settings-cancel">
-              Cancel
-            </button>
-          </div>
-        </form>
-      </dialog>
+            <div className={styles.buttons}>
+              <button type="submit" className={styles.primary} data-testid="settings-save">
+                Save
+              </button>
+              <button type="button" className={styles.secondary} onClick={close} data-testid="settings-cancel">
+                Cancel
+              </button>
+            </div>
+          </form>
+        </dialog>
       ) : null}
     </>
   );
