@@ -11,8 +11,13 @@ import remarkGfm from "remark-gfm";
 import { safeLink } from "@/lib/client/safe-link";
 import { splitMarkdownBlocks } from "./markdown-blocks";
 import styles from "./markdown.module.css";
+import { columnNames, labelTableCells } from "./table-cell-labels";
 
 const remarkPlugins = [remarkGfm];
+const rehypePlugins = [labelTableCells];
+
+/** From this many columns a table is too wide for a phone: there, each row stacks its cells. */
+const STACKED_FROM_COLUMNS = 4;
 
 function transformUrl(url: string): string | undefined {
   return safeLink(url);
@@ -37,11 +42,14 @@ function MarkdownImage({ alt, src }: ComponentPropsWithoutRef<"img"> & ExtraProp
   );
 }
 
-// Wide tables and code scroll sideways on a phone; focusable so a keyboard can scroll them too.
-function MarkdownTable({ node: _node, ...rest }: ComponentPropsWithoutRef<"table"> & ExtraProps) {
+// On a phone a table of many columns (a list of services) stacks each row's cells, each named by
+// its column (table-cell-labels.ts); a narrower one, and code, scroll sideways there, focusable so
+// a keyboard can scroll them too.
+function MarkdownTable({ node, ...rest }: ComponentPropsWithoutRef<"table"> & ExtraProps) {
+  const stacked = node !== undefined && columnNames(node).length >= STACKED_FROM_COLUMNS;
   return (
     <div className={styles.tableScroll} tabIndex={0}>
-      <table {...rest} />
+      <table {...rest} className={stacked ? styles.stacked : undefined} />
     </div>
   );
 }
@@ -94,7 +102,7 @@ const components: Components = {
 
 const MarkdownBlock = memo(function MarkdownBlock({ source }: { source: string }) {
   return (
-    <Markdown remarkPlugins={remarkPlugins} components={components} urlTransform={transformUrl}>
+    <Markdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} urlTransform={transformUrl}>
       {source}
     </Markdown>
   );

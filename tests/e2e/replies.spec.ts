@@ -1,7 +1,9 @@
 // What the agent says, as a person reads it (the offline model, on the sandbox): a service's
 // refusal in the service's own terms, said once; a comparison as one table with what the
-// services share said once; and every amount of money written one way, "$1.00", as the budget
-// panel writes it.
+// services share said once; on a phone, a table of many columns stacked row by row rather than
+// running off the side; and every amount of money written one way, "$1.00", as the budget panel
+// writes it.
+import { expectNoSeriousA11yViolations } from "./axe";
 import { chatPage } from "./chat-page";
 import { expect, test } from "./wallet";
 
@@ -50,6 +52,37 @@ test("a comparison is one table, with what the services share said once", async 
   const text = await reply.innerText();
   expect(occurrences(text, "Reykjavik")).toBe(1);
   expect(occurrences(text, "Current weather for a city")).toBe(1);
+});
+
+test("on a phone, the list of services reads without scrolling sideways: each service a block of its columns' names and values, still a table to a screen reader", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 812 });
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.ask("List the available services");
+  const reply = await ui.reply(0);
+  const table = reply.getByRole("table");
+  await expect(table).toHaveCount(1);
+  const maxim = table.getByRole("row").filter({ hasText: "Maxim Machine" });
+  await expect(maxim).toHaveCount(1);
+  await expect(table.getByRole("columnheader", { name: "About" })).toHaveCount(1);
+
+  // Nothing runs off the side: the table is no wider than the reply, and a service's own words
+  // sit inside the reply, named by their column.
+  const overflow = await table.evaluate((element) => element.scrollWidth - (element.parentElement as HTMLElement).clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  const about = maxim.getByRole("cell").filter({ hasText: "A famous quotation" });
+  const [aboutBox, replyBox] = [await about.boundingBox(), await reply.boundingBox()];
+  expect(aboutBox && replyBox && aboutBox.x + aboutBox.width <= replyBox.x + replyBox.width).toBe(true);
+  expect(await about.evaluate((cell) => getComputedStyle(cell, "::before").content)).toContain("About");
+  await expectNoSeriousA11yViolations(page, "the list of services on a phone");
+
+  // On a wide screen the same reply is a table of columns again, a row's cells side by side, and
+  // it fits the reply too.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect.poll(() => table.evaluate((element) => element.scrollWidth - (element.parentElement as HTMLElement).clientWidth)).toBeLessThanOrEqual(0);
+  const tops = await maxim.getByRole("cell").evaluateAll((cells) => cells.map((cell) => Math.round(cell.getBoundingClientRect().top)));
+  expect(new Set(tops).size).toBe(1);
+  expect(await about.evaluate((cell) => getComputedStyle(cell, "::before").content)).toBe("none");
 });
 
 test("amounts are written one way in replies, as in the budget panel: $0.50 and $5.00, never $0.5 or $5", async ({ page, wallet }) => {
