@@ -74,6 +74,11 @@ test("on a phone, the list of services reads without scrolling sideways: each se
   const [aboutBox, replyBox] = [await about.boundingBox(), await reply.boundingBox()];
   expect(aboutBox && replyBox && aboutBox.x + aboutBox.width <= replyBox.x + replyBox.width).toBe(true);
   expect(await about.evaluate((cell) => getComputedStyle(cell, "::before").content)).toContain("About");
+  // Each block opens with the service's name: its number is its place, not a line of its own.
+  const service = maxim.getByRole("cell").filter({ hasText: "Maxim Machine" });
+  const firstLineTop = await maxim.evaluate((row) => row.getBoundingClientRect().top + row.clientTop + Number.parseFloat(getComputedStyle(row).paddingTop));
+  expect(Math.abs(((await service.boundingBox())?.y ?? 0) - firstLineTop)).toBeLessThan(2);
+  await expect(maxim.getByRole("cell").first()).toHaveText("1");
   await expectNoSeriousA11yViolations(page, "the list of services on a phone");
 
   // On a wide screen the same reply is a table of columns again: a row's cells side by side.
