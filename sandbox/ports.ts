@@ -2,6 +2,7 @@
  * Which loopback ports the sandbox listens on: from the environment with documented defaults,
  * or free ones picked by the OS so parallel test files never clash.
  */
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
 export const SANDBOX_HOST = "127.0.0.1";
@@ -52,42 +53,66 @@ export function portsFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxPorts
   };
 }
 
-/** A port the OS just handed out; free at the time of the call. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, SANDBOX_HOST, () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+/**
+ * The system's ephemeral ports, which any outgoing connection or listen(0) may take at any moment:
+ * Linux's own range where it says (`ip_local_port_range`), else its default, 32768-60999.
+ */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    if (low !== undefined && high !== undefined && Number.isInteger(low) && Number.isInteger(high) && low <= high) return [low, high];
+  } catch {
+    // Not Linux, or not readable: the default.
+  }
+  return [32_768, 60_999];
 }
 
-/** Where the system's ephemeral ports begin (Linux's default 32768): ports any outgoing
- * connection or listen(0) may take at any moment. */
-const EPHEMERAL_START = 32_768;
+/**
+ * Where ports are picked: the larger stretch outside the ephemeral range, from 20000 (clear of the
+ * well-known and most registered services' ports) to 65535.
+ */
+export const PICK_RANGE: { from: number; to: number } = (() => {
+  const [low, high] = ephemeralRange();
+  const below = { from: 20_000, to: Math.max(20_000, low - 1) };
+  const above = { from: Math.max(20_000, high + 1), to: 65_535 };
+  return below.to - below.from >= above.to - above.from ? below : above;
+})();
+
+/** Ports this process has handed out, never handed out twice (a sandbox asks for several in a row,
+ * each probed and closed before any is listened on). */
+const handedOut = new Set<number>();
 
 /**
  * A block of `count` consecutive free ports (services take consecutive ports). Picks a random
- * base below the ephemeral range, so that no connection opened meanwhile (by this process or a
- * parallel test) takes a port between the probe and the listen; probes each port; retries on a
- * collision.
+ * base outside the ephemeral range (PICK_RANGE), so that no connection opened meanwhile (by this
+ * process or a parallel test) takes a port between the probe and the listen; skips ports this
+ * process handed out already; probes each port; retries on a collision.
  */
 export async function freePortBlock(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * (EPHEMERAL_START - 20_000 - count));
+    const base = PICK_RANGE.from + Math.floor(Math.random() * (PICK_RANGE.to - PICK_RANGE.from + 2 - count));
     let allFree = true;
     for (let offset = 0; offset < count; offset++) {
-      if (!(await isPortFree(base + offset))) {
+      if (handedOut.has(base + offset) || !(await isPortFree(base + offset))) {
         allFree = false;
         break;
       }
     }
-    if (allFree) return base;
+    if (allFree) {
+      for (let offset = 0; offset < count; offset++) handedOut.add(base + offset);
+      return base;
+    }
   }
   throw new Error(`no block of ${count} free loopback ports found`);
+}
+
+/**
+ * A free loopback port for a server to listen on shortly. Not one the OS hands out itself
+ * (`listen(0)`): those come from the ephemeral range, where any outgoing connection opened between
+ * the probe and the listen (a parallel test's request) may take it first.
+ */
+export async function freePort(): Promise<number> {
+  return freePortBlock(1);
 }
 
 export async function isPortFree(port: number): Promise<boolean> {
