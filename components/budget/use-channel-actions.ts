@@ -5,6 +5,7 @@
 // withdrawal, then takes it once the channel's delay has passed). Each step answers what the
 // person is told.
 import { useMemo } from "react";
+import { loadChannelKeys } from "@/components/wallet/wallet-code";
 import type { WalletActions } from "@/components/wallet/wallet-context";
 import type { ChannelWithdrawCall } from "@/lib/chain/channel-address";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
@@ -14,7 +15,6 @@ import { ZERO_USD } from "@/lib/money";
 
 // The channel keys' code, loaded when a channel is closed (outside the hook: the React Compiler
 // does not compile a function with an import() in it).
-const loadChannelKeys = () => import("@/lib/client/channel-keys");
 
 export type ChannelActions = {
   close: (channelId: string) => Promise<string>;

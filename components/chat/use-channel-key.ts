@@ -4,12 +4,12 @@
 // pay-as-you-go channel can be paid, and its signer for what a channel quote asks of it (the
 // first voucher with a deposit, each call's voucher after), at most the call's price on the card.
 import { useEffect, useMemo, useRef, useState } from "react";
+import { loadChannelKeys as loadKeys } from "@/components/wallet/wallet-code";
 import { nextTask } from "@/lib/client/lazy-load";
 import { parseUsd, ZERO_USD } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 
-const loadKeys = () => import("@/lib/client/channel-keys");
 
 export type ChannelKey = {
   /** The key's address, once it exists for the connected wallet. */

@@ -11,8 +11,8 @@
 // Before any zod parse on the page: zod without its eval probe, which the content security policy forbids.
 import "@/lib/client/zod-config";
 import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type ComponentType, type ReactNode } from "react";
-import { nextTask, once } from "@/lib/client/lazy-load";
 import { remembersWallet } from "./remembered-wallet";
+import { loadWalletButtonModule, loadWalletStackModule } from "./wallet-code";
 import type { WalletSetup } from "./wagmi-config";
 import {
   WalletContext,
@@ -27,18 +27,12 @@ import type { WalletStackProps } from "./wallet-stack";
 
 const noWallet: PaymentWallet = { address: undefined, chainId: undefined, connectorName: undefined, sign: undefined, actions: undefined };
 
-/** The wallet stack, fetched from a task of its own and evaluated in two steps, each its own task (a module already evaluated is not
- * evaluated again): the wagmi configuration with the libraries it needs, then the stack's components. */
-const loadWalletStack = once(async (): Promise<ComponentType<WalletStackProps>> => {
-  // Not from the commit that asked for it: fetching it is a stretch of the main thread too.
-  await nextTask();
-  await import("./wagmi-config");
-  await nextTask();
-  return (await import("./wallet-stack")).WalletStack;
-});
+/** The wallet stack, in two steps, each its own task (wallet-code.ts): the wagmi configuration with the libraries it needs,
+ * then the stack's components. */
+const loadWalletStack = async (): Promise<ComponentType<WalletStackProps>> => (await loadWalletStackModule()).WalletStack;
 
 /** RainbowKit's provider and button. */
-const loadWalletButton = once(async (): Promise<ComponentType<WalletButtonProps>> => (await import("./wallet-button")).WalletButton);
+const loadWalletButton = async (): Promise<ComponentType<WalletButtonProps>> => (await loadWalletButtonModule()).WalletButton;
 
 /** The component `load` brings, once `wanted`; rendered in a transition, so its first render
  * yields to the page between its parts. */

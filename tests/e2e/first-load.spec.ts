@@ -3,6 +3,7 @@
 // a wallet used before is to be reconnected, and RainbowKit with them when a person reaches for
 // the wallet button. These tests hold back every script the HTML does not name, as a slow
 // network would, and use the chat meanwhile; and they weigh what the HTML names.
+import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { COMPILE_HINT } from "@/bin/compile-hints.mjs";
@@ -16,10 +17,11 @@ const CHUNK = /\/_next\/static\/chunks\/[\w.-]+\.js/g;
 
 /** Holds every script chunk the page's HTML does not name until `release` is called (unless `hold`
  * is false: then it only lists them); `wallet` lists those that hold the wallet libraries' code,
- * `rainbowKit` those that hold RainbowKit's components. */
-async function holdLateScripts(page: Page, { hold = true } = {}): Promise<{ held: string[]; wallet: string[]; rainbowKit: string[]; release: () => void }> {
+ * `rainbowKit` those that hold RainbowKit's components, `bodies` what each one held. */
+async function holdLateScripts(page: Page, { hold = true } = {}): Promise<{ held: string[]; wallet: string[]; rainbowKit: string[]; bodies: Map<string, string>; release: () => void }> {
   let named = new Set<string>();
   const held: string[] = [];
+  const bodies = new Map<string, string>();
   const wallet: string[] = [];
   const rainbowKit: string[] = [];
   let release!: () => void;
@@ -42,6 +44,7 @@ async function holdLateScripts(page: Page, { hold = true } = {}): Promise<{ held
       const fetched = await route.fetch().then(async (response) => ({ response, body: await response.text() })).catch(() => undefined);
       if (!fetched) return route.abort().catch(() => undefined);
       const { response, body } = fetched;
+      bodies.set(pathname, body);
       if (/wagmi/.test(body)) wallet.push(pathname);
       if (/wrong-network-button/.test(body)) rainbowKit.push(pathname);
       if (hold) await released;
@@ -51,7 +54,24 @@ async function holdLateScripts(page: Page, { hold = true } = {}): Promise<{ held
     // Other routes of the test (registered earlier) still apply.
     await route.fallback();
   });
-  return { held, wallet, rainbowKit, release };
+  return { held, wallet, rainbowKit, bodies, release };
+}
+
+/** The modules a script chunk of the build defines: it hands the bundler's runtime one array of
+ * its script, then each module's id and factory. Run here with a stand-in runtime that only reads
+ * the ids; no module's code runs. */
+function chunkModuleIds(body: string): (string | number)[] {
+  const ids: (string | number)[] = [];
+  const turbopack = {
+    push(chunk: unknown[]) {
+      for (let index = 1; index < chunk.length - 1; index++) {
+        const id = chunk[index];
+        if ((typeof id === "number" || typeof id === "string") && typeof chunk[index + 1] === "function") ids.push(id);
+      }
+    },
+  };
+  runInNewContext(body, { TURBOPACK: turbopack, globalThis: { TURBOPACK: turbopack } });
+  return ids;
 }
 
 test("a first visit loads no wallet library: the chat and the connect button work at once, and a click loads the wallet and opens its list without moving the top bar", async ({ page, wallet }) => {
@@ -131,6 +151,44 @@ test("a remembered wallet is reconnected without RainbowKit: its account shows a
   await expect(slot.getByTestId("rk-account-button")).toContainText(shown);
   const after = { header: await header.boundingBox(), settings: await page.getByTestId("settings-open").boundingBox(), slot: await slot.boundingBox() };
   expect(after).toEqual(before);
+  await expect(ui.errors).toHaveCount(0);
+});
+
+test("a remembered wallet's reload fetches each module's code once, and the click that brings RainbowKit fetches none of it again: the wallet's later parts leave out what its earlier parts brought", async ({ page, wallet, request }) => {
+  test.setTimeout(60_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  const shown = `${wallet.address.slice(0, 4)}…${wallet.address.slice(-4)}`;
+  const slot = page.getByTestId("wallet-connect");
+  await expect(slot.getByTestId("rk-account-button")).toContainText(shown);
+
+  const late = await holdLateScripts(page, { hold: false });
+  await page.reload();
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0");
+  await page.waitForLoadState("networkidle");
+  expect(late.wallet.length).toBeGreaterThan(0);
+  // What the reload fetched: the chunks its HTML names, and those the page asked for after.
+  const reload = new Map<string, string>();
+  for (const { src, body } of await startupScripts(request)) reload.set(new URL(src, "http://page").pathname, body.toString("utf8"));
+  for (const chunk of late.held) reload.set(chunk, late.bodies.get(chunk) ?? "");
+
+  await slot.getByRole("button", { name: shown }).click();
+  await expect(page.getByRole("dialog").getByRole("button", { name: /disconnect/i })).toBeVisible({ timeout: 20_000 });
+  await page.waitForLoadState("networkidle");
+  const click = late.held.filter((chunk) => !reload.has(chunk));
+  expect(late.rainbowKit.length).toBeGreaterThan(0);
+  expect(late.rainbowKit.every((chunk) => click.includes(chunk))).toBe(true);
+
+  // The modules each reload chunk defines: none in two of them.
+  const reloadedIn = new Map<string | number, string[]>();
+  for (const [chunk, body] of reload) for (const id of chunkModuleIds(body)) reloadedIn.set(id, [...(reloadedIn.get(id) ?? []), chunk]);
+  expect(reloadedIn.size).toBeGreaterThan(100);
+  expect([...reloadedIn].filter(([, chunks]) => chunks.length > 1).map(([id, chunks]) => `${id} in ${chunks.join(", ")}`)).toEqual([]);
+  // RainbowKit's chunks bring nothing the page had. (Among themselves, viem's own lazy import of
+  // its offchain lookup, which RainbowKit's name lookup pulls in, shares a module with them.)
+  const again = click.flatMap((chunk) => chunkModuleIds(late.bodies.get(chunk) ?? "").filter((id) => reloadedIn.has(id)).map((id) => `${id} in ${chunk} and ${reloadedIn.get(id)?.join(", ")}`));
+  expect(again).toEqual([]);
   await expect(ui.errors).toHaveCount(0);
 });
 
