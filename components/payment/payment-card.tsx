@@ -118,7 +118,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
             {failure.summary}
           </p>
           <p className={styles.reason} data-testid="payment-reason" data-code={payment.reason?.code}>
-            {[payment.reason ? localizeIsoTimes(payment.reason.message, formatTime) : "", failure.chargeNote]
+            {[payment.reason && !failure.saysReason ? localizeIsoTimes(payment.reason.message, formatTime) : "", failure.chargeNote]
               .filter((part) => part.length > 0)
               .join(" ")}
           </p>

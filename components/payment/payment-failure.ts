@@ -11,16 +11,19 @@ export type FailureExplanation = {
   stepNote: string;
   /** What it cost: paid, reserved, or nothing. */
   chargeNote: string;
+  /** Whether the summary already says what the reason's own message says (the card then leaves it out). */
+  saysReason: boolean;
   /** Whether money moved (a transaction exists). */
   paid: boolean;
 };
 
-const plainWords: Record<string, { summary: string; stepNote: string }> = {
+const plainWords: Record<string, { summary: string; stepNote: string; saysReason?: true }> = {
   "limit-exceeded": { summary: "This payment would go over one of your spending limits.", stepNote: "Over a limit" },
   "insufficient-balance": { summary: "Your wallet does not hold enough USDC for this payment.", stepNote: "Not enough USDC" },
   "service-unavailable": { summary: "The service is not answering right now.", stepNote: "Service down" },
   "payment-failed": { summary: "The payment did not go through.", stepNote: "Failed" },
-  rejected: { summary: "You turned this payment down, so nothing was sent.", stepNote: "Declined" },
+  // The page's own reason for it ("You declined this payment.") would say it twice.
+  rejected: { summary: "You turned this payment down, so nothing was sent.", stepNote: "Declined", saysReason: true },
   expired: { summary: "The quote ran out before it was approved, so nothing was sent.", stepNote: "Expired" },
   "insufficient-gas": { summary: "There is not enough gas to send this payment.", stepNote: "No gas" },
   "network-congestion": { summary: "The network is too busy right now, so the payment was not sent.", stepNote: "Network busy" },
@@ -52,6 +55,7 @@ export function explainFailure(payment: PaymentStatus, formatTime: (at: Date) =>
       summary: code === "not-delivered" ? words.summary : "Paid on chain, but the payment did not complete.",
       stepNote: code === "not-delivered" ? words.stepNote : "Failed after paying",
       chargeNote: "The amount was paid and counts against your limits.",
+      saysReason: false,
       paid: true,
     };
   }
@@ -65,8 +69,9 @@ export function explainFailure(payment: PaymentStatus, formatTime: (at: Date) =>
       chargeNote: until
         ? "The amount stays reserved against your limits until then."
         : "The amount stays reserved against your limits until it is collected or runs out.",
+      saysReason: false,
       paid: false,
     };
   }
-  return { ...words, chargeNote: noChargeNote, paid: false };
+  return { summary: words.summary, stepNote: words.stepNote, chargeNote: noChargeNote, saysReason: words.saysReason ?? false, paid: false };
 }

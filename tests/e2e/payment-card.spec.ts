@@ -115,7 +115,7 @@ test("on a phone, a quote that comes in line by line after a paid one opens at i
   expect(wallet.signRequests).toBe(1);
 });
 
-test("a payment the person turned down is badged Declined, quietly: no alert, no failure colour", async ({ page, wallet }) => {
+test("a payment the person turned down is badged Declined, quietly: no alert, no failure colour, and said once", async ({ page, wallet }) => {
   test.setTimeout(90_000);
   const card = await quoteFor(page, "Paris");
   const awaitingColour = await card.getByTestId("payment-status").evaluate((element) => getComputedStyle(element).color);
@@ -126,8 +126,9 @@ test("a payment the person turned down is badged Declined, quietly: no alert, no
   await expect(badge).toHaveText("Declined");
   await expect(card).toHaveAccessibleName("Payment to Budget Weather: Declined");
   await expect(card.getByRole("alert")).toHaveCount(0);
-  await expect(card).toContainText("You turned this payment down, so nothing was sent.");
-  await expect(card).toContainText("No service fee was charged.");
+  // Said once: the summary, then what it cost; not the page's own "You declined this payment." again.
+  await expect(card.getByTestId("payment-failure-summary")).toHaveText("You turned this payment down, so nothing was sent.");
+  await expect(card.getByTestId("payment-reason")).toHaveText("No service fee was charged.");
   // Grey, as a note: neither the failure's red nor the waiting quote's colour.
   const declinedColour = await badge.evaluate((element) => getComputedStyle(element).color);
   expect(declinedColour).not.toBe(awaitingColour);

@@ -80,6 +80,14 @@ describe("failures in plain words", () => {
     }
   });
 
+  test("a payment the person turned down is said once: its summary already says what the page's own reason says; a server's reason keeps its words", () => {
+    expect(explainFailure(failed("rejected"), String).saysReason).toBe(true);
+    for (const code of ["limit-exceeded", "insufficient-balance", "service-unavailable", "payment-failed", "expired", "payment-pending", "something-new"]) {
+      expect(explainFailure(failed(code), String).saysReason).toBe(false);
+    }
+    expect(explainFailure(failed("rejected", { txHash }), String).saysReason).toBe(false);
+  });
+
   test("not delivered with a transaction: paid, on chain, never 'no fee charged'", () => {
     const explained = explainFailure(failed("not-delivered", { txHash }), String);
     expect(explained.summary).toBe("Paid, but the service did not deliver: the payment is on chain.");
