@@ -29,7 +29,14 @@ export function ChatTools({ model, onModel, offline, onRetry, onNewChat }: ChatT
         <button type="button" className={styles.toolButton} onClick={onNewChat} data-testid="new-chat">
           New chat
         </button>
-      ) : null}
+      ) : (
+        // Its place, kept while a conversation comes back from the tab's storage (the document's
+        // restoring mark, set before the first paint): the server's HTML is the empty chat, and
+        // New chat arriving with the conversation would move the row, and the log above it.
+        <button type="button" className={`${styles.toolButton} ${styles.heldPlace}`} aria-hidden="true" tabIndex={-1} disabled>
+          New chat
+        </button>
+      )}
       <PrivacyNote />
     </div>
   );

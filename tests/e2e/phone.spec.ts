@@ -82,3 +82,47 @@ test("on a phone the conversation and the composer own the screen; notices and a
   await expect(noExtension).toContainText("cannot reach this local chain");
   await expect(noExtension).toBeInViewport();
 });
+
+test("on a phone a reload that brings the conversation back does not move the row under it: New chat's place is kept before the conversation arrives", async ({ page }) => {
+  test.setTimeout(60_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.ask("Hello! What can you do for me?");
+  await expect(await ui.reply(0)).toContainText("compare their prices");
+  const tools = page.getByTestId("new-chat").locator("..");
+  await expect(tools.getByTestId("model-picker")).toBeVisible();
+  const settled = await tools.boundingBox();
+  // With New chat beside it, the row takes two lines on a phone.
+  expect(settled?.height ?? 0).toBeGreaterThan(40);
+
+  // From the page's first frame: where the row is, and every layout shift with what moved.
+  await page.addInitScript(() => {
+    const seen = window as unknown as { firstRow?: { y: number; height: number }; shifted?: string[] };
+    seen.shifted = [];
+    const row = () => document.querySelector('[data-testid="model-picker"]')?.closest("div:has(> details)") ?? null;
+    const first = () => {
+      const element = row();
+      if (!element) return requestAnimationFrame(first);
+      const { y, height } = element.getBoundingClientRect();
+      seen.firstRow = { y, height };
+    };
+    requestAnimationFrame(first);
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { sources?: { node?: Node | null }[] })[]) {
+        for (const source of entry.sources ?? []) if (source.node && source.node === row()) seen.shifted?.push("the row under the conversation");
+      }
+    }).observe({ type: "layout-shift", buffered: true });
+  });
+  await page.reload();
+  await expect(ui.messages("user")).toHaveText([/What can you do/]);
+  await expect(page.getByTestId("new-chat")).toBeVisible();
+  await page.waitForTimeout(500);
+  const { firstRow, shifted } = await page.evaluate(() => {
+    const seen = window as unknown as { firstRow?: { y: number; height: number }; shifted?: string[] };
+    return { firstRow: seen.firstRow, shifted: seen.shifted };
+  });
+  expect(shifted).toEqual([]);
+  expect(firstRow?.height).toBeCloseTo(settled?.height ?? 0, 0);
+  expect(firstRow?.y).toBeCloseTo(settled?.y ?? 0, 0);
+  await expect(ui.errors).toHaveCount(0);
+});
