@@ -13,9 +13,6 @@ import { formatLocalTime } from "@/components/payment/payment-display";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
 import { ZERO_USD } from "@/lib/money";
 
-// The channel keys' code, loaded when a channel is closed (outside the hook: the React Compiler
-// does not compile a function with an import() in it).
-
 export type ChannelActions = {
   close: (channelId: string) => Promise<string>;
   withdraw: (channelId: string) => Promise<string>;

@@ -10,7 +10,6 @@ import { parseUsd, ZERO_USD } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 
-
 export type ChannelKey = {
   /** The key's address, once it exists for the connected wallet. */
   address: `0x${string}` | undefined;

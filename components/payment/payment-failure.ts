@@ -73,5 +73,5 @@ export function explainFailure(payment: PaymentStatus, formatTime: (at: Date) =>
       paid: false,
     };
   }
-  return { summary: words.summary, stepNote: words.stepNote, chargeNote: noChargeNote, saysReason: words.saysReason ?? false, paid: false };
+  return { ...words, chargeNote: noChargeNote, saysReason: words.saysReason ?? false, paid: false };
 }
