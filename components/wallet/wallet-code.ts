@@ -1,7 +1,7 @@
 // The wallet's code, loaded after the page in steps. Each step is imported by a module of the step
-// before it (wallet-core.ts, wallet-stack.tsx), not by the page, and code two parts need at once
-// comes in one step: the bundler then leaves out of a step's chunks what the steps before it
-// brought. Imported side by side from the page, each part carried its own copy of what they share
+// before it (wallet-core.ts, wallet-stack.tsx, wallet-keys.ts), not by the page, and code two
+// parts need at once comes in one step: the bundler then leaves out of a step's chunks what the
+// steps before it brought. Imported side by side from the page, each part carried its own copy of what they share
 // (viem's utilities and errors, @noble/hashes, the wagmi configuration itself), fetched and
 // compiled again on every page that reconnects a wallet.
 import { nextTask, once } from "@/lib/client/lazy-load";
@@ -21,8 +21,14 @@ export const loadWalletStackModule = once(async () => {
   return core.loadWalletStackModule();
 });
 
-/** RainbowKit's provider and button (the largest part), after the stack. */
-export const loadWalletButtonModule = once(async () => (await loadWalletStackModule()).loadWalletButton());
+/** Step three, evaluated in a task after the stack's: the channel key's code (wallet-keys.ts).
+ * Every wallet the stack connects gets its channel key a moment later (use-channel-key.ts);
+ * evaluated with the stack, its curve made that one task half as long again. */
+export const loadChannelKeys = once(async () => {
+  const stack = await loadWalletStackModule();
+  await nextTask();
+  return stack.loadWalletKeysModule();
+});
 
-/** The channel key's code (lib/client/channel-keys.ts), which comes with the stack. */
-export const loadChannelKeys = loadWalletStackModule;
+/** RainbowKit's provider and button (the largest part), after the channel key's code. */
+export const loadWalletButtonModule = once(async () => (await loadChannelKeys()).loadWalletButton());

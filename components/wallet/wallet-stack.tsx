@@ -11,13 +11,9 @@ import { createWagmiConfig, type WalletSetup } from "./wagmi-config";
 import type { WalletButtonProps } from "./wallet-button";
 import type { BalanceQuery, WalletReport } from "./wallet-context";
 
-/** RainbowKit's provider and button (the largest part), imported from here, so that its chunks
- * leave out what the stack brought (wallet-code.ts). */
-export const loadWalletButton = () => import("./wallet-button");
-
-// The channel key's code comes with the stack: every wallet the stack connects gets its channel key
-// a moment later (use-channel-key.ts), and it signs with the stack's viem.
-export { ensureChannelKey, signVoucher } from "@/lib/client/channel-keys";
+/** Step three, the channel key's code and, after it, RainbowKit's: imported from here, so that its
+ * chunks leave out what the stack brought (wallet-code.ts). */
+export const loadWalletKeysModule = () => import("./wallet-keys");
 
 export type WalletStackProps = {
   setup: WalletSetup;
