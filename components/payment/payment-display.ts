@@ -15,11 +15,19 @@ export function formatCountdown(milliseconds: number): string {
 
 /**
  * A moment as the person reads it: the time alone when it falls on the day of `now`, the date
- * and time otherwise. `locale` undefined means the browser's own.
+ * and time otherwise. `locale` undefined means the browser's own. A moment this tab has written
+ * before is read back from the tab's kept times (below), not written again.
  */
 export function formatLocalTime(at: Date, now: Date = new Date(), locale?: string): string {
   const sameDay = at.toDateString() === now.toDateString();
-  return timeFormat(locale, sameDay).format(at);
+  // The offset is the zone's at that moment (a zone changed mid-session, or daylight saving, is another key).
+  const key = `${locale ?? globalThis.navigator?.language ?? ""}|${sameDay ? "time" : "date"}|${at.getTimezoneOffset()}|${at.getTime()}`;
+  const times = keptTimes();
+  const kept = times.get(key);
+  if (kept !== undefined) return kept;
+  const text = timeFormat(locale, sameDay).format(at);
+  keepTime(times, key, text);
+  return text;
 }
 
 // Making a DateTimeFormat costs far more than using one (a card re-renders every second for its
@@ -33,6 +41,44 @@ function timeFormat(locale: string | undefined, sameDay: boolean): Intl.DateTime
     timeFormats.set(key, format);
   }
   return format;
+}
+
+// The times this tab has written, kept for its session (sessionStorage, beside the conversation):
+// the page's first DateTimeFormat loads the locale's calendar data, 10-20 ms of a desktop's main
+// thread and several times that on a phone, and a reload that brings back a quote would pay it
+// while its card is being shown, before it can be approved. The card's times come back with it.
+const TIMES_KEY = "x402-agent.times.v1";
+/** The most times kept: the latest, as a conversation keeps its latest entries. */
+const MAX_KEPT_TIMES = 100;
+let keptTimesRead: Map<string, string> | undefined;
+
+function keptTimes(): Map<string, string> {
+  if (keptTimesRead) return keptTimesRead;
+  keptTimesRead = new Map();
+  try {
+    const parsed: unknown = JSON.parse(globalThis.sessionStorage?.getItem(TIMES_KEY) ?? "[]");
+    if (Array.isArray(parsed)) {
+      for (const pair of parsed) {
+        // What the page wrote itself, read back: a pair of short strings or nothing.
+        if (Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1] === "string" && pair[0].length <= 100 && pair[1].length <= 60) {
+          keptTimesRead.set(pair[0], pair[1]);
+        }
+      }
+    }
+  } catch {
+    // Unreadable or refused: times are written again, as on a first visit.
+  }
+  return keptTimesRead;
+}
+
+function keepTime(times: Map<string, string>, key: string, text: string): void {
+  times.set(key, text);
+  while (times.size > MAX_KEPT_TIMES) times.delete(times.keys().next().value as string);
+  try {
+    globalThis.sessionStorage?.setItem(TIMES_KEY, JSON.stringify([...times]));
+  } catch {
+    // Storage full or refused: kept in memory for this page only.
+  }
 }
 
 /**

@@ -192,6 +192,44 @@ test("a remembered wallet's reload fetches each module's code once, and the clic
   await expect(ui.errors).toHaveCount(0);
 });
 
+test("a pending quote's reload shows the card's clock time as before without making a date format: the tab's times come back with its conversation", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("What's the weather in Lisbon?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  const clock = card.getByTestId("payment-expiry").locator("span").last();
+  const before = await clock.textContent();
+  expect(before).toMatch(/^\(at \d{1,2}:\d{2}/);
+
+  // Every DateTimeFormat the reloaded page makes, counted: the first loads the locale's calendar
+  // data, a long task on a phone while the card is being shown.
+  await page.addInitScript(() => {
+    const Made = Intl.DateTimeFormat;
+    const counter = { made: 0 };
+    Object.defineProperty(window, "__dateFormatsMade", { get: () => counter.made });
+    Intl.DateTimeFormat = new Proxy(Made, {
+      construct: (target, args) => {
+        counter.made++;
+        return Reflect.construct(target, args);
+      },
+      apply: (target, self, args) => {
+        counter.made++;
+        return Reflect.apply(target, self, args);
+      },
+    });
+  });
+  await page.reload();
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  await expect(clock).toHaveText(before ?? "");
+  await page.waitForLoadState("networkidle");
+  expect(await page.evaluate(() => (window as unknown as { __dateFormatsMade: number }).__dateFormatsMade)).toBe(0);
+  expect(wallet.signRequests).toBe(0);
+  await expect(ui.errors).toHaveCount(0);
+});
+
 test("a message sent right after a reload, while the wallet used before reconnects, goes with that wallet", async ({ page, wallet }) => {
   test.setTimeout(60_000);
   const ui = chatPage(page);
