@@ -53,6 +53,34 @@ test("pays with the connected wallet, shows the payment in the budget, and the c
   await expect(ui.errors).toHaveCount(0);
 });
 
+test("the budget's three periods read alike: in the sidebar and on a phone each figure sits under its title, whatever its length", async ({ page, wallet }) => {
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0");
+  const placing = async () =>
+    ui.budget.locator("[data-testid^='budget-meter-']").evaluateAll((meters) =>
+      meters.map((meter) => {
+        const [title, figure] = [...(meter.firstElementChild?.children ?? [])].map((part) => part.getBoundingClientRect());
+        return { period: meter.getAttribute("data-testid"), under: Boolean(title && figure && figure.top >= title.bottom - 1) };
+      }),
+    );
+  const everyUnder = [
+    { period: "budget-meter-day", under: true },
+    { period: "budget-meter-week", under: true },
+    { period: "budget-meter-month", under: true },
+  ];
+  // In the sidebar, "$0.0484 of $1.00 spent" beside "Last 24 hours" would wrap while "Last 7 days" did not.
+  expect(await placing()).toEqual(everyUnder);
+  await page.setViewportSize({ width: 375, height: 812 });
+  // On a phone the budget opens from the top bar's menu.
+  await ui.menu.click();
+  await page.getByTestId("budget-toggle").click();
+  await expect(ui.budget).toBeVisible();
+  expect(await placing()).toEqual(everyUnder);
+  expect(wallet.connected).toBe(true);
+});
+
 test("a wallet's payments are listed only for its own session: a new browser session sees the totals, and signs in to see them", async ({ page, wallet }) => {
   test.setTimeout(120_000);
   const ui = chatPage(page);
