@@ -373,10 +373,11 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
   const [instead, setInstead] = useState<"idle" | "sending" | "done" | "failed">("idle");
   const skipped = optional !== undefined && instead === "done";
   const canApprove = (actions.canSign || actions.walletLoading === true) && !actions.busy && !expired && payment.approval !== undefined;
+  // A wallet still loading is said on the wallet's own line (below), which its account then takes.
   const hint = expired
     ? "This quote has expired. Ask again for a new one."
     : actions.walletLoading
-      ? "Your wallet is loading…"
+      ? undefined
       : !actions.canSign
         ? payment.paidFrom === "agent-budget"
           ? "This page no longer holds the agent budget this was quoted for. Ask again to pay from your wallet."
@@ -397,13 +398,18 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
             <span data-testid="payment-balance">
               Balance {actions.balance} {payment.amount.currency}
             </span>
-          ) : null}
+          ) : (
+            // The balance's place, kept while it is read.
+            <span aria-hidden="true">{"\u00a0"}</span>
+          )}
         </p>
       ) : actions.walletLoading ? (
-        // The wallet's line keeps its place while a remembered wallet reconnects, so its arrival
-        // does not push the note and the buttons down under a person's finger.
-        <p className={styles.payer} aria-hidden="true">
-          {"\u00a0"}
+        // The wallet's line says so while a remembered wallet reconnects, and its account and
+        // balance take the same room: their arrival moves neither the buttons under a person's
+        // finger nor what follows.
+        <p className={styles.payer} data-testid="payment-wallet-loading">
+          <span>Your wallet is loading…</span>
+          <span aria-hidden="true">{"\u00a0"}</span>
         </p>
       ) : null}
       {actions.confirmRequired && !expired ? (

@@ -31,10 +31,10 @@ async function holdLateScripts(page: Page, { hold = true } = {}): Promise<{ held
   await page.route("**/*", async (route) => {
     const request = route.request();
     if (request.resourceType() === "document") {
-      const response = await route.fetch();
-      const body = await response.text();
-      named = new Set(body.match(CHUNK) ?? []);
-      await route.fulfill({ response, body });
+      named = new Set((await (await route.fetch()).text()).match(CHUNK) ?? []);
+      // The browser loads the document itself: one fulfilled from here has no address of its own,
+      // and the page would then be refused the local chain's RPC (Chromium's local network access).
+      await route.continue();
       return;
     }
     const { pathname } = new URL(request.url());
@@ -230,6 +230,33 @@ test("a pending quote's reload shows the card's clock time as before without mak
   await expect(ui.errors).toHaveCount(0);
 });
 
+test("a pending quote brought back by a reload keeps its size while the remembered wallet reconnects: the wallet's line says it is loading, and its account takes that line", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.connect("Test Wallet");
+  await ui.ask("What's the weather in Lisbon?");
+  const card = (await ui.reply(0)).getByTestId("payment-card");
+  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+
+  // On a desktop's card the account and the balance share a line; on a phone's they take one each.
+  for (const size of [{ width: 1280, height: 800 }, { width: 375, height: 812 }]) {
+    await page.setViewportSize(size);
+    const late = await holdLateScripts(page);
+    await page.reload();
+    await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+    await expect(card).toContainText("Your wallet is loading…");
+    const loading = await card.boundingBox();
+    late.release();
+    await expect(card.getByTestId("payment-balance")).toContainText("USDC");
+    await expect(card.getByTestId("payment-paying-from")).toHaveAttribute("title", wallet.address);
+    await expect(card).not.toContainText("Your wallet is loading…");
+    await expect(card.getByTestId("approve-payment")).toBeEnabled();
+    expect({ size, card: await card.boundingBox() }).toEqual({ size, card: loading });
+  }
+  await expect(ui.errors).toHaveCount(0);
+});
+
 test("a message sent right after a reload, while the wallet used before reconnects, goes with that wallet", async ({ page, wallet }) => {
   test.setTimeout(60_000);
   const ui = chatPage(page);
@@ -311,7 +338,8 @@ test("an approval clicked while the wallet is still loading waits for it, then s
   await expect(page.getByRole("button", { name: "What services can you pay for?" })).toBeEnabled();
   await ui.ask("What's the weather in Lisbon?");
   const card = (await ui.reply(0)).getByTestId("payment-card");
-  await expect(card.getByTestId("approval-hint")).toHaveText("Your wallet is loading…");
+  await expect(card.getByTestId("payment-wallet-loading")).toHaveText("Your wallet is loading…");
+  await expect(card.getByTestId("approval-hint")).toHaveCount(0);
   await card.getByTestId("approve-payment").click();
   await expect(card.getByTestId("approve-payment")).toBeDisabled();
   expect(wallet.signRequests).toBe(0);
