@@ -1,6 +1,6 @@
 // How a payment card writes times, countdowns, long hex values and a service's signed receipt: in
 // the person's locale (Intl) and short enough for a phone, never as ISO strings. Pure functions,
-// so they are unit-tested.
+// but for the times a tab keeps once written (below), so they are unit-tested.
 import type { ReceiptSummary } from "@/lib/payments/payment";
 
 /** Remaining time as `m:ss`, or `h:mm:ss` from an hour up; rounded up, so 0:00 means over. */

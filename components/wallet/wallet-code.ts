@@ -1,9 +1,9 @@
 // The wallet's code, loaded after the page in steps. Each step is imported by a module of the step
 // before it (wallet-core.ts, wallet-stack.tsx, wallet-keys.ts), not by the page, and code two
 // parts need at once comes in one step: the bundler then leaves out of a step's chunks what the
-// steps before it brought. Imported side by side from the page, each part carried its own copy of what they share
-// (viem's utilities and errors, @noble/hashes, the wagmi configuration itself), fetched and
-// compiled again on every page that reconnects a wallet.
+// steps before it brought. Imported side by side from the page, each part carried its own copy of
+// what they share (viem's utilities and errors, @noble/hashes, the wagmi configuration itself),
+// fetched and compiled again on every page that reconnects a wallet.
 import { nextTask, once } from "@/lib/client/lazy-load";
 
 /** Step one, fetched from a task of its own (not the commit that asked for it: fetching is a
