@@ -71,6 +71,15 @@ export function chatPage(page: Page) {
       await expect(ui.messages("user").filter({ hasText: text }).last()).toBeVisible();
     },
 
+    /** Asks for a paid service and waits for the quote card of the reply at `index` (0-based among
+     * assistant replies) to wait for approval; that card. */
+    async quote(text: string, index = 0) {
+      await ui.ask(text);
+      const card = (await ui.reply(index)).getByTestId("payment-card");
+      await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+      return card;
+    },
+
     /** Waits for the reply at `index` (0-based among assistant replies) to finish. */
     async reply(index: number) {
       const reply = ui.messages("assistant").nth(index);

@@ -197,9 +197,7 @@ test("a pending quote's reload shows the card's clock time as before without mak
   const ui = chatPage(page);
   await page.goto("/");
   await ui.connect("Test Wallet");
-  await ui.ask("What's the weather in Lisbon?");
-  const card = (await ui.reply(0)).getByTestId("payment-card");
-  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  const card = await ui.quote("What's the weather in Lisbon?");
   const clock = card.getByTestId("payment-expiry").locator("span").last();
   const before = await clock.textContent();
   expect(before).toMatch(/^\(at \d{1,2}:\d{2}/);
@@ -235,9 +233,7 @@ test("a pending quote brought back by a reload keeps its size while the remember
   const ui = chatPage(page);
   await page.goto("/");
   await ui.connect("Test Wallet");
-  await ui.ask("What's the weather in Lisbon?");
-  const card = (await ui.reply(0)).getByTestId("payment-card");
-  await expect(card).toHaveAttribute("data-status", "awaiting-signature");
+  const card = await ui.quote("What's the weather in Lisbon?");
 
   // On a desktop's card the account and the balance share a line; on a phone's they take one each.
   for (const size of [{ width: 1280, height: 800 }, { width: 375, height: 812 }]) {

@@ -73,9 +73,7 @@ test("the budget's three periods read alike: in the sidebar and on a phone each 
   // In the sidebar, "$0.0484 of $1.00 spent" beside "Last 24 hours" would wrap while "Last 7 days" did not.
   expect(await placing()).toEqual(everyUnder);
   await page.setViewportSize({ width: 375, height: 812 });
-  // On a phone the budget opens from the top bar's menu.
-  await ui.menu.click();
-  await page.getByTestId("budget-toggle").click();
+  await ui.topBarAction("budget-toggle");
   await expect(ui.budget).toBeVisible();
   expect(await placing()).toEqual(everyUnder);
   expect(wallet.connected).toBe(true);
