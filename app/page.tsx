@@ -3,6 +3,7 @@
 import { headers } from "next/headers";
 import { connection } from "next/server";
 import { Chat } from "@/components/chat/chat";
+import { COMPOSER_ID } from "@/components/chat/first-paint";
 import { MARK_RESTORING_SCRIPT } from "@/components/chat/conversation-store";
 import { WalletProviders } from "@/components/wallet/providers";
 import { readPageSetup } from "@/lib/page-setup";
@@ -18,6 +19,8 @@ export default async function ChatPage() {
       {/* Before the chat is painted: a conversation coming back from the tab's storage is not preceded by the empty chat's welcome. */}
       {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant of this codebase, no outside text */}
       <script nonce={nonce} dangerouslySetInnerHTML={{ __html: MARK_RESTORING_SCRIPT }} />
+      {/* Nothing is painted before the composer is parsed: a first paint of a document still arriving would lay the chat out without the composer, then move the row above it up when it comes. */}
+      <link rel="expect" href={`#${COMPOSER_ID}`} blocking="render" />
       <WalletProviders setup={walletSetup}>
         <div className="page">
           <Chat

@@ -5,6 +5,7 @@
 // the next message can be written (or a held one changed) while waiting.
 import { useId, type FormEvent, type KeyboardEvent } from "react";
 import styles from "./chat.module.css";
+import { COMPOSER_ID } from "./first-paint";
 
 export type ComposerProps = {
   value: string;
@@ -37,7 +38,7 @@ export function Composer({ value, onChange, onSend, onStop, streaming, cooldownS
   };
 
   return (
-    <form className={styles.composer} onSubmit={submit} aria-label="Send a message">
+    <form id={COMPOSER_ID} className={styles.composer} onSubmit={submit} aria-label="Send a message">
       <label htmlFor={inputId} className="sr-only">
         Message
       </label>

@@ -3,10 +3,31 @@
 // notice is one line that opens on a tap, the top bar's actions sit behind one menu, and the
 // wallet list says what to do without a wallet and shows Base Account and Coinbase Wallet, disabled
 // on the sandbox, which they cannot reach.
+import type { Page } from "@playwright/test";
 import { chatPage } from "./chat-page";
 import { expect, test } from "./wallet";
 
 const screen = { width: 375, height: 667 };
+
+/** The page's document arrives as a slow network gives it: its parse waits just before the
+ * composer's HTML (a script there, held for a moment, that then removes itself), and the browser
+ * may paint what it has parsed meanwhile. */
+async function slowParseBeforeComposer(page: Page): Promise<void> {
+  await page.route("**/held-parse.js", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    await route.fulfill({ contentType: "text/javascript", body: "document.currentScript.remove();" });
+  });
+  await page.route("**/*", async (route) => {
+    if (route.request().resourceType() !== "document") return route.fallback();
+    const response = await route.fetch();
+    const html = await response.text();
+    const nonce = /nonce="([^"]+)"/.exec(html)?.[1];
+    const composer = /<form[^>]*aria-label="Send a message"/.exec(html);
+    expect(nonce && composer).toBeTruthy();
+    const at = composer?.index ?? 0;
+    await route.fulfill({ response, body: `${html.slice(0, at)}<script nonce="${nonce}" src="/held-parse.js"></script>${html.slice(at)}` });
+  });
+}
 
 test.use({
   viewport: screen,
@@ -113,6 +134,7 @@ test("on a phone a reload that brings the conversation back does not move the ro
       }
     }).observe({ type: "layout-shift", buffered: true });
   });
+  await slowParseBeforeComposer(page);
   await page.reload();
   await expect(ui.messages("user")).toHaveText([/What can you do/]);
   await expect(page.getByTestId("new-chat")).toBeVisible();
