@@ -104,7 +104,7 @@ test("on a phone the conversation and the composer own the screen; notices and a
   await expect(noExtension).toBeInViewport();
 });
 
-test("on a phone a reload that brings the conversation back does not move the row under it: New chat's place is kept before the conversation arrives", async ({ page }) => {
+test("on a phone a reload that brings the conversation back does not move the row under it, even from a document that arrives slowly: nothing is painted before the composer, and New chat's place is kept before the conversation arrives", async ({ page }) => {
   test.setTimeout(60_000);
   const ui = chatPage(page);
   await page.goto("/");
