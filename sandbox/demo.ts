@@ -6,7 +6,7 @@
  * whole process group (`next start` forks a child server) and the sandbox, leaving nothing behind.
  */
 import type { ChildProcess } from "node:child_process";
-import { demoAppEnv, demoReadyLines } from "./demo-setup";
+import { beginDemoLedger, demoAppEnv, demoLedger, demoReadyLines } from "./demo-setup";
 import { startSandbox, type Sandbox } from "./index";
 import { infoFilePath } from "./info";
 import { onShutdown } from "./lifecycle";
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
     const { info } = sandbox;
     const infoFile = infoFilePath();
     const env = demoAppEnv({ info, appPort, infoFile, env: process.env });
+    const ledger = demoLedger(process.env);
+    await beginDemoLedger(ledger);
 
     if (!SKIP_BUILD) await ensureBuild(productBuild(ROOT, SANDBOX_PUBLIC_ENV), { env });
 
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
     });
     await waitForApp(`http://${SANDBOX_HOST}:${appPort}/`, app);
 
-    for (const line of demoReadyLines(info, infoFile)) console.log(line);
+    for (const line of demoReadyLines(info, infoFile, ledger)) console.log(line);
   } catch (error) {
     console.error(`Demo failed: ${error instanceof Error ? error.message : String(error)}`);
     await shutdown(1);

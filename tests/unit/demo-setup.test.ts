@@ -1,8 +1,12 @@
 // `npm run demo` tells the person what they need once the app is up (the address, the demo wallet,
 // where the sandbox's details are) and never prints that file, which holds the sandbox's keys;
 // the app it starts reports nothing to Next.js's telemetry.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { demoAppEnv, demoReadyLines } from "@/sandbox/demo-setup";
+import { openDatabase } from "@/lib/db/client";
+import { beginDemoLedger, DEMO_DATA_DIR, demoAppEnv, demoLedger, demoReadyLines } from "@/sandbox/demo-setup";
 import type { SandboxInfo, SandboxServiceInfo } from "@/sandbox/info";
 
 const key = (digit: string) => `0x${digit.repeat(64)}` as const;
@@ -50,7 +54,7 @@ const infoFile = "/home/someone/x402-payment-agent/.data/sandbox.json";
 
 describe("npm run demo", () => {
   test("once the app is up, the console says where to go, which wallet to connect and where the details are, and no key", () => {
-    const printed = demoReadyLines(info, infoFile).join("\n");
+    const printed = demoReadyLines(info, infoFile, demoLedger({})).join("\n");
     expect(printed).toContain("Ready: open http://localhost:3000");
     expect(printed).toContain("0x90F79bf6EB2c4f870365E785982E1f101E93b906");
     expect(printed).toContain("Sandbox demo wallet");
@@ -60,6 +64,7 @@ describe("npm run demo", () => {
       expect(printed).not.toContain(secret);
     }
     expect(printed).not.toMatch(/privateKey|secretKey|0x[0-9a-f]{64}/i);
+    expect(printed).toContain(`Ledger              ${DEMO_DATA_DIR} (begun empty`);
     expect(printed.split("\n").length).toBeLessThanOrEqual(12);
   });
 
@@ -76,5 +81,46 @@ describe("npm run demo", () => {
     });
     expect(env.MPP_SERVICES?.split(",")).toContain("https://mpp.example/openapi.json");
     expect(env.X402_ALLOW_PRIVATE_ADDRESSES).toBe("127.0.0.1:4030,127.0.0.1:4100,127.0.0.1:4112");
+  });
+
+  test("each demo begins its own ledger empty, as its sandbox's chains are new: nothing paid on an earlier sandbox's chain is counted again; a ledger the person names is kept", async () => {
+    expect(demoLedger({})).toEqual({ where: DEMO_DATA_DIR, fresh: true });
+    expect(demoAppEnv({ info, appPort: 3000, infoFile, env: {} }).DATA_DIR).toBe(DEMO_DATA_DIR);
+    expect(demoLedger({ DATA_DIR: "/srv/ledger" })).toEqual({ where: "/srv/ledger", fresh: false });
+    expect(demoAppEnv({ info, appPort: 3000, infoFile, env: { DATA_DIR: "/srv/ledger" } }).DATA_DIR).toBe("/srv/ledger");
+    expect(demoLedger({ DATABASE_URL: "postgres://localhost/ledger" }).fresh).toBe(false);
+
+    const root = await mkdtemp(join(tmpdir(), "demo-ledger-"));
+    try {
+      // The app's ledger as lib/db keeps it under DATA_DIR: one settled payment from the last demo's chain.
+      const open = (folder: string) => openDatabase({ dataDir: join(folder, "pglite") });
+      const paymentsIn = async (folder: string) => {
+        const db = await open(folder);
+        try {
+          return (await db.query<{ count: number }>("SELECT count(*)::int AS count FROM payments"))[0]?.count;
+        } finally {
+          await db.close();
+        }
+      };
+      const payOnce = async (folder: string) => {
+        const db = await open(folder);
+        await db.query(
+          `INSERT INTO payments (payment_id, wallet, network, asset, pay_to, amount, nonce, service_name, service_url, status, tx_hash)
+           VALUES ('pay-1', $1, 'eip155:31337', $2, $3, 2000, '0x01', 'Budget Weather', 'http://127.0.0.1:4101/weather', 'settled', '0xab')`,
+          [info.demoWallet.address.toLowerCase(), info.usdc.address, info.funder.address],
+        );
+        await db.close();
+      };
+      const demoFolder = join(root, "demo");
+      const namedFolder = join(root, "named");
+      await payOnce(demoFolder);
+      await payOnce(namedFolder);
+      await beginDemoLedger({ where: demoFolder, fresh: true });
+      await beginDemoLedger({ where: namedFolder, fresh: false });
+      expect(await paymentsIn(demoFolder)).toBe(0);
+      expect(await paymentsIn(namedFolder)).toBe(1);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
