@@ -1,6 +1,7 @@
 /**
- * What `npm run demo` (demo.ts) hands the app, and what it tells the person once the app is up:
- * the address to open, the demo wallet to connect, and where the sandbox's description is. That
+ * What `npm run demo` (demo.ts) hands the app (the sandbox, and a ledger of its own, begun empty
+ * with each new sandbox), and what it tells the person once the app is up: the address to open,
+ * the demo wallet to connect, where the sandbox's description and the ledger are. The description
  * file holds the sandbox's keys (play money, but keys all the same): the console names it and
  * never prints it.
  */
@@ -59,6 +60,7 @@ export function demoAppEnv({ info, appPort, infoFile, env }: { info: SandboxInfo
     // answer on that address too). An allow-list already set is kept as it is.
     X402_ALLOW_PRIVATE_ADDRESSES: env.X402_ALLOW_PRIVATE_ADDRESSES?.trim() || sandboxAllowance(info),
     SANDBOX_INFO_FILE: infoFile,
+    // The ledger's folder (demoLedger): the person's own, else the demo's.
     DATA_DIR: env.DATA_DIR?.trim() || DEMO_DATA_DIR,
     // The one origin sign-ins and access grants are for, and every link the server hands out
     // names (docs/contract.md, section 6): the address printed once the app is up.

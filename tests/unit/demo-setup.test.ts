@@ -1,6 +1,7 @@
 // `npm run demo` tells the person what they need once the app is up (the address, the demo wallet,
-// where the sandbox's details are) and never prints that file, which holds the sandbox's keys;
-// the app it starts reports nothing to Next.js's telemetry.
+// where the sandbox's details and the ledger are) and never prints that file, which holds the
+// sandbox's keys; the app it starts reports nothing to Next.js's telemetry, and begins its ledger
+// empty with each new sandbox unless the person named one.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
