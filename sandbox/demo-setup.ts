@@ -60,8 +60,8 @@ export function demoAppEnv({ info, appPort, infoFile, env }: { info: SandboxInfo
     // answer on that address too). An allow-list already set is kept as it is.
     X402_ALLOW_PRIVATE_ADDRESSES: env.X402_ALLOW_PRIVATE_ADDRESSES?.trim() || sandboxAllowance(info),
     SANDBOX_INFO_FILE: infoFile,
-    // The ledger's folder (demoLedger): the person's own, else the demo's.
-    DATA_DIR: env.DATA_DIR?.trim() || DEMO_DATA_DIR,
+    // The demo's own ledger, unless the person named one (demoLedger).
+    ...(demoLedger(env).fresh ? { DATA_DIR: DEMO_DATA_DIR } : {}),
     // The one origin sign-ins and access grants are for, and every link the server hands out
     // names (docs/contract.md, section 6): the address printed once the app is up.
     APP_URL: info.appUrl,
