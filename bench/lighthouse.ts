@@ -132,6 +132,8 @@ async function audit(page: Page, url: string, flags: Flags, report?: string): Pr
     await writeFile(report, typeof result.report === "string" ? result.report : JSON.stringify(lhr));
     // The load's trace beside it, to read its main thread's tasks (Chrome DevTools' Performance panel opens it).
     await writeFile(report.replace(/\.report\.json$/, ".trace.json"), JSON.stringify(result.artifacts.Trace));
+    // Its network log, from which Lighthouse's simulation builds the load's graph of requests.
+    await writeFile(report.replace(/\.report\.json$/, ".devtoolslog.json"), JSON.stringify(result.artifacts.DevtoolsLog));
   }
   if (lhr.runtimeError) throw new Error(`Lighthouse on ${url}: ${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
   return lhr;

@@ -8,8 +8,10 @@
  *
  *   npm run bench:phone -- [runs, default 5] [--versus=<checkout>] [--page=quote|empty] [--reports=<folder>]
  *
- * `--reports` keeps each run's whole Lighthouse report (JSON), to read what a score is made of, and
- * the load's trace beside it (`.trace.json`, which Chrome DevTools' Performance panel opens).
+ * `--reports` keeps each run's whole Lighthouse report (JSON), to read what a score is made of, the
+ * load's trace beside it (`.trace.json`, which Chrome DevTools' Performance panel opens) and its
+ * network log (`.devtoolslog.json`): with the trace, what Lighthouse's simulation is computed from,
+ * so that its estimates can be computed again and taken apart.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
