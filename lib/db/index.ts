@@ -12,11 +12,14 @@ export { openDatabase } from "./client";
 // per process).
 const state = processState("database", () => ({ opening: undefined as Promise<Database> | undefined }));
 
+/** Where PGlite keeps the ledger under a data folder (DATA_DIR). */
+export const pgliteFolder = (dataDir: string): string => path.resolve(dataDir, "pglite");
+
 export function getDatabase(): Promise<Database> {
   let { opening } = state;
   if (!opening) {
     const env = serverEnv();
-    opening = openDatabase({ url: env.DATABASE_URL, dataDir: path.resolve(env.DATA_DIR, "pglite") });
+    opening = openDatabase({ url: env.DATABASE_URL, dataDir: pgliteFolder(env.DATA_DIR) });
     state.opening = opening;
     // A failed open is not cached: the next request tries again.
     opening.catch(() => {

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { openDatabase } from "@/lib/db/client";
+import { openDatabase, pgliteFolder } from "@/lib/db";
 import { beginDemoLedger, DEMO_DATA_DIR, demoAppEnv, demoLedger, demoReadyLines } from "@/sandbox/demo-setup";
 import type { SandboxInfo, SandboxServiceInfo } from "@/sandbox/info";
 
@@ -93,8 +93,8 @@ describe("npm run demo", () => {
 
     const root = await mkdtemp(join(tmpdir(), "demo-ledger-"));
     try {
-      // The app's ledger as lib/db keeps it under DATA_DIR: one settled payment from the last demo's chain.
-      const open = (folder: string) => openDatabase({ dataDir: join(folder, "pglite") });
+      // The app's ledger where lib/db keeps it under DATA_DIR: one settled payment from the last demo's chain.
+      const open = (folder: string) => openDatabase({ dataDir: pgliteFolder(folder) });
       const paymentsIn = async (folder: string) => {
         const db = await open(folder);
         try {
