@@ -69,20 +69,25 @@ const LAST_MINUTE_MS = 60_000;
 export function PaymentCard({ payment, actions }: { payment: PaymentStatus; actions?: PaymentActions | undefined }) {
   const { amount } = payment;
   const explorer = safeLink(payment.explorerUrl);
-  const awaiting = payment.status === "awaiting-signature";
   const furthest = useFurthestStep(payment.status);
-  const steps = paymentSteps(payment, furthest);
-  const deadline = awaiting ? parseTime(payment.approval?.expiresAt) : undefined;
+  const deadline = payment.status === "awaiting-signature" ? parseTime(payment.approval?.expiresAt) : undefined;
   const now = useNow(deadline);
   const msLeft = deadline !== undefined ? deadline - now : undefined;
+  // A quote that ran out while it waited is over, as the server will say: shown as that failure,
+  // with nothing left to approve or reject.
   const expired = msLeft !== undefined && msLeft <= 0;
+  const shown: PaymentStatus = expired ? { ...payment, status: "failed", reason: { code: "expired", message: "The quote ran out before it was approved." } } : payment;
+  const awaiting = shown.status === "awaiting-signature";
+  const steps = paymentSteps(shown, furthest);
   const formatTime = (at: Date) => formatLocalTime(at, new Date(now));
-  const failure = payment.status === "failed" ? explainFailure(payment, formatTime) : undefined;
+  const failure = shown.status === "failed" ? explainFailure(shown, formatTime) : undefined;
   // Delivered, and the chain has not settled the signed maximum yet: it stays held until its window ends.
   const held = payment.status === "delivered" && payment.collectableUntil ? new Date(payment.collectableUntil) : undefined;
   // Turned down by the person: said as their choice, without the alarm of a failure.
-  const declined = payment.status === "failed" && payment.reason?.code === "rejected";
-  const label = declined ? "Declined" : statusLabels[payment.status];
+  const declined = shown.status === "failed" && shown.reason?.code === "rejected";
+  // Turned down or run out: the person's choice or their time, without the alarm of a failure.
+  const quiet = declined || shown.reason?.code === "expired";
+  const label = declined ? "Declined" : expired ? "Expired" : statusLabels[shown.status];
   return (
     <article
       className={styles.card}
@@ -93,16 +98,16 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
     >
       <header className={styles.header}>
         <h3 className={styles.service}>{payment.service.name}</h3>
-        <span className={styles.status} data-tone={declined ? "quiet" : statusTones[payment.status]} data-testid="payment-status">
+        <span className={styles.status} data-tone={quiet ? "quiet" : statusTones[shown.status]} data-testid="payment-status">
           {label}
         </span>
       </header>
-      <PaymentSteps steps={steps} failedNote={failure?.stepNote} quiet={declined} />
+      <PaymentSteps steps={steps} failedNote={failure?.stepNote} quiet={quiet} />
       {payment.paidFrom === "agent-budget" ? (
         <p className={styles.note} data-testid="payment-paid-from">
           {awaiting
             ? "Paying from your agent budget: no wallet prompt needed."
-            : payment.status === "failed"
+            : shown.status === "failed"
               ? "From your agent budget."
               : "Paid from your agent budget, without a prompt."}
         </p>
@@ -113,12 +118,12 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         </p>
       ) : null}
       {failure ? (
-        <div className={styles.failure} role={declined ? undefined : "alert"} data-paid={failure.paid} data-tone={declined ? "quiet" : undefined}>
+        <div className={styles.failure} role={quiet ? undefined : "alert"} data-paid={failure.paid} data-tone={quiet ? "quiet" : undefined}>
           <p className={styles.failureSummary} data-testid="payment-failure-summary">
             {failure.summary}
           </p>
-          <p className={styles.reason} data-testid="payment-reason" data-code={payment.reason?.code}>
-            {[payment.reason && !failure.saysReason ? localizeIsoTimes(payment.reason.message, formatTime) : "", failure.chargeNote]
+          <p className={styles.reason} data-testid="payment-reason" data-code={shown.reason?.code}>
+            {[shown.reason && !failure.saysReason ? localizeIsoTimes(shown.reason.message, formatTime) : "", failure.chargeNote]
               .filter((part) => part.length > 0)
               .join(" ")}
           </p>
@@ -175,17 +180,11 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
           <>
             <dt>Expires</dt>
             <dd data-testid="payment-expiry">
-              {expired ? (
-                <strong className={styles.expired}>Expired</strong>
-              ) : (
-                <>
-                  {/* Ticks every second without being read out each time (see the status below). */}
-                  <span role="timer" aria-live="off" className={msLeft <= LAST_MINUTE_MS ? styles.lastMinute : styles.countdown}>
-                    in {formatCountdown(msLeft)}
-                  </span>{" "}
-                  <span className={styles.muted}>(at {formatTime(new Date(deadline))})</span>
-                </>
-              )}
+              {/* Ticks every second without being read out each time (see the status below). */}
+              <span role="timer" aria-live="off" className={msLeft <= LAST_MINUTE_MS ? styles.lastMinute : styles.countdown}>
+                in {formatCountdown(msLeft)}
+              </span>{" "}
+              <span className={styles.muted}>(at {formatTime(new Date(deadline))})</span>
             </dd>
           </>
         ) : null}
@@ -257,7 +256,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         </ul>
       ) : null}
       {/* Last: it sticks to the bottom of the conversation while the card is taller than it. */}
-      {awaiting && actions ? <ApprovalPanel payment={payment} actions={actions} expired={expired} /> : null}
+      {awaiting && actions ? <ApprovalPanel payment={payment} actions={actions} /> : null}
     </article>
   );
 }
@@ -285,7 +284,7 @@ function PaymentSteps({ steps, failedNote, quiet }: { steps: PaymentStep[]; fail
           </span>
           <span className={styles.stepLabel}>
             {step.label}
-            <span className="sr-only">: {quiet && step.state === "failed" ? "declined here" : stepStateText[step.state]}</span>
+            <span className="sr-only">: {quiet && step.state === "failed" ? `${(failedNote ?? "stopped").toLowerCase()} here` : stepStateText[step.state]}</span>
           </span>
           {step.state === "failed" ? <span className={styles.stepNote}>{failedNote ?? "Failed"}</span> : null}
         </li>
@@ -365,18 +364,16 @@ function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
   return "Approve and pay";
 }
 
-function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; actions: PaymentActions; expired: boolean }) {
+function ApprovalPanel({ payment, actions }: { payment: PaymentStatus; actions: PaymentActions }) {
   const inFlight = actions.approving === payment.paymentId;
   // What the wallet is asked for, in order; one it may decline, having done what it offers instead.
   const requests = payment.paidFrom === "agent-budget" ? undefined : requestsOf(payment.approval);
   const optional = optionalRequestOf(requests);
   const [instead, setInstead] = useState<"idle" | "sending" | "done" | "failed">("idle");
   const skipped = optional !== undefined && instead === "done";
-  const canApprove = (actions.canSign || actions.walletLoading === true) && !actions.busy && !expired && payment.approval !== undefined;
+  const canApprove = (actions.canSign || actions.walletLoading === true) && !actions.busy && payment.approval !== undefined;
   // A wallet still loading is said on the wallet's own line (below), which its account then takes.
-  const hint = expired
-    ? "This quote has expired. Ask again for a new one."
-    : actions.walletLoading
+  const hint = actions.walletLoading
       ? undefined
       : !actions.canSign
         ? payment.paidFrom === "agent-budget"
@@ -412,7 +409,7 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
           <span aria-hidden="true">{"\u00a0"}</span>
         </p>
       ) : null}
-      {actions.confirmRequired && !expired ? (
+      {actions.confirmRequired ? (
         <p className={styles.note} data-testid="payment-confirm-note">
           This is above your confirmation threshold: check it, then confirm here before your wallet opens.
         </p>
@@ -437,7 +434,7 @@ function ApprovalPanel({ payment, actions, expired }: { payment: PaymentStatus; 
           Reject
         </button>
       </div>
-      {requests && requests.length > 1 && !expired ? (
+      {requests && requests.length > 1 ? (
         <p className={styles.note} data-testid="payment-requests-note">
           {skipped
             ? `Done: ${optional.instead.label} went through. Your wallet now asks only for ${requests

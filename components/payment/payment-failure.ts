@@ -24,7 +24,9 @@ const plainWords: Record<string, { summary: string; stepNote: string; saysReason
   "payment-failed": { summary: "The payment did not go through.", stepNote: "Failed" },
   // The page's own reason for it ("You declined this payment.") would say it twice.
   rejected: { summary: "You turned this payment down, so nothing was sent.", stepNote: "Declined", saysReason: true },
-  expired: { summary: "The quote ran out before it was approved, so nothing was sent.", stepNote: "Expired" },
+  // Whether the quote ran out on the card or a late approval reached the server after it, the
+  // server's reason ("… Nothing was paid; ask again …") would say it twice.
+  expired: { summary: "The quote ran out before it could be paid. Ask again for a new one.", stepNote: "Expired", saysReason: true },
   "insufficient-gas": { summary: "There is not enough gas to send this payment.", stepNote: "No gas" },
   "network-congestion": { summary: "The network is too busy right now, so the payment was not sent.", stepNote: "Network busy" },
   "not-delivered": { summary: "Paid, but the service did not deliver: the payment is on chain.", stepNote: "Not delivered" },

@@ -2,8 +2,8 @@
 // with the button that pays in view and its details folded, a second one too when its reply comes
 // in line by line below an earlier one (paced-stream.ts), and on a phone, where the card is as
 // tall as the pane, after a paid one; the service's address keeps its host and port whole; a
-// payment the person turned down reads "Declined", quietly, not as a failure; and the page with a
-// quote keeps to the type scale (app/globals.css).
+// payment the person turned down reads "Declined", quietly, not as a failure, and one that ran out
+// while it waited "Expired"; and the page with a quote keeps to the type scale (app/globals.css).
 import type { Locator, Page } from "@playwright/test";
 import { chatPage } from "./chat-page";
 import { paceChatStream } from "./paced-stream";
@@ -134,6 +134,32 @@ test("a payment the person turned down is badged Declined, quietly: no alert, no
   expect(declinedColour).not.toBe(awaitingColour);
   const [red, green, blue] = (declinedColour.match(/\d+/g) ?? []).map(Number);
   expect(Math.max(red ?? 0, green ?? 0, blue ?? 0) - Math.min(red ?? 0, green ?? 0, blue ?? 0)).toBeLessThan(40);
+  expect(wallet.signRequests).toBe(0);
+});
+
+test("a quote that runs out while it waits is badged Expired, quietly, says so once and offers no button that could not work", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  // The page's clock runs as a person's does, until it is moved past the quote's five minutes.
+  await page.clock.install();
+  const card = await quoteFor(page, "Berlin");
+  await expect(card.getByTestId("payment-status")).toHaveText("Waiting for your approval");
+  await page.clock.fastForward("05:30");
+
+  const badge = card.getByTestId("payment-status");
+  await expect(badge).toHaveText("Expired");
+  await expect(card).toHaveAccessibleName("Payment to Budget Weather: Expired");
+  // The approval step says where it stopped, and no step is still in progress.
+  await expect(card.locator('[data-step="awaiting-signature"]')).toHaveAttribute("data-state", "failed");
+  await expect(card.locator('[data-step="awaiting-signature"]')).toContainText("Expired");
+  await expect(card.locator('[data-state="current"]')).toHaveCount(0);
+  // Said once, as a note rather than an alarm, with what to do next.
+  await expect(card.getByRole("alert")).toHaveCount(0);
+  await expect(card.getByTestId("payment-failure-summary")).toHaveText("The quote ran out before it could be paid. Ask again for a new one.");
+  await expect(card.getByTestId("payment-reason")).toHaveText("No service fee was charged.");
+  await expect(card).not.toContainText(/expired\. Ask again/i);
+  // Neither a pay button that cannot pay nor a reject for what is already over.
+  await expect(card.getByTestId("approve-payment")).toHaveCount(0);
+  await expect(card.getByTestId("reject-payment")).toHaveCount(0);
   expect(wallet.signRequests).toBe(0);
 });
 

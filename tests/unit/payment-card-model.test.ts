@@ -80,9 +80,10 @@ describe("failures in plain words", () => {
     }
   });
 
-  test("a payment the person turned down is said once: its summary already says what the page's own reason says; a server's reason keeps its words", () => {
+  test("a payment turned down or run out is said once: its summary already says what the reason says; a server's other reasons keep their words", () => {
     expect(explainFailure(failed("rejected"), String).saysReason).toBe(true);
-    for (const code of ["limit-exceeded", "insufficient-balance", "service-unavailable", "payment-failed", "expired", "payment-pending", "something-new"]) {
+    expect(explainFailure(failed("expired"), String).saysReason).toBe(true);
+    for (const code of ["limit-exceeded", "insufficient-balance", "service-unavailable", "payment-failed", "payment-pending", "something-new"]) {
       expect(explainFailure(failed(code), String).saysReason).toBe(false);
     }
     expect(explainFailure(failed("rejected", { txHash }), String).saysReason).toBe(false);
