@@ -14,6 +14,7 @@ import type { ChatRequestError } from "@/lib/client/chat-error";
 import { channelKeyOnly, OptionalRequestDeclined, paymentRequestOf, requestsOf, requestsProblem, signRequests, type RequestSigners } from "@/lib/client/wallet-requests";
 import { payerOfTypedData, readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import type { ApproveOptions } from "@/components/payment/payment-card";
+import { quoteExpired } from "@/components/payment/payment-display";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import type { AssistantEntry, ChatEntry, ChatRequestBody, RequestMessage } from "./chat-entries";
 import type { ChatEntries } from "./use-chat-entries";
@@ -55,6 +56,7 @@ function planApproval(payment: PaymentStatus, entries: readonly ChatEntry[], sig
   const messages = origin?.role === "assistant" ? origin.request : undefined;
   const settings = origin?.role === "assistant" ? origin.requestSettings : undefined;
   if (!approval || !requests || !messages) return refused("invalid-quote", "This quote cannot be signed: it is incomplete.");
+  if (quoteExpired(payment)) return refused("expired", "This quote has run out. Ask again for a new one.");
   const skip = new Set(options.skip ?? []);
   const token = approval.token ?? "";
   const plan = (pageSigners: RequestSigners, signerName: string): ApprovalPlan => {

@@ -9,6 +9,7 @@
 // cooldown (the server does not count it).
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { ApproveOptions, PaymentActions } from "@/components/payment/payment-card";
+import { quoteExpired } from "@/components/payment/payment-display";
 import { useCommitted } from "@/components/shared/use-committed";
 import type { SolanaWalletState } from "@/components/wallet/use-solana-wallet";
 import { insteadApproval, useWalletBalance, type PaymentWallet, type WalletStatus } from "@/components/wallet/wallet-context";
@@ -100,7 +101,8 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey
 
   const prompted = useRef(new Set<string>());
   useEffect(() => {
-    if (!pending || chat.streaming || approving !== undefined) return;
+    // A quote that has run out (brought back by a reload, or met by a threshold raised since) is over.
+    if (!pending || chat.streaming || approving !== undefined || quoteExpired(pending)) return;
     const fromBudget = pending.paidFrom === "agent-budget";
     if (!payer.canSign) return;
     if (prompted.current.has(pending.paymentId) || (!fromBudget && !fromDeposit(pending) && needsConfirmation(pending))) return;

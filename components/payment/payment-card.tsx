@@ -16,7 +16,7 @@ import { safeLink } from "@/lib/client/safe-link";
 import { optionalRequestOf, requestsOf, type WalletFallback } from "@/lib/client/wallet-requests";
 import { dollarsOf } from "@/lib/money";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
-import { formatCountdown, formatLocalTime, localizeIsoTimes, receiptWords, serviceAddressParts, shortHex } from "./payment-display";
+import { formatCountdown, formatLocalTime, localizeIsoTimes, quoteDeadline, receiptWords, serviceAddressParts, shortHex } from "./payment-display";
 import { explainFailure } from "./payment-failure";
 import { paymentSteps, stepIndex, stepLabels, type PaymentStep } from "./payment-progress";
 import styles from "./payment-card.module.css";
@@ -70,7 +70,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
   const { amount } = payment;
   const explorer = safeLink(payment.explorerUrl);
   const furthest = useFurthestStep(payment.status);
-  const deadline = payment.status === "awaiting-signature" ? parseTime(payment.approval?.expiresAt) : undefined;
+  const deadline = quoteDeadline(payment);
   const now = useNow(deadline);
   const msLeft = deadline !== undefined ? deadline - now : undefined;
   // A quote that ran out while it waited is over, as the server will say: shown as that failure,
@@ -504,12 +504,6 @@ function useNow(deadline: number | undefined): number {
     return () => window.clearTimeout(timer);
   }, [deadline]);
   return now;
-}
-
-function parseTime(iso: string | undefined): number | undefined {
-  if (!iso) return undefined;
-  const at = Date.parse(iso);
-  return Number.isNaN(at) ? undefined : at;
 }
 
 /** A fallback's label ("approve ...") opening a sentence. */

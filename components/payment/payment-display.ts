@@ -2,6 +2,7 @@
 // the person's locale (Intl) and short enough for a phone, never as ISO strings. Pure functions,
 // but for the times a tab keeps once written (below), so they are unit-tested.
 import type { ReceiptSummary } from "@/lib/payments/payment";
+import type { PaymentStatus } from "@/lib/protocol/lines";
 
 /** Remaining time as `m:ss`, or `h:mm:ss` from an hour up; rounded up, so 0:00 means over. */
 export function formatCountdown(milliseconds: number): string {
@@ -98,6 +99,19 @@ export function parseMoment(value: unknown): Date | undefined {
     return undefined;
   }
   return Number.isFinite(millis) && millis > 0 ? new Date(millis) : undefined;
+}
+
+/** When a quote waiting for approval runs out (its `approval.expiresAt`), in milliseconds; undefined when it names none. */
+export function quoteDeadline(payment: Pick<PaymentStatus, "status" | "approval">): number | undefined {
+  if (payment.status !== "awaiting-signature" || !payment.approval?.expiresAt) return undefined;
+  const at = Date.parse(payment.approval.expiresAt);
+  return Number.isNaN(at) ? undefined : at;
+}
+
+/** Whether a quote has run out: nothing can approve it any more. */
+export function quoteExpired(payment: Pick<PaymentStatus, "status" | "approval">, now = Date.now()): boolean {
+  const deadline = quoteDeadline(payment);
+  return deadline !== undefined && deadline <= now;
 }
 
 const isoMoment = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g;

@@ -163,6 +163,23 @@ test("a quote that runs out while it waits is badged Expired, quietly, says so o
   expect(wallet.signRequests).toBe(0);
 });
 
+test("a quote that ran out is never sent to the wallet, even once the threshold would open its prompt by itself", async ({ page, wallet }) => {
+  test.setTimeout(90_000);
+  await page.clock.install();
+  const card = await quoteFor(page, "Sydney");
+  await page.clock.fastForward("05:30");
+  await expect(card.getByTestId("payment-status")).toHaveText("Expired");
+  // A threshold above the quote's price: a waiting quote would now be signed without a click.
+  await page.getByTestId("settings-open").click();
+  await page.getByTestId("settings-threshold").fill("0.01");
+  await page.getByTestId("settings-save").click();
+  await expect(page.getByTestId("settings-dialog")).toBeHidden();
+  // The prompt, had it opened, would have within a moment of the page's next render.
+  await page.waitForTimeout(1_500);
+  expect(wallet.signRequests).toBe(0);
+  await expect(card.getByTestId("payment-status")).toHaveText("Expired");
+});
+
 test("a page with a quote draws its text in a few fonts, not one per element: each size and weight is a font the browser resolves before it lays text out", async ({ page, wallet }) => {
   test.setTimeout(90_000);
   const card = await quoteFor(page, "Lisbon");

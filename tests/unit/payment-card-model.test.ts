@@ -6,6 +6,7 @@ import {
   formatLocalTime,
   localizeIsoTimes,
   parseMoment,
+  quoteExpired,
   serviceAddressParts,
   shortHex,
 } from "@/components/payment/payment-display";
@@ -122,6 +123,20 @@ describe("display", () => {
     expect(formatCountdown(0)).toBe("0:00");
     expect(formatCountdown(-5_000)).toBe("0:00");
     expect(formatCountdown(3_723_000)).toBe("1:02:03");
+  });
+
+  test("a waiting quote has run out from the moment its countdown shows 0:00, never before; other payments never run out", () => {
+    const expiresAt = "2030-01-02T03:04:05.000Z";
+    const at = Date.parse(expiresAt);
+    const waiting = samplePaymentStatus({ status: "awaiting-signature", approval: { toSign: [], token: "t", expiresAt } });
+    for (const left of [1, 999]) {
+      expect(formatCountdown(left)).toBe("0:01");
+      expect(quoteExpired(waiting, at - left)).toBe(false);
+    }
+    expect(formatCountdown(0)).toBe("0:00");
+    expect(quoteExpired(waiting, at)).toBe(true);
+    expect(quoteExpired({ ...waiting, status: "delivered" }, at + 60_000)).toBe(false);
+    expect(quoteExpired({ ...waiting, approval: { toSign: [], token: "t", expiresAt: "not a time" } }, at + 60_000)).toBe(false);
   });
 
   test("times follow the locale: the time alone today, with the date on another day", () => {
