@@ -109,6 +109,57 @@ async function installMulticall3(rpcUrl: string): Promise<void> {
   await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: runtimeCode });
 }
 
+/**
+ * Anvil (1.7) can file a transaction as waiting for an earlier one of its sender that was already
+ * mined: one checked against the chain while the one before it was being mined waits for that
+ * one's mark, which its block has already cleared. It is then never mined, nor anything the
+ * sender sends after it. The facilitator's many settlements at once from one account met it
+ * under load (bench/payments-per-second.ts): every settlement after it waited out its 30 s. So
+ * twice a second, when a sender's waiting transaction has a nonce that is already the account's
+ * next, the sender's transactions in the pool are taken out and sent again in nonce order: anvil
+ * checks each afresh and mines them. Returns what stops the watch.
+ */
+function freeStuckTransactions(rpcUrl: string): () => void {
+  const transport = http(rpcUrl);
+  const publicClient = createPublicClient({ chain: foundry, transport });
+  type ByNonce = Record<string, { hash: Hex }>;
+  const request = (method: string, params: unknown[] = []) => publicClient.request({ method, params } as never) as Promise<unknown>;
+  const freeOnce = async () => {
+    const status = (await request("txpool_status")) as { queued: Hex };
+    if (BigInt(status.queued) === 0n) return;
+    const pool = (await request("txpool_content")) as { pending?: Record<string, ByNonce>; queued?: Record<string, ByNonce> };
+    for (const [sender, queued] of Object.entries(pool.queued ?? {})) {
+      const next = await publicClient.getTransactionCount({ address: sender as Hex, blockTag: "latest" });
+      if (!queued[String(next)]) continue;
+      // anvil_dropTransaction takes a ready transaction only: the sender's are taken out together.
+      const all = { ...pool.pending?.[sender], ...queued };
+      const nonces = Object.keys(all).map(Number).filter((nonce) => nonce >= next).sort((a, b) => a - b);
+      const raws = await Promise.all(nonces.map((nonce) => request("eth_getRawTransactionByHash", [all[String(nonce)]?.hash]) as Promise<Hex | null>));
+      await request("anvil_removePoolTransactions", [sender]);
+      for (const raw of raws) {
+        if (raw) await publicClient.sendRawTransaction({ serializedTransaction: raw }).catch(() => undefined);
+      }
+    }
+  };
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      // A failed look (the chain stopping, a transaction mined meanwhile) is tried again next time.
+      void freeOnce()
+        .catch(() => undefined)
+        .finally(schedule);
+    }, 500);
+    timer.unref();
+  };
+  schedule();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
 export async function startChain({ port, quiet = true }: StartChainParameters): Promise<Chain> {
   const rpcUrl = `http://${SANDBOX_HOST}:${port}`;
   const { command, prefixArgs } = anvilCommand();
@@ -150,5 +201,12 @@ export async function startChain({ port, quiet = true }: StartChainParameters): 
     await stopProcess(child);
     throw error;
   }
-  return { rpcUrl, stop: () => stopProcess(child) };
+  const stopFreeing = freeStuckTransactions(rpcUrl);
+  return {
+    rpcUrl,
+    stop: () => {
+      stopFreeing();
+      return stopProcess(child);
+    },
+  };
 }
