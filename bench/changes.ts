@@ -255,6 +255,13 @@ export const CHANGES: Change[] = [
       "No layout shift from a partial first paint (the e2e test holds the document's parse before the composer: the row moved in 3 of 3 runs before, none after). " +
       "Lighthouse's quote, medians of 5 in turns with the build before it: 95 (91-99), TBT 197 ms, against 94 (84-97), 241 ms; its first paint came before the first-load scripts had arrived in 3 of 6 runs, which Lighthouse then simulates as a largest paint of 1.1-1.4 s, against none of 6. A run of both pages alone right after measured the empty chat 94 (85-100) and the quote 89 (85-98); the empty chat then in turns with the build before it: 98 (93-100), TBT 107 ms, against 92 (85-100), 309 ms. The tasks around the first paint (the first style and layout, 20-76 ms of real time in these traces) decide the runs, in either build.",
   },
+  {
+    change:
+      "The sandbox's chain (not the product) frees a transaction anvil left waiting for one its sender already had mined. anvil 1.7 files a transaction checked while the one before it is being mined as waiting for that one's mark, which the block had already cleared, and then mines neither it nor anything the sender sends after it; the facilitator's settlements from its one account met it under load. Twice a second the chain's watch looks at anvil's pool, and when a sender's waiting transaction has the account's next nonce, takes the sender's pool transactions out and sends them again in nonce order. Found by the payments-per-second phase.",
+    files: "sandbox/chain.ts, tests/integration/sandbox/stuck-transactions.test.ts",
+    bought:
+      "Two full runs of 2026-11-29 before it, with the payment code unchanged: from 16 in flight in one and 32 in the other, approvals failed after waiting out the facilitator's 30 s for a receipt (177 of 192 at 16, then every one at 32 and 64), with 925 of the facilitator's transactions queued in anvil behind one whose nonce was the account's next; the phase run alone passed twice. After, this run: every level paid, each payment once (3072 at 64 in flight), the ceiling 66.9 approvals/s at 64 in flight.",
+  },
 ];
 
 /** What a reader of one run's chat ratios should know. */
