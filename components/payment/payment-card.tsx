@@ -16,7 +16,7 @@ import { safeLink } from "@/lib/client/safe-link";
 import { optionalRequestOf, requestsOf, type WalletFallback } from "@/lib/client/wallet-requests";
 import { dollarsOf } from "@/lib/money";
 import type { PaymentStatus, PaymentStatusName } from "@/lib/protocol/lines";
-import { formatCountdown, formatLocalTime, localizeIsoTimes, quoteDeadline, receiptWords, serviceAddressParts, shortHex } from "./payment-display";
+import { formatCountdown, formatLocalTime, localizeIsoTimes, quoteDeadline, quoteExpired, receiptWords, serviceAddressParts, shortHex } from "./payment-display";
 import { explainFailure } from "./payment-failure";
 import { paymentSteps, stepIndex, stepLabels, type PaymentStep } from "./payment-progress";
 import styles from "./payment-card.module.css";
@@ -75,7 +75,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
   const msLeft = deadline !== undefined ? deadline - now : undefined;
   // A quote that ran out while it waited is over, as the server will say: shown as that failure,
   // with nothing left to approve or reject.
-  const expired = msLeft !== undefined && msLeft <= 0;
+  const expired = quoteExpired(payment, now);
   const shown: PaymentStatus = expired ? { ...payment, status: "failed", reason: { code: "expired", message: "The quote ran out before it was approved." } } : payment;
   const awaiting = shown.status === "awaiting-signature";
   const steps = paymentSteps(shown, furthest);
@@ -374,14 +374,14 @@ function ApprovalPanel({ payment, actions }: { payment: PaymentStatus; actions: 
   const canApprove = (actions.canSign || actions.walletLoading === true) && !actions.busy && payment.approval !== undefined;
   // A wallet still loading is said on the wallet's own line (below), which its account then takes.
   const hint = actions.walletLoading
-      ? undefined
-      : !actions.canSign
-        ? payment.paidFrom === "agent-budget"
-          ? "This page no longer holds the agent budget this was quoted for. Ask again to pay from your wallet."
-          : "Connect a wallet to approve"
-        : inFlight
-          ? "Signing and paying…"
-          : undefined;
+    ? undefined
+    : !actions.canSign
+      ? payment.paidFrom === "agent-budget"
+        ? "This page no longer holds the agent budget this was quoted for. Ask again to pay from your wallet."
+        : "Connect a wallet to approve"
+      : inFlight
+        ? "Signing and paying…"
+        : undefined;
   return (
     <div className={styles.approval}>
       {actions.payingFrom || actions.balance !== undefined ? (
