@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       if (node.type !== "cpu" || timing.duration < 50 || timing.endTime < firstPaint) continue;
       const counted = Math.max(0, timing.endTime - Math.max(timing.startTime, firstPaint) - 50);
       console.log(
-        `  ${ms(timing.startTime)} +${ms(timing.duration)} (about ${ms(counted)} of it counted; real ${((node.duration) / 1000).toFixed(1)} ms at ${Math.round((node.startTime - start) / 1000)} ms): ${taskWords(node)}`,
+        `  ${ms(timing.startTime)} +${ms(timing.duration)} (about ${ms(counted)} of it counted; real ${(node.duration / 1000).toFixed(1)} ms at ${Math.round((node.startTime - start) / 1000)} ms): ${taskWords(node)}`,
       );
     }
   }

@@ -103,9 +103,7 @@ export function parseMoment(value: unknown): Date | undefined {
 
 /** When a quote waiting for approval runs out (its `approval.expiresAt`), in milliseconds; undefined when it names none. */
 export function quoteDeadline(payment: Pick<PaymentStatus, "status" | "approval">): number | undefined {
-  if (payment.status !== "awaiting-signature" || !payment.approval?.expiresAt) return undefined;
-  const at = Date.parse(payment.approval.expiresAt);
-  return Number.isNaN(at) ? undefined : at;
+  return payment.status === "awaiting-signature" ? parseMoment(payment.approval?.expiresAt)?.getTime() : undefined;
 }
 
 /** Whether a quote has run out: nothing can approve it any more. */
