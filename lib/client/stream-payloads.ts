@@ -42,7 +42,9 @@ const schemas = onFirstUse(() => {
     protocol: z.optional(upTo(40)),
     protocolLabel: z.optional(upTo(80)),
     paidFrom: z.optional(z.literal("agent-budget")),
-    channel: z.optional(z.object({ opening: z.boolean(), price: decimal, deposit: decimal, left: decimal, withdrawDelaySeconds: z.int().check(z.minimum(0)) })),
+    channel: z.optional(
+      z.object({ opening: z.boolean(), price: decimal, deposit: decimal, left: decimal, withdrawDelaySeconds: z.int().check(z.minimum(0)), confirm: z.optional(z.literal(true)) }),
+    ),
     approval: z.optional(
       z.object({
         // What the wallet signs, in order; each request what it is for, and what to do instead of an optional one.

@@ -346,6 +346,23 @@ export const migrations: readonly Migration[] = [
       "ALTER TABLE mcp_budget_watch ALTER COLUMN budget DROP NOT NULL, ALTER COLUMN threshold DROP NOT NULL, ADD COLUMN IF NOT EXISTS channel_key text",
     ],
   },
+  {
+    id: 14,
+    name: "holds drawn under every rule",
+    // A channel is a hold: bound to the price it was opened at (`price`; a later call priced above
+    // it asks the person), and looked at by the sweep in turn (`looked_at`, the last look; a look
+    // that changed nothing waits longer each time, `look_after`), so channels stuck in one state
+    // never keep the others from being looked at. Each call records what its approval was bound to
+    // (`bound_to`: the door's binding, an AI app's grant), so the draws under a grant are counted
+    // against that grant's limits, as its other payments are.
+    statements: [
+      "ALTER TABLE channels ADD COLUMN price numeric(78, 0) CHECK (price IS NULL OR price >= 0)",
+      "ALTER TABLE channels ADD COLUMN looked_at timestamptz, ADD COLUMN look_after timestamptz, ADD COLUMN unchanged_looks integer NOT NULL DEFAULT 0",
+      "CREATE INDEX channels_to_look_at ON channels (look_after NULLS FIRST, looked_at NULLS FIRST) WHERE state IN ('opening', 'closing', 'withdrawing')",
+      "ALTER TABLE channel_calls ADD COLUMN bound_to text",
+      "CREATE INDEX channel_calls_by_time ON channel_calls (created_at)",
+    ],
+  },
 ];
 
 // Any fixed number: it only has to be the same in every process that migrates this database.

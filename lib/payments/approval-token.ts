@@ -62,7 +62,7 @@ export type ApprovalClaims = {
    * deposit, paid like any payment, and the channel is recorded with it; else one call on it, from
    * the cumulative base `expected` the ledger held when quoted. Amounts in atomic units.
    */
-  channel?: { id: string; opening: boolean; price: string; deposit: string; expected: string; withdrawDelaySeconds: number };
+  channel?: { id: string; opening: boolean; price: string; deposit: string; expected: string; withdrawDelaySeconds: number; confirm?: true };
 };
 
 /** The address that signs a quote's transfer: the wallet, or its agent budget's session key. */
@@ -124,7 +124,14 @@ export function verifyApproval(
 export function channelFactsOf(channel: NonNullable<ApprovalClaims["channel"]>): NonNullable<PaymentFacts["channel"]> {
   const price = BigInt(channel.price);
   const deposit = BigInt(channel.deposit);
-  return { opening: channel.opening, price, deposit, left: deposit - BigInt(channel.expected) - price, withdrawDelaySeconds: channel.withdrawDelaySeconds };
+  return {
+    opening: channel.opening,
+    price,
+    deposit,
+    left: deposit - BigInt(channel.expected) - price,
+    withdrawDelaySeconds: channel.withdrawDelaySeconds,
+    ...(channel.confirm ? { confirm: true as const } : {}),
+  };
 }
 
 /** Whether an approval is one call on an open channel (paid by ./channels.ts, not ./delivery.ts). */

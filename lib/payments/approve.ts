@@ -101,7 +101,7 @@ export async function approvePayment(parameters: ApprovePaymentParameters): Prom
     const opening = claims.channel?.opening ? claims.channel.id : undefined;
     try {
       if (isChannelCall(claims)) {
-        sent = await sendChannelCall({ db, env, approval: checked, ...bounds });
+        sent = await sendChannelCall({ db, env, approval: checked, limits: parameters.limits, now, ...bounds });
       } else {
         sent = await sendApprovedPayment({
           db,

@@ -16,6 +16,8 @@ import { formatDollars } from "@/lib/money";
 import { readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/net/service-call";
 import { preparedOf, type FreshApproval } from "./approval";
 import type { ApprovalClaims } from "./approval-token";
+import type { SpendingLimits } from "./limits";
+import { describeBreach } from "./preflight";
 
 import { deliveredOutcome, type SentPayment } from "./delivery";
 import { findPayment, type PaymentRecord } from "./ledger";
@@ -27,6 +29,7 @@ import {
   markCallCharged,
   markCallFailed,
   markChannelClosing,
+  markChannelLooked,
   unvouch,
   markChannelOpen,
   openChannel,
@@ -64,7 +67,7 @@ export function recordOpening(db: Database, env: RailEnv, claims: ApprovalClaims
       serviceUrl: claims.service.url,
       depositPaymentId: record.paymentId,
       deposit: BigInt(channel.deposit),
-      firstCall: { callId: claims.paymentId, amount: BigInt(channel.price) },
+      firstCall: { callId: claims.paymentId, amount: BigInt(channel.price), boundTo: claims.binding },
     });
   };
 }
@@ -89,6 +92,9 @@ export type SendChannelCallParameters = {
   db: Database;
   env: ServerEnv;
   approval: FreshApproval;
+  /** The limits of the door the call was asked through: the draw is held to them as a payment of its price. */
+  limits: SpendingLimits;
+  now?: Date;
   signal?: AbortSignal;
   paidCallTimeoutMs?: number;
 };
@@ -98,13 +104,26 @@ export type SendChannelCallParameters = {
  * on, atomically (never past the deposit, never twice for one call); then the service gets it.
  * Refused before anything is sent when the channel moved on, is used up or is closing.
  */
-export async function sendChannelCall({ db, env, approval, signal, paidCallTimeoutMs }: SendChannelCallParameters): Promise<SentPayment> {
+export async function sendChannelCall({ db, env, approval, limits, now, signal, paidCallTimeoutMs }: SendChannelCallParameters): Promise<SentPayment> {
   const { claims, facts, rail, scheme } = approval;
   const channel = claims.channel;
   if (!channel || channel.opening) throw new Error("not a call on an open channel");
   const price = BigInt(channel.price);
-  const taken = await beforeDeadline(vouch(db, { channelId: channel.id, callId: claims.paymentId, amount: price, expected: BigInt(channel.expected) }), signal);
+  const taken = await beforeDeadline(
+    vouch(db, {
+      channelId: channel.id,
+      callId: claims.paymentId,
+      amount: price,
+      expected: BigInt(channel.expected),
+      limits,
+      wallets: [claims.wallet, ...(claims.countedWith ?? [])],
+      boundTo: claims.binding,
+      ...(now ? { now } : {}),
+    }),
+    signal,
+  );
   const name = claims.service.name;
+  if (taken.kind === "limit-exceeded") throw new AppError("limit-exceeded", `${describeBreach(taken.breach)} Nothing was taken from your deposit with ${name}.`);
   if (taken.kind === "existing") {
     throw new AppError("bad-request", `This call to ${name} was sent already, by an earlier request for the same approval; it was not paid again.`, {
       details: { fields: [{ path: "payment", message: "was sent before" }] },
@@ -245,7 +264,9 @@ async function settleChannel(db: Database, env: RailEnv, channel: ChannelRecord)
     await markChannelClosing(db, channel.channelId, { withdrawal: new Date(onChain.withdrawal.initiatedAt * 1000) });
   }
   if (onChain.left > 0n || onChain.withdrawal) return;
-  const returned = await found.channel.returned({ network: found.network, channelId: channel.channelId, fromBlock: 0n });
+  // The search starts where the deposit's quote did: nothing of this channel's can be older.
+  const fromBlock = (await findPayment(db, channel.depositPaymentId))?.fromBlock ?? 0n;
+  const returned = await found.channel.returned({ network: found.network, channelId: channel.channelId, fromBlock });
   const last = returned.at(-1);
   if (!last) return;
   await closeChannel(db, { channelId: channel.channelId, claimed: onChain.totalClaimed, txHash: last.txHash });
@@ -300,8 +321,13 @@ export async function refreshChannel({ db, env, wallet, channelId }: { db: Datab
 }
 
 /** The sweep's part for channels: openings, closes and withdrawals the chain may have ended. */
-export async function settleChannels({ db, env }: { db: Database; env: RailEnv }): Promise<number> {
-  const channels = await channelsToSettle(db);
-  for (const channel of channels) await settleChannel(db, env, channel).catch(() => undefined);
+export async function settleChannels({ db, env, now = new Date() }: { db: Database; env: RailEnv; now?: Date }): Promise<number> {
+  const channels = await channelsToSettle(db, { now });
+  for (const channel of channels) {
+    await settleChannel(db, env, channel).catch(() => undefined);
+    const after = await findChannel(db, channel.channelId);
+    const changed = after !== undefined && (after.state !== channel.state || after.withdrawRequestedAt?.getTime() !== channel.withdrawRequestedAt?.getTime());
+    await markChannelLooked(db, { channelId: channel.channelId, changed, now });
+  }
   return channels.length;
 }

@@ -67,7 +67,7 @@ export type PaymentFacts = {
    * and `price` this first call's part of it; else the amount is the call's price, taken from the
    * deposit by the channel key's voucher. `left`: what the deposit holds after this call.
    */
-  channel?: { opening: boolean; price: bigint; deposit: bigint; left: bigint; withdrawDelaySeconds: number };
+  channel?: { opening: boolean; price: bigint; deposit: bigint; left: bigint; withdrawDelaySeconds: number; confirm?: true };
 };
 
 /**

@@ -11,6 +11,7 @@ import { claimCooldown, } from "@/lib/cooldown";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { formatDollars } from "@/lib/money";
 import { cleanText } from "@/lib/text";
 import { listingInput, serviceInputProblem, serviceRefusalProblem } from "@/lib/x402/service-input";
 import { callService, callSizeProblem, readServiceBody, ServiceUnreachableError, type ServiceCall } from "@/lib/net/service-call";
@@ -18,7 +19,7 @@ import { typicalFromTags } from "@/lib/discovery/listings";
 import { chooseAgentBudget, type AgentBudgetUse } from "./agent-budget";
 import type { DoorPolicy } from "./policy";
 import { channelFactsOf, issueApproval, newPaymentId, type ApprovalClaims } from "./approval-token";
-import { findPaymentByNonce } from "./ledger";
+import { findDrawBreach, findPaymentByNonce } from "./ledger";
 import { findLiveChannel } from "./ledger/channels";
 import type { SpendingLimits } from "./limits";
 import type { PaymentApproval, PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentUpdate } from "./payment";
@@ -126,7 +127,14 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     perPaymentLimit: parameters.limits.perPayment,
     defaultChain: parameters.defaultChain,
     env,
-    ...(parameters.channelKeys ? { channelKeys: parameters.channelKeys, liveChannel: (option) => findLiveChannel(parameters.db, { ...option, wallet: option.payer }) } : {}),
+    ...(parameters.channelKeys
+      ? {
+          channelKeys: parameters.channelKeys,
+          // A hold serves the service it was opened for: this origin, this payment option but its amount.
+          liveChannel: (option) =>
+            findLiveChannel(parameters.db, { ...option, wallet: option.payer, binding: { serviceOrigin: new URL(call.url).origin, requirements: option.requirements as unknown as Record<string, unknown> } }),
+        }
+      : {}),
   });
   if ("code" in quote) return { kind: "not-payable", message: quote.message };
 
@@ -174,13 +182,12 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
     notes.push(choice.note);
   }
   if (quote.channel?.note) notes.push(quote.channel.note);
-  // A call on an open channel spends a deposit the limits count already: only the per-payment
-  // limit holds it, and nothing of the wallet's balance is asked.
+  // A call on an open channel is a draw from a deposit the limits count already: it is held to
+  // every limit of this door as a payment of its price (the ledger takes it again, atomically,
+  // when it is approved), and nothing of the wallet's balance is asked.
   if (quote.channel && !quote.channel.opening) {
-    preflight =
-      amount > limits.perPayment
-        ? { ok: false, code: "limit-exceeded", message: describeBreach({ limit: "perPayment", limitAmount: limits.perPayment, spent: 0n, amount }) }
-        : { ok: true, balance: 0n, warnings: [] };
+    const breach = await findDrawBreach(db, { wallet: [wallet, ...countedWith], amount, limits });
+    preflight = breach ? { ok: false, code: "limit-exceeded", message: describeBreach(breach), breach } : { ok: true, balance: 0n, warnings: [] };
   }
   preflight ??= await runPreflight({ db, wallet, countedWith, rail, network, amount, limits });
   if (budget) facts.paidFrom = "agent-budget";
@@ -275,12 +282,12 @@ export type CreateQuoteParameters = {
    * not a candidate, and the service is paid another way it takes.
    */
   channelKeys?: Readonly<Partial<Record<string, string>>>;
-  /** This payer's live channel with the option's service under that key, from the ledger. */
-  liveChannel?: (option: { payer: string; network: string; receiver: string; channelKey: string }) => Promise<LiveChannel | undefined>;
+  /** This payer's live channel with the option's service under that key, opened on this option (`requirements`), from the ledger. */
+  liveChannel?: (option: { payer: string; network: string; receiver: string; channelKey: string; requirements: PayableRequirement["requirements"] }) => Promise<LiveChannel | undefined>;
 };
 
-/** What the ledger holds of a channel a quote may pay through. */
-export type LiveChannel = { channelId: string; config: ChannelConfig; state: "opening" | "open"; deposit: bigint; vouched: bigint };
+/** What the ledger holds of a channel a quote may pay through: `price`, a call's price when it was opened. */
+export type LiveChannel = { channelId: string; config: ChannelConfig; state: "opening" | "open"; deposit: bigint; vouched: bigint; price: bigint };
 
 /** How a quote pays through a channel: opening it (the deposit, then the first call) or one call on it (from `expected`, the ledger's cumulative base). */
 export type ChannelQuote = {
@@ -291,8 +298,10 @@ export type ChannelQuote = {
   /** The cumulative amount vouched before this call, as the ledger held it when quoted. */
   expected: bigint;
   withdrawDelaySeconds: number;
-  /** Why a new channel is opened while one exists, in the person's words. */
+  /** Why a new channel is opened while one exists, or why this call asks the person, in their words. */
   note?: string;
+  /** A call the person confirms before the channel key signs it: priced above what the channel was opened at. */
+  confirm?: true;
 };
 
 type Candidate = PayableOption & { payer: string };
@@ -363,6 +372,7 @@ function channelClaims(channel: ChannelQuote): NonNullable<ApprovalClaims["chann
     deposit: channel.deposit.toString(),
     expected: channel.expected.toString(),
     withdrawDelaySeconds: channel.withdrawDelaySeconds,
+    ...(channel.confirm ? { confirm: true as const } : {}),
   };
 }
 
@@ -392,14 +402,19 @@ async function channelQuote({
 }): Promise<{ prepared: PreparedPayment; channel: ChannelQuote } | QuoteRefusal> {
   const price = chosen.amount;
   const { withdrawDelaySeconds, suggestedDeposit } = channel.terms(chosen);
-  const live = await liveChannel?.({ payer: chosen.payer, network: chosen.network.id, receiver: chosen.payTo, channelKey });
+  const live = await liveChannel?.({ payer: chosen.payer, network: chosen.network.id, receiver: chosen.payTo, channelKey, requirements: chosen.requirements });
   if (live?.state === "opening") {
     return { code: "payment-failed", message: "Your deposit for this service is still being confirmed on chain. Nothing was paid; ask again in a moment." };
   }
   if (live && live.vouched + price <= live.deposit) {
     const prepared = await channel.call({ requirement: chosen, x402Version, config: live.config, cumulative: live.vouched + price });
     if (prepared.exposure.amount !== 0n) throw new Error("a channel's call exposed money of its own");
-    return { prepared, channel: { channelId: live.channelId, opening: false, price, deposit: live.deposit, expected: live.vouched, withdrawDelaySeconds } };
+    // The deposit was agreed to at its opening price: a call priced above it is the person's to confirm.
+    const raised =
+      price > live.price
+        ? { confirm: true as const, note: `This call costs ${formatDollars(price)}, more than the ${formatDollars(live.price)} a call cost when you opened this deposit: it is taken from the deposit only once you confirm it.` }
+        : {};
+    return { prepared, channel: { channelId: live.channelId, opening: false, price, deposit: live.deposit, expected: live.vouched, withdrawDelaySeconds, ...raised } };
   }
   const wanted = suggestedDeposit ?? price * DEFAULT_DEPOSIT_CALLS;
   const deposit = wanted > perPaymentLimit ? (perPaymentLimit > price ? perPaymentLimit : price) : wanted;

@@ -30,7 +30,7 @@ export async function sweepUnfinishedPayments({
   const report: SweepReport = { checked: 0, settled: 0, released: 0, pending: 0, skipped: 0 };
   const records = await unfinishedPayments(db, { reservedBefore: new Date(now.getTime() - STALE_RESERVATION_MS), limit });
   // Channels whose opening, close or withdrawal the chain may have ended (after the payments, whose deposits they wait on).
-  const channels = async () => (await import("./channels")).settleChannels({ db, env });
+  const channels = async () => (await import("./channels")).settleChannels({ db, env, now });
   if (records.length === 0) {
     await channels();
     return report;

@@ -69,7 +69,7 @@ export type PaymentStatus = {
    * the deposit holds after this call. `withdrawDelaySeconds`: how long taking it back without the
    * service waits.
    */
-  channel?: { opening: boolean; price: string; deposit: string; left: string; withdrawDelaySeconds: number };
+  channel?: { opening: boolean; price: string; deposit: string; left: string; withdrawDelaySeconds: number; confirm?: true };
   approval?: PaymentApproval;
   txHash?: string;
   explorerUrl?: string;

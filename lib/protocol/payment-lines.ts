@@ -38,6 +38,7 @@ export function toPaymentStatus({ facts, stage, approval, txHash, explorerUrl, r
             deposit: formatUnits(facts.channel.deposit, asset.decimals),
             left: formatUnits(facts.channel.left, asset.decimals),
             withdrawDelaySeconds: facts.channel.withdrawDelaySeconds,
+            ...(facts.channel.confirm ? { confirm: true as const } : {}),
           },
         }
       : {}),

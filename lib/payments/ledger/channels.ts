@@ -5,8 +5,10 @@
 // lowers it), and each call is a row of its own, listed but outside the totals. Closing turns the
 // deposit's row into what the chain shows was claimed: the rest, refunded, is released.
 import type { Database, Queryable } from "@/lib/db";
+import type { SpendingLimits } from "../limits";
 import type { ChannelConfig } from "../rails/rail";
-import { walletKey } from "./records";
+import { walletKey, walletKeys } from "./records";
+import { findDrawBreach, type LimitBreach } from "./totals";
 
 export type ChannelState = "opening" | "open" | "closing" | "withdrawing" | "closed";
 
@@ -34,6 +36,8 @@ export type ChannelRecord = {
   closeTx: string | null;
   /** Once closed: what the service claimed on chain, by the chain's word; the rest came back. */
   claimed: bigint | null;
+  /** The price of a call when the channel was opened: a call priced above it asks the person (null for channels recorded before it was kept: the opening requirement's amount). */
+  price: bigint;
   createdAt: Date;
 };
 
@@ -53,11 +57,12 @@ type ChannelRow = {
   withdraw_requested_at: Date | string | null;
   close_tx: string | null;
   claimed: string | null;
+  price: string | null;
   created_at: Date | string;
 };
 
 const channelColumns = `channel_id, wallet, network, config, requirements, service_name, service_url, deposit_payment_id, deposit::text AS deposit,
-  vouched::text AS vouched, charged::text AS charged, state, withdraw_requested_at, close_tx, claimed::text AS claimed, created_at`;
+  vouched::text AS vouched, charged::text AS charged, state, withdraw_requested_at, close_tx, claimed::text AS claimed, price::text AS price, created_at`;
 
 function toChannel(row: ChannelRow): ChannelRecord {
   return {
@@ -76,8 +81,15 @@ function toChannel(row: ChannelRow): ChannelRecord {
     withdrawRequestedAt: row.withdraw_requested_at === null ? null : new Date(row.withdraw_requested_at),
     closeTx: row.close_tx,
     claimed: row.claimed === null ? null : BigInt(row.claimed),
+    price: row.price === null ? openingAmountOf(row.requirements) : BigInt(row.price),
     createdAt: new Date(row.created_at),
   };
+}
+
+/** The amount a channel's opening requirement asked per call, for a channel recorded before its price was kept. */
+function openingAmountOf(requirements: Record<string, unknown>): bigint {
+  const amount = requirements.amount;
+  return typeof amount === "string" && /^\d{1,78}$/.test(amount) ? BigInt(amount) : 0n;
 }
 
 /** A channel id as it is stored: lower-case hex. */
@@ -85,8 +97,8 @@ const channelKey = (channelId: string) => channelId.toLowerCase();
 
 /** A channel as it is recorded: its identity, the service and the deposit (the payment row reserved first, against the limits, like any payment). */
 export type NewChannel = Pick<ChannelRecord, "channelId" | "wallet" | "network" | "config" | "requirements" | "serviceName" | "serviceUrl" | "depositPaymentId" | "deposit"> & {
-  /** The call the deposit pays first: its voucher travels with the deposit. */
-  firstCall: { callId: string; amount: bigint };
+  /** The call the deposit pays first (its price is the channel's opening price): its voucher travels with the deposit. */
+  firstCall: { callId: string; amount: bigint; boundTo?: string | undefined };
 };
 
 /**
@@ -97,8 +109,8 @@ export async function openChannel(db: Database, channel: NewChannel): Promise<{ 
   if (channel.firstCall.amount > channel.deposit) throw new Error("a channel's first call costs more than its deposit");
   return db.transaction(async (tx) => {
     const [row] = await tx.query<ChannelRow>(
-      `INSERT INTO channels (channel_id, wallet, network, config, requirements, service_name, service_url, deposit_payment_id, deposit, vouched, state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'opening')
+      `INSERT INTO channels (channel_id, wallet, network, config, requirements, service_name, service_url, deposit_payment_id, deposit, vouched, price, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, 'opening')
        ON CONFLICT (channel_id) DO NOTHING
        RETURNING ${channelColumns}`,
       [
@@ -119,10 +131,11 @@ export async function openChannel(db: Database, channel: NewChannel): Promise<{ 
       if (!existing) throw new Error("a channel neither recorded nor found");
       return { kind: "existing", channel: existing };
     }
-    await tx.query("INSERT INTO channel_calls (call_id, channel_id, amount, cumulative, status) VALUES ($1, $2, $3, $3, 'vouched')", [
+    await tx.query("INSERT INTO channel_calls (call_id, channel_id, amount, cumulative, status, bound_to) VALUES ($1, $2, $3, $3, 'vouched', $4)", [
       channel.firstCall.callId,
       channelKey(channel.channelId),
       channel.firstCall.amount.toString(),
+      channel.firstCall.boundTo ?? null,
     ]);
     return { kind: "opened", channel: toChannel(row) };
   });
@@ -143,21 +156,27 @@ export async function channelsOf(db: Queryable, wallet: string, { limit = 20 }: 
   return rows.map((row) => ({ ...toChannel(row), calls: Number(row.calls) }));
 }
 
+/** What a hold is bound to beside its payer: the service it was opened for (its origin) and its whole payment option but the amount. */
+export type HoldBinding = { serviceOrigin: string; requirements: Record<string, unknown> };
+
 /**
  * The channel a quote would pay through: this wallet's with this service's receiver on this
- * network, its vouchers signed by this channel key, open or opening (newest first); undefined
- * when there is none.
+ * network, its vouchers signed by this channel key, open or opening (newest first), and opened
+ * for this same service: at the same origin, on the same payment option but its amount. A service
+ * that names another's receiver draws on nothing of it. Undefined when there is none.
  */
 export async function findLiveChannel(
   db: Queryable,
-  { wallet, network, receiver, channelKey: key }: { wallet: string; network: string; receiver: string; channelKey: string },
+  { wallet, network, receiver, channelKey: key, binding }: { wallet: string; network: string; receiver: string; channelKey: string; binding: HoldBinding },
 ): Promise<(ChannelRecord & { state: "opening" | "open" }) | undefined> {
   const [row] = await db.query<ChannelRow & { state: "opening" | "open" }>(
     `SELECT ${channelColumns} FROM channels
      WHERE wallet = $1 AND network = $2 AND lower(config->>'receiver') = lower($3) AND lower(config->>'payerAuthorizer') = lower($4)
        AND state IN ('opening', 'open')
+       AND (service_url = $5 OR starts_with(service_url, $5 || '/') OR starts_with(service_url, $5 || '?'))
+       AND (requirements - 'amount') = ($6::jsonb - 'amount')
      ORDER BY created_at DESC LIMIT 1`,
-    [walletKey(wallet), network, receiver, key],
+    [walletKey(wallet), network, receiver, key, binding.serviceOrigin, JSON.stringify(binding.requirements)],
   );
   return row ? { ...toChannel(row), state: row.state } : undefined;
 }
@@ -214,13 +233,47 @@ export async function channelsOfDeposits(
   return found;
 }
 
-/** Channels whose end the chain must tell: opening (is the deposit there?), closing or withdrawing (is the rest back?). */
-export async function channelsToSettle(db: Queryable, { limit = 20 }: { limit?: number } = {}): Promise<ChannelRecord[]> {
+/** The longest a channel that keeps answering the same waits between two looks. */
+export const MAX_LOOK_BACKOFF_MS = 60 * 60 * 1000;
+/** The wait after the first look that changed nothing, doubled after each further one. */
+export const FIRST_LOOK_BACKOFF_MS = 60 * 1000;
+
+/**
+ * Channels whose end the chain must tell: opening (is the deposit there?), closing or withdrawing
+ * (is the rest back?). Taken in turn by when they were last looked at (never looked at first),
+ * skipping those backing off, and each taken is marked looked at now, so however many are stuck
+ * every channel gets its look within a few sweeps.
+ */
+export async function channelsToSettle(db: Queryable, { limit = 20, now = new Date() }: { limit?: number; now?: Date } = {}): Promise<ChannelRecord[]> {
   const rows = await db.query<ChannelRow>(
-    `SELECT ${channelColumns} FROM channels WHERE state IN ('opening', 'closing', 'withdrawing') ORDER BY updated_at ASC LIMIT $1`,
-    [limit],
+    `UPDATE channels SET looked_at = $2
+     WHERE channel_id IN (
+       SELECT channel_id FROM channels
+       WHERE state IN ('opening', 'closing', 'withdrawing') AND (look_after IS NULL OR look_after <= $2)
+       ORDER BY looked_at ASC NULLS FIRST, created_at ASC LIMIT $1)
+     RETURNING ${channelColumns}`,
+    [limit, now.toISOString()],
   );
   return rows.map(toChannel);
+}
+
+/** Looks in a row that changed nothing before a channel starts to wait between looks. */
+const LOOKS_BEFORE_BACKOFF = 3;
+
+/**
+ * After a look: one that changed the channel's state is looked at again at the next sweep; one
+ * that changed nothing, the third time in a row, waits a minute, and twice as long after each
+ * further one, at most an hour.
+ */
+export async function markChannelLooked(db: Queryable, { channelId, changed, now = new Date() }: { channelId: string; changed: boolean; now?: Date }): Promise<void> {
+  await db.query(
+    `UPDATE channels SET
+       unchanged_looks = CASE WHEN $2 THEN 0 ELSE LEAST(unchanged_looks + 1, 30) END,
+       look_after = CASE WHEN $2 OR unchanged_looks + 1 < $6 THEN NULL
+         ELSE $3::timestamptz + LEAST($4::bigint * power(2, LEAST(unchanged_looks + 1 - $6, 20))::bigint, $5::bigint) * interval '1 millisecond' END
+     WHERE channel_id = $1`,
+    [channelKey(channelId), changed, now.toISOString(), FIRST_LOOK_BACKOFF_MS, MAX_LOOK_BACKOFF_MS, LOOKS_BEFORE_BACKOFF],
+  );
 }
 
 /** A channel whose deposit never landed (its payment failed or was released): closed, with nothing in it. */
@@ -241,19 +294,35 @@ export type VouchResult =
   | { kind: "exhausted"; left: bigint }
   /** Another call vouched since this one was quoted on `expected`: quote again on the new base. */
   | { kind: "moved"; vouched: bigint }
-  | { kind: "closed"; state: ChannelState };
+  | { kind: "closed"; state: ChannelState }
+  /** The draw would pass a limit of the door it was asked through: nothing is taken. */
+  | { kind: "limit-exceeded"; breach: LimitBreach };
 
 /**
  * Takes the next voucher of an open channel for one call, atomically: its cumulative maximum is
- * what this ledger vouched so far plus the call's price, never more than the deposit. `expected`:
- * the base the call was quoted on; when another call vouched since, nothing is taken.
+ * what this ledger vouched so far plus the call's price, never more than the deposit, and never
+ * past a limit of the door it was asked through (`limits`, counted over `wallets` as a draw,
+ * findDrawBreach), under the wallets' lock that reservations take, so draws and payments at once
+ * pass no limit together. `expected`: the base the call was quoted on; when another call vouched
+ * since, nothing is taken. `boundTo`: what the door bound its approval to (an AI app's grant).
  */
 export async function vouch(
   db: Database,
-  { channelId, callId, amount, expected }: { channelId: string; callId: string; amount: bigint; expected: bigint },
+  {
+    channelId,
+    callId,
+    amount,
+    expected,
+    limits,
+    wallets,
+    boundTo,
+    now = new Date(),
+  }: { channelId: string; callId: string; amount: bigint; expected: bigint; limits: SpendingLimits; wallets: readonly string[]; boundTo?: string | undefined; now?: Date },
 ): Promise<VouchResult> {
   if (amount < 0n) throw new Error("a voucher for a negative amount");
+  const keys = walletKeys([...wallets]);
   return db.transaction(async (tx) => {
+    for (const key of keys) await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [key]);
     const [previous] = await tx.query<{ cumulative: string }>("SELECT cumulative::text AS cumulative FROM channel_calls WHERE call_id = $1", [callId]);
     if (previous) return { kind: "existing", cumulative: BigInt(previous.cumulative) };
     const [row] = await tx.query<ChannelRow>(`SELECT ${channelColumns} FROM channels WHERE channel_id = $1 FOR UPDATE`, [channelKey(channelId)]);
@@ -263,12 +332,16 @@ export async function vouch(
     if (channel.vouched !== expected) return { kind: "moved", vouched: channel.vouched };
     const cumulative = channel.vouched + amount;
     if (cumulative > channel.deposit) return { kind: "exhausted", left: channel.deposit - channel.vouched };
+    const breach = await findDrawBreach(tx, { wallet: keys, amount, limits, now });
+    if (breach) return { kind: "limit-exceeded", breach };
     await tx.query("UPDATE channels SET vouched = $2, updated_at = now() WHERE channel_id = $1", [channel.channelId, cumulative.toString()]);
-    await tx.query("INSERT INTO channel_calls (call_id, channel_id, amount, cumulative, status) VALUES ($1, $2, $3, $4, 'vouched')", [
+    await tx.query("INSERT INTO channel_calls (call_id, channel_id, amount, cumulative, status, bound_to, created_at) VALUES ($1, $2, $3, $4, 'vouched', $5, $6)", [
       callId,
       channel.channelId,
       amount.toString(),
       cumulative.toString(),
+      boundTo ?? null,
+      now.toISOString(),
     ]);
     return { kind: "vouched", cumulative };
   });

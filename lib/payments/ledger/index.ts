@@ -32,6 +32,7 @@ export {
   countedByPeriod,
   countedSince,
   findBudgetBreach,
+  findDrawBreach,
   findLimitBreach,
   heldByPeriod,
   inDepositsByPeriod,

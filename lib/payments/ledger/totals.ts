@@ -162,3 +162,41 @@ export async function withHeld(db: Queryable, breach: LimitBreach, { wallet, now
   const held = (await heldByPeriod(db, wallet, now))[period];
   return { ...breach, held: held < breach.spent ? held : breach.spent };
 }
+
+/**
+ * What counts against the limits for a draw from a hold (a call on a channel) in each rolling
+ * period: the ledger's count, less what the holds opened in the period still hold undrawn (their
+ * deposits count in full there, but a draw moves money out of that part, not beside it), plus the
+ * draws in the period from holds opened before it (whose deposits the period does not count). A
+ * draw is then held to every limit as a payment of its price, whichever door's limits they are.
+ */
+async function drawnByPeriod(db: Queryable, wallet: Wallets, now: Date): Promise<Record<Period, bigint>> {
+  const starts = periodStarts(now);
+  const spent = (since: string) =>
+    `(${windowSumSql("counted", since)}
+      - (SELECT COALESCE(SUM(c.deposit - c.vouched), 0) FROM channels c JOIN payments p ON p.payment_id = c.deposit_payment_id
+         WHERE p.wallet = ANY($1::text[]) AND p.status IN ('reserved', 'pending', 'settled') AND c.state <> 'closed' AND p.created_at > ${since})
+      + (SELECT COALESCE(SUM(k.amount), 0) FROM channel_calls k JOIN channels c ON c.channel_id = k.channel_id JOIN payments p ON p.payment_id = c.deposit_payment_id
+         WHERE p.wallet = ANY($1::text[]) AND p.created_at <= ${since} AND k.created_at > ${since} AND k.call_id <> c.deposit_payment_id
+           AND (k.status <> 'failed' OR k.charged IS NULL)))::text`;
+  const [row] = await db.query<Record<Period, string>>(
+    `SELECT ${spent("$2::timestamptz")} AS day, ${spent("$3::timestamptz")} AS week, ${spent("$4::timestamptz")} AS month`,
+    [walletKeys(wallet), starts.day.toISOString(), starts.week.toISOString(), starts.month.toISOString()],
+  );
+  return { day: BigInt(row?.day ?? "0"), week: BigInt(row?.week ?? "0"), month: BigInt(row?.month ?? "0") };
+}
+
+/** The first limit that a draw of `amount` from a hold would pass now, if any (drawnByPeriod). */
+export async function findDrawBreach(
+  db: Queryable,
+  { wallet, amount, limits, now = new Date() }: { wallet: Wallets; amount: bigint; limits: SpendingLimits; now?: Date },
+): Promise<LimitBreach | undefined> {
+  if (amount > limits.perPayment) return { limit: "perPayment", limitAmount: limits.perPayment, spent: 0n, amount };
+  const sums = await drawnByPeriod(db, wallet, now);
+  for (const period of Object.keys(periods) as Period[]) {
+    const limit = limits[periodLimit[period]];
+    const spent = sums[period] < 0n ? 0n : sums[period];
+    if (spent + amount > limit) return { limit: periodLimit[period], limitAmount: limit, spent, amount };
+  }
+  return undefined;
+}
