@@ -128,6 +128,8 @@ const serverEnvSchema = z.object({
   /** OpenAPI documents of Machine Payments Protocol services (`x-payment-info`), listed beside the registries' x402 services. */
   MPP_SERVICES: commaList(z.url()).default([]),
   X402_NETWORKS: commaList(caip2).default([...DEFAULT_NETWORKS]),
+  /** Blocks per `eth_getLogs` request when a channel's history is searched: hosted RPC providers refuse wider ranges. */
+  CHAIN_LOG_RANGE_BLOCKS: nonNegativeInt.min(1).default(2000),
   /** Addresses the server may call although they are not public (the sandbox's 127.0.0.1). */
   X402_ALLOW_PRIVATE_ADDRESSES: commaList(addressOrRange).default([]),
   DATABASE_URL: z.url().optional(),

@@ -15,8 +15,8 @@ import type { PaymentNetwork, WalletFallback, WalletRequest } from "../payment";
 
 export type { WalletFallback, WalletRequest } from "../payment";
 
-/** What the rails read of the configuration: the enabled networks and their RPCs and tokens. */
-export type RailEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses">;
+/** What the rails read of the configuration: the enabled networks, their RPCs and tokens, and how many blocks one log search may span. */
+export type RailEnv = Pick<ServerEnv, "X402_NETWORKS" | "rpcUrls" | "usdcAddresses" | "CHAIN_LOG_RANGE_BLOCKS">;
 
 /**
  * How long a signed authorization stays collectable (docs/contract.md, section 4, item 5): at most 10

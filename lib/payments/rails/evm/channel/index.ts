@@ -58,7 +58,7 @@ export function createChannelEvmScheme(env: RailEnv): PaymentScheme {
         return { ...(await readChannel(reader, channelId as Hex, { blockNumber: block.number })), chainTime: Number(block.timestamp) };
       },
       async returned({ network, channelId, fromBlock }) {
-        return (await channelHistory(readerOf(network), channelId as Hex, { fromBlock })).returned;
+        return (await channelHistory(readerOf(network), channelId as Hex, { fromBlock, rangeBlocks: BigInt(env.CHAIN_LOG_RANGE_BLOCKS) })).returned;
       },
       configOf(payload) {
         return channelConfigOf({ unsignedPayload: payload });
