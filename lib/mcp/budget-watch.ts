@@ -41,7 +41,8 @@ export async function claimSilentPayment(
 ): Promise<{ claimed: true; give: () => Promise<void> } | { claimed: false; why: string }> {
   const [row] = await db.query<{ count: string | number }>(
     `SELECT count(*) AS count FROM mcp_payments
-     WHERE wallet = $1 AND quote->>'paidFrom' = 'agent-budget' AND created_at > $2`,
+     WHERE wallet = $1 AND created_at > $2
+       AND (quote->>'paidFrom' = 'agent-budget' OR (quote->'channel'->>'opening' = 'false' AND quote->'channel'->>'confirm' IS NULL))`,
     [wallet, new Date(now.getTime() - 3_600_000)],
   );
   const bound = `the agent budget pays an app's payment without a prompt at most once every ${SILENT_SPACING_SECONDS} s and ${SILENT_PER_HOUR} times an hour`;
@@ -116,7 +117,7 @@ export async function quotesForBudget(db: Queryable, wallet: string, now: Date =
   const rows = await db.query<{ payment_id: string; quote: unknown; app_label: string }>(
     `SELECT m.payment_id, m.quote, m.app_label FROM mcp_payments m
      WHERE m.wallet = $1 AND m.result IS NULL AND m.expires_at > $2
-       AND (m.quote->>'paidFrom' = 'agent-budget' OR m.quote->'channel'->>'opening' = 'false')
+       AND (m.quote->>'paidFrom' = 'agent-budget' OR (m.quote->'channel'->>'opening' = 'false' AND m.quote->'channel'->>'confirm' IS NULL))
        AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.payment_id = m.payment_id)
      ORDER BY m.created_at LIMIT 10`,
     [wallet, now],

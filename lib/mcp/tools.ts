@@ -108,7 +108,8 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
   // A page open with the wallet's agent budget pays a small quote itself, as in the chat, within
   // the bound of apps' payments without a prompt.
   const [open, channelKey] = await Promise.all([standingBudget(db, grant.wallet, now), standingChannelKey(db, grant.wallet, now)]);
-  const silent = open ? await claimSilentPayment(db, grant.wallet, now) : undefined;
+  // A call on a channel is signed by the open page without a prompt too: both are held to the bound.
+  const silent = open || channelKey ? await claimSilentPayment(db, grant.wallet, now) : undefined;
   const standing = silent?.claimed ? open : undefined;
   const run = context.payments.quote({
     call: serviceCallOf(input),
@@ -128,13 +129,21 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
     signal: context.signal,
   });
   const result = await run.result;
-  // The slot for a payment without a prompt is kept only by a quote the budget pays.
-  if (silent?.claimed && !(result.kind === "quoted" && result.quote.facts.paidFrom === "agent-budget")) await silent.give();
+  // A draw from a deposit the page signs by itself only within the bound of payments without a
+  // prompt, at or below the page's confirmation threshold, and at the price the deposit was opened
+  // at; any other asks the person through its link, as a payment does.
+  const draw = result.kind === "quoted" && result.quote.facts.channel?.opening === false ? result.quote.facts.channel : undefined;
+  const drawAsks = draw ? drawNeedsPerson(draw, { silent, threshold: open?.threshold }) : undefined;
+  const silentUse = result.kind === "quoted" && (result.quote.facts.paidFrom === "agent-budget" || (draw !== undefined && drawAsks === undefined));
+  // The slot for a payment without a prompt is kept only by a quote paid without one.
+  if (silent?.claimed && !silentUse) await silent.give();
   if (result.kind === "rate-limited") return rateLimited(env, result.retryAfterSeconds);
   if (result.kind !== "quoted") return payForServiceAnswer(result);
   const quoted = result.quote;
   const { facts, approval } = quoted;
-  const quote = toPaymentStatus(quoted);
+  const card = toPaymentStatus(quoted);
+  // Marked so that the page's check-in does not offer it to sign without the person.
+  const quote = drawAsks && card.channel ? { ...card, channel: { ...card.channel, confirm: true as const } } : card;
   await saveMcpPayment(db, {
     paymentId: facts.paymentId,
     grantId: grant.id,
@@ -158,14 +167,14 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
         `Call getPayment with paymentId ${facts.paymentId} and waitSeconds ${MAX_WAIT_SECONDS} for the service's data.`,
     };
   }
-  if (facts.channel && !facts.channel.opening) {
+  if (draw && drawAsks === undefined) {
     return {
       paymentId: facts.paymentId,
       status: "awaiting-approval",
       paidFrom: "deposit",
       quote: quoteView(quoted),
       summary:
-        `The call costs $${formatUsd(facts.channel.price)} USDC, taken from the person's deposit with ${facts.service.name}, whose page is open: it signs it in a moment, without a prompt. ` +
+        `The call costs $${formatUsd(draw.price)} USDC, taken from the person's deposit with ${facts.service.name}, whose page is open: it signs it in a moment, without a prompt. ` +
         `Call getPayment with paymentId ${facts.paymentId} and waitSeconds ${MAX_WAIT_SECONDS} for the service's data.`,
     };
   }
@@ -180,10 +189,25 @@ async function payForService(context: McpToolContext, input: z.infer<typeof payF
     summary:
       `The payment of ${price} is quoted. ` +
       deposit +
-      (silent && !silent.claimed ? `It needs the person's approval: ${silent.why}. ` : "") +
+      (drawAsks ? `It is taken from the person's deposit with ${facts.service.name} once they approve it: ${drawAsks}. ` : silent && !silent.claimed ? `It needs the person's approval: ${silent.why}. ` : "") +
       `Ask the person to open ${approvalUrl} and approve it with their wallet ${withinWords(approval.expiresAt.getTime() - now.getTime())}; ` +
       `then call getPayment with paymentId ${facts.paymentId} (waitSeconds up to ${MAX_WAIT_SECONDS}) for the service's data.`,
   };
+}
+
+/**
+ * Why a draw from a deposit asks the person rather than being signed by the open page, if it
+ * does: priced above what the deposit was opened at, past the bound of payments without a prompt,
+ * or above the confirmation threshold the person set in the page.
+ */
+function drawNeedsPerson(
+  draw: NonNullable<PaymentUpdate["facts"]["channel"]>,
+  { silent, threshold }: { silent: Awaited<ReturnType<typeof claimSilentPayment>> | undefined; threshold: bigint | undefined },
+): string | undefined {
+  if (draw.confirm) return "it costs more a call than when the deposit was opened";
+  if (silent && !silent.claimed) return silent.why;
+  if (threshold !== undefined && threshold > 0n && draw.price > threshold) return "it is above the person's confirmation threshold";
+  return undefined;
 }
 
 /**

@@ -92,4 +92,71 @@ describe("an app's calls on a channel, with the person's page open", () => {
     expect(channel).toMatchObject({ state: "open", deposit: 50_000n, vouched: 2_000n, calls: 2 });
     await client.close();
   }, 60_000);
+
+  test("an app's draws are held to its own grant's limits and to the bound of payments without a prompt", async () => {
+    const wallet = await newPayer(sandbox);
+    const channelKey = privateKeyToAccount(generatePrivateKey());
+    const keys = { wallet, channelKey };
+    let clock = Date.now();
+    const tick = (seconds: number) => {
+      clock += seconds * 1000;
+      mcp.setNow(new Date(clock));
+    };
+    const checkIn = async (cookie: string) => {
+      const response = await handleBudgetWatchRequest(
+        new Request(`${ORIGIN}/api/mcp/budget`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify({ channelKey: channelKey.address }) }),
+        { env: () => mcp.env, database: async () => mcp.db, rateLimit, now: () => new Date(clock) },
+      );
+      return ((await response.json()) as { quotes?: Array<{ paymentId: string; quote: PaymentStatus }> }).quotes ?? [];
+    };
+    try {
+      tick(0);
+      const cookie = await signIn(mcp, wallet, sandbox.info.chainId);
+      await checkIn(cookie);
+      // One app opens the deposit, under generous limits.
+      const { body: opener } = await issueGrant(mcp, wallet, newGrant(wallet.address, limits, { label: "Opener" }), sandbox.info.chainId);
+      const openerClient = await connectClient(mcp, opener.token ?? "");
+      const opening = await callTool(openerClient, "payForService", { url: ticks().url, query: { symbol: "AAPL" } });
+      const page = (await (await mcp.fetch(`${ORIGIN}/api/mcp/payments/${String(opening.paymentId)}`)).json()) as { quote: PaymentStatus };
+      const requests = page.quote.approval?.toSign ?? [];
+      expect((await approve(String(opening.paymentId), await Promise.all(requests.map((request) => sign(request, keys))))).status).toBe(200);
+      await openerClient.close();
+
+      // Another app, whose grant allows $0.006 a day over the wallet's ledger, which has spent the first call's $0.001.
+      const small = { daily: 6_000n, weekly: 5_000_000n, monthly: 20_000_000n, perPayment: 1_000n };
+      const { body: grant } = await issueGrant(mcp, wallet, newGrant(wallet.address, small, { label: "Small" }), sandbox.info.chainId);
+      const client = await connectClient(mcp, grant.token ?? "");
+      // Within the spacing of payments without a prompt (one every 10 s), a second draw asks the person.
+      tick(11);
+      expect(await callTool(client, "payForService", { url: ticks().url, query: { symbol: "AAPL" } })).toMatchObject({ status: "awaiting-approval", paidFrom: "deposit" });
+      tick(1);
+      const asks = await callTool(client, "payForService", { url: ticks().url, query: { symbol: "AAPL" } });
+      expect(asks).toMatchObject({ status: "awaiting-approval", approvalUrl: expect.stringContaining("/approve/") });
+      expect(asks.summary).toContain("at most once every 10 s");
+      const offered = await checkIn(cookie);
+      expect(offered.map((entry) => entry.paymentId)).not.toContain(asks.paymentId);
+      // The page signs the draws it is offered: the first one, then four more, each 11 s apart.
+      const delivered: string[] = [];
+      for (let call = 1; call <= 5; call += 1) {
+        if (call > 1) {
+          tick(11);
+          expect(await callTool(client, "payForService", { url: ticks().url, query: { symbol: "AAPL" } })).toMatchObject({ status: "awaiting-approval", paidFrom: "deposit" });
+        }
+        for (const { paymentId, quote } of await checkIn(cookie)) {
+          expect((await approve(paymentId, [await sign(quote.approval?.toSign?.[0] as WalletRequest, keys)])).status).toBe(200);
+          delivered.push(paymentId);
+        }
+      }
+      expect(delivered).toHaveLength(5);
+      // The sixth would pass the grant's day: refused, nothing taken from the deposit.
+      tick(11);
+      expect(await callTool(client, "payForService", { url: ticks().url, query: { symbol: "AAPL" } })).toMatchObject({ status: "failed", reason: "limit-exceeded" });
+      const [channel] = await channelsOf(mcp.db, wallet.address);
+      expect(channel).toMatchObject({ deposit: 50_000n, vouched: 6_000n });
+      expect(await callTool(client, "getSpending", { period: "day" })).toMatchObject({ summary: expect.stringContaining("$0.006") });
+      await client.close();
+    } finally {
+      mcp.setNow(undefined);
+    }
+  }, 90_000);
 });
