@@ -81,8 +81,14 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey
   const needsConfirmation = (payment: PaymentStatus) => (parseUsd(payment.amount.usd) ?? ZERO_USD) > limit;
   const payer = payerOf(pending, { wallet, solana, agentBudget, channelKey, balance });
   // A call on an open channel: the page's channel key signs its voucher from the deposit the
-  // person signed, with no prompt, however many there are (the deposit bounds them).
-  const fromDeposit = (payment: PaymentStatus) => payment.channel?.opening === false && channelKeyOnly(requestsOf(payment.approval));
+  // person signed, with no prompt, however many there are (the deposit bounds them), at the price
+  // the deposit was opened at and within a confirmation threshold the person set. One priced above
+  // either (the server marks the first `confirm`) waits for the person's Confirm like any payment.
+  const fromDeposit = (payment: PaymentStatus) =>
+    payment.channel?.opening === false &&
+    payment.channel.confirm !== true &&
+    !(limit > ZERO_USD && (parseUsd(payment.channel.price) ?? limit + 1n) > limit) &&
+    channelKeyOnly(requestsOf(payment.approval));
 
   const paymentActions: PaymentActions = {
     canSign: payer.canSign,

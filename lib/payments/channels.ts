@@ -7,7 +7,6 @@
 // and nothing new is reserved, since its money is the deposit's. Closing sends a cooperative
 // refund the page's channel key signed (`closeChannelCooperatively`); the chain, read by the sweep
 // (`settleChannels`), says when the rest came back, and only then is it released.
-import type { PaymentRequirements } from "@x402/core/types";
 import type { Database } from "@/lib/db";
 import { beforeDeadline } from "@/lib/deadline";
 import type { ServerEnv } from "@/lib/env";
@@ -62,7 +61,7 @@ export function recordOpening(db: Database, env: RailEnv, claims: ApprovalClaims
       wallet: claims.wallet,
       network: claims.network,
       config,
-      requirements: claims.payload.accepted as unknown as Record<string, unknown>,
+      requirements: claims.payload.accepted,
       serviceName: claims.service.name,
       serviceUrl: claims.service.url,
       depositPaymentId: record.paymentId,
@@ -191,7 +190,7 @@ export async function sendChannelCall({ db, env, approval, limits, now, signal, 
 
 /** The refund voucher a close asks the channel key to sign: of what the ledger vouched, so the rest of the deposit comes back. */
 async function refundOf(channel: ChannelRecord, scheme: ChannelScheme) {
-  return scheme.refund({ requirements: channel.requirements as unknown as PaymentRequirements, config: channel.config, charged: channel.vouched });
+  return scheme.refund({ requirements: channel.requirements, config: channel.config, charged: channel.vouched });
 }
 
 /** The rail and scheme a recorded channel is paid in. */

@@ -132,7 +132,7 @@ export async function quotePayment(parameters: QuotePaymentParameters, emit: (up
           channelKeys: parameters.channelKeys,
           // A hold serves the service it was opened for: this origin, this payment option but its amount.
           liveChannel: (option) =>
-            findLiveChannel(parameters.db, { ...option, wallet: option.payer, binding: { serviceOrigin: new URL(call.url).origin, requirements: option.requirements as unknown as Record<string, unknown> } }),
+            findLiveChannel(parameters.db, { ...option, wallet: option.payer, binding: { serviceOrigin: new URL(call.url).origin, requirements: option.requirements } }),
         }
       : {}),
   });

@@ -6,11 +6,14 @@
 // deposit's row into what the chain shows was claimed: the rest, refunded, is released.
 import type { Database, Queryable } from "@/lib/db";
 import type { SpendingLimits } from "../limits";
-import type { ChannelConfig } from "../rails/rail";
+import type { ChannelConfig, PayableRequirement } from "../rails/rail";
 import { walletKey, walletKeys } from "./records";
 import { findDrawBreach, type LimitBreach } from "./totals";
 
 export type ChannelState = "opening" | "open" | "closing" | "withdrawing" | "closed";
+
+/** The service's payment option, as the x402 packages type it. */
+type ChannelRequirements = PayableRequirement["requirements"];
 
 /** A channel's configuration as x402 `batch-settlement` names it (its id is their EIP-712 hash): the rails' own type. */
 export type ChannelConfigRecord = ChannelConfig;
@@ -21,7 +24,7 @@ export type ChannelRecord = {
   network: string;
   config: ChannelConfigRecord;
   /** The service's payment option the channel was opened on: a refund answers it again. */
-  requirements: Record<string, unknown>;
+  requirements: ChannelRequirements;
   serviceName: string;
   serviceUrl: string;
   depositPaymentId: string;
@@ -46,7 +49,7 @@ type ChannelRow = {
   wallet: string;
   network: string;
   config: ChannelConfigRecord;
-  requirements: Record<string, unknown>;
+  requirements: ChannelRequirements;
   service_name: string;
   service_url: string;
   deposit_payment_id: string;
@@ -87,8 +90,8 @@ function toChannel(row: ChannelRow): ChannelRecord {
 }
 
 /** The amount a channel's opening requirement asked per call, for a channel recorded before its price was kept. */
-function openingAmountOf(requirements: Record<string, unknown>): bigint {
-  const amount = requirements.amount;
+function openingAmountOf(requirements: ChannelRequirements): bigint {
+  const amount: unknown = requirements.amount;
   return typeof amount === "string" && /^\d{1,78}$/.test(amount) ? BigInt(amount) : 0n;
 }
 
@@ -157,7 +160,7 @@ export async function channelsOf(db: Queryable, wallet: string, { limit = 20 }: 
 }
 
 /** What a hold is bound to beside its payer: the service it was opened for (its origin) and its whole payment option but the amount. */
-export type HoldBinding = { serviceOrigin: string; requirements: Record<string, unknown> };
+export type HoldBinding = { serviceOrigin: string; requirements: ChannelRequirements };
 
 /**
  * The channel a quote would pay through: this wallet's with this service's receiver on this

@@ -52,7 +52,7 @@ async function openOne(wallet: string, deposit: bigint, firstCall: bigint, { at 
     wallet,
     network: "eip155:31337",
     config: { payer: wallet, payerAuthorizer: "0x00000000000000000000000000000000000000Ee", receiver, receiverAuthorizer: receiver, token: depositPayment.asset, withdrawDelay: 900, salt: `0x${"0".repeat(64)}` },
-    requirements: { scheme: "batch-settlement" },
+    requirements: { scheme: "batch-settlement", network: "eip155:31337", asset: depositPayment.asset, amount: firstCall.toString(), payTo: receiver, maxTimeoutSeconds: 60, extra: {} },
     serviceName: "TickStream",
     serviceUrl: "http://127.0.0.1:4100/tick",
     depositPaymentId: depositPayment.paymentId,
