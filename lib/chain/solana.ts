@@ -173,14 +173,22 @@ export async function getSolanaSignaturesFor({
   account,
   limit,
   before,
+  minContextSlot,
 }: {
   network: SolanaNetworkConfig;
   account: Address;
   limit: number;
   before?: string | undefined;
+  /** A slot the answer must have seen (the one a payment was quoted at): a node lagging behind it refuses rather than answers from before it. */
+  minContextSlot?: bigint | undefined;
 }): Promise<SignatureEntry[]> {
   const found = await bounded(
-    solanaRpcFor(network).getSignaturesForAddress(account, { limit, commitment: "confirmed", ...(before ? { before: before as Signature } : {}) }),
+    solanaRpcFor(network).getSignaturesForAddress(account, {
+      limit,
+      commitment: "confirmed",
+      ...(before ? { before: before as Signature } : {}),
+      ...(minContextSlot !== undefined ? { minContextSlot } : {}),
+    }),
   );
   return found.map((entry) => ({ signature: String(entry.signature), slot: BigInt(entry.slot), failed: entry.err !== null }));
 }
@@ -190,9 +198,15 @@ export async function getSolanaFirstAvailableSlot({ network }: { network: Solana
   return BigInt(await bounded(solanaRpcFor(network).getFirstAvailableBlock()));
 }
 
-/** Whether a blockhash can still land a transaction. */
-export async function isSolanaBlockhashValid({ network, blockhash }: { network: SolanaNetworkConfig; blockhash: string }): Promise<boolean> {
+/**
+ * Whether a blockhash can still land a transaction. `minContextSlot`: a slot the answer must have
+ * seen (the one the payment was quoted at): a node lagging behind it, which may not know the
+ * blockhash yet and would call it invalid, refuses instead, so nothing is released on its word.
+ */
+export async function isSolanaBlockhashValid({ network, blockhash, minContextSlot }: { network: SolanaNetworkConfig; blockhash: string; minContextSlot?: bigint | undefined }): Promise<boolean> {
   if (getBase58Encoder().encode(blockhash).length !== 32) return false;
-  const { value } = await bounded(solanaRpcFor(network).isBlockhashValid(blockhash as never, { commitment: "confirmed" }));
+  const { value } = await bounded(
+    solanaRpcFor(network).isBlockhashValid(blockhash as never, { commitment: "confirmed", ...(minContextSlot !== undefined ? { minContextSlot } : {}) }),
+  );
   return value;
 }

@@ -50,7 +50,7 @@ export async function searchPaymentHistory({
   // payment that can be found, and the search stays incomplete.
   const pages = from === undefined ? 1 : MAX_HISTORY_PAGES;
   for (let page = 0; page < pages && !reached && !late(); page++) {
-    const entries = await getSolanaSignaturesFor({ network, account, limit: SIGNATURES_PAGE_MAX, before });
+    const entries = await getSolanaSignaturesFor({ network, account, limit: SIGNATURES_PAGE_MAX, before, minContextSlot: from });
     for (const entry of entries) {
       if (from !== undefined && entry.slot < from) {
         reached = true;

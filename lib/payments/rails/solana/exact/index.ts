@@ -146,7 +146,7 @@ export function createExactSolanaScheme(env: RailEnv): PaymentScheme {
       // expired then can land nothing while the search runs, so a search that reaches the slot
       // of sending and misses the payment proves it never landed. Asked after, a transaction
       // landing between the two would be missed and released.
-      const expired = !(await isSolanaBlockhashValid({ network: config, blockhash }));
+      const expired = !(await isSolanaBlockhashValid({ network: config, blockhash, minContextSlot: from }));
       const search = await searchPaymentHistory({
         network: config,
         account: await usdcAccountOf(config, payer),
