@@ -130,6 +130,8 @@ const serverEnvSchema = z.object({
   X402_NETWORKS: commaList(caip2).default([...DEFAULT_NETWORKS]),
   /** Blocks per `eth_getLogs` request when a channel's history is searched: hosted RPC providers refuse wider ranges. */
   CHAIN_LOG_RANGE_BLOCKS: nonNegativeInt.min(1).default(2000),
+  /** The bearer secret a host's scheduler sends to GET /api/sweep (Vercel Cron sends its CRON_SECRET); unset, that route answers 404. */
+  CRON_SECRET: z.string().min(16, "at least 16 characters").optional(),
   /** Addresses the server may call although they are not public (the sandbox's 127.0.0.1). */
   X402_ALLOW_PRIVATE_ADDRESSES: commaList(addressOrRange).default([]),
   DATABASE_URL: z.url().optional(),

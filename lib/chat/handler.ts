@@ -14,7 +14,7 @@ import { knownTxHashes } from "@/lib/payments/ledger";
 import { resolveLimits } from "@/lib/payments/limits";
 import { chatStreamHeaders, type FinishMetadata, type StreamError } from "@/lib/protocol/lines";
 import { createLineStream } from "@/lib/protocol/writer";
-import { openPayments } from "@/lib/payments";
+import { openPayments, type KeepAlive } from "@/lib/payments";
 import type { AgentReport } from "@/lib/payments/payment";
 import type { ServiceCall } from "@/lib/net/service-call";
 import type { ModelMessage } from "ai";
@@ -42,6 +42,8 @@ export type ChatDependencies = {
   chatModel?: (tier: ModelTier, env: ServerEnv) => ChatModel;
   /** The clock (tests); the wall clock by default. */
   now?: () => Date;
+  /** Where the host keeps the function alive for the sweep a request starts (Next's `after()`). */
+  keepAlive?: KeepAlive;
   /** Overrides CHAT_DEADLINE_SECONDS (tests). */
   deadlineMs?: number;
   /** Overrides the paid call's own timeout, PAID_CALL_TIMEOUT_MS (tests). */
@@ -84,7 +86,7 @@ export async function handleChatRequest(request: Request, deps: ChatDependencies
     chatModel = model;
     const db = await step(deps.database());
     // Opening the payment core keeps the ledger's unfinished payments swept, in the background.
-    const payments = openPayments({ db, env, log, ...(now ? { now } : {}) });
+    const payments = openPayments({ db, env, log, ...(now ? { now } : {}), ...(deps.keepAlive ? { keepAlive: deps.keepAlive } : {}) });
     const conversation = conversationDigest(body);
     // A wallet has proved itself when the request carries its signed-in session, or an approval
     // it signed: only then does the request count against its cooldown, and only then does it

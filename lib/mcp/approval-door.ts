@@ -13,7 +13,7 @@ import { AppError, toAppError } from "@/lib/errors";
 import { readJsonBody } from "@/lib/net/request-body";
 import { answerProblem, answerShape } from "@/lib/payments/answers";
 import { formatUsd } from "@/lib/money";
-import { openPayments } from "@/lib/payments";
+import { openPayments, type KeepAlive } from "@/lib/payments";
 import { totalOf, type PaymentOutcome } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
@@ -31,6 +31,8 @@ export type McpApprovalDependencies = {
   now?: () => Date;
   paidCallTimeoutMs?: number;
   log?: (message: string, details?: Record<string, unknown>) => void;
+  /** Where the host keeps the function alive for the sweep a request starts (Next's `after()`). */
+  keepAlive?: KeepAlive;
 };
 
 const noStore = { "Cache-Control": "no-store" };
@@ -51,7 +53,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     if (!paymentIdInput.safeParse(paymentId).success) throw notFound();
     const db = await deps.database();
     // Opening the payment core keeps the ledger's unfinished payments swept, in the background.
-    const payments = openPayments({ db, env, log, now });
+    const payments = openPayments({ db, env, log, now, ...(deps.keepAlive ? { keepAlive: deps.keepAlive } : {}) });
     const payment = await findMcpPayment(db, paymentId);
     if (!payment) throw notFound();
     const ownSession = isSignedInAs(request, payment.wallet, env, now);

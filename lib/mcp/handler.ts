@@ -8,7 +8,7 @@ import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
 import { readRequestText } from "@/lib/net/request-body";
-import { openPayments } from "@/lib/payments";
+import { openPayments, type KeepAlive } from "@/lib/payments";
 import { createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { readGrantToken } from "./grant-token";
 import { createMcpServer } from "./tools";
@@ -25,6 +25,8 @@ export type McpDependencies = {
   rateLimit: RateLimiter;
   now?: () => Date;
   log?: (message: string, details?: Record<string, unknown>) => void;
+  /** Where the host keeps the function alive for the sweep a request starts (Next's `after()`). */
+  keepAlive?: KeepAlive;
 };
 
 export const createMcpRateLimit = (): RateLimiter => createRateLimiter({ limit: 120, windowMs: 60_000, maxClients: 10_000 });
@@ -52,7 +54,7 @@ export async function handleMcpRequest(request: Request, deps: McpDependencies):
     }
     const signal = AbortSignal.any([request.signal, AbortSignal.timeout(DEADLINE_MS)]);
     // Opening the payment core keeps the ledger's unfinished payments swept, in the background.
-    const payments = openPayments({ db, env, log, ...(now ? { now } : {}) });
+    const payments = openPayments({ db, env, log, ...(now ? { now } : {}), ...(deps.keepAlive ? { keepAlive: deps.keepAlive } : {}) });
     const server = createMcpServer({ db, env, payments, grant, origin: env.appOrigin, signal, ...(deps.now ? { now: deps.now } : {}) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

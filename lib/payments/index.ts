@@ -16,7 +16,7 @@ import { createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import type { ApprovalResult, ApprovePaymentParameters } from "./approve";
 import type { QuotePaymentParameters, QuoteResult } from "./quote";
 import { startRun, type PaymentRun } from "./run";
-import { sweepIfDue } from "./sweep";
+import { sweepIfDue, type KeepAlive } from "./sweep";
 
 export type { ApprovalPolicy, ApprovalResult } from "./approve";
 export type { DoorPolicy } from "./policy";
@@ -24,6 +24,7 @@ export type { QuotePolicy, QuoteResult, QuotedUpdate } from "./quote";
 export type { PaymentRun } from "./run";
 export type { ApprovalInput } from "./approval";
 export type { PaymentReport } from "./delivery";
+export type { KeepAlive } from "./sweep";
 
 export type OpenPaymentsParameters = {
   db: Database;
@@ -31,6 +32,8 @@ export type OpenPaymentsParameters = {
   /** The door's clock (tests); the wall clock by default. */
   now?: Date;
   log?: (message: string, details?: Record<string, unknown>) => void;
+  /** Where the host keeps the function alive for the sweep this starts (Next's `after()`). */
+  keepAlive?: KeepAlive;
 };
 
 export type Payments = {
@@ -44,8 +47,9 @@ export type Payments = {
  * The core for one request of a door. Opening it keeps the ledger's unfinished payments
  * reconciled: at most once a minute, in the background, driven by requests rather than a timer.
  */
-export function openPayments({ db, env, now, log }: OpenPaymentsParameters): Payments {
-  void sweepIfDue({ db, env, ...(now ? { now } : {}), ...(log ? { log } : {}) });
+export function openPayments({ db, env, now, log, keepAlive }: OpenPaymentsParameters): Payments {
+  const sweeping = sweepIfDue({ db, env, ...(now ? { now } : {}), ...(log ? { log } : {}) });
+  keepAlive?.(sweeping);
   return {
     quote: (parameters) =>
       startRun(async (emit) => {

@@ -9,7 +9,7 @@ import { AppError, toAppError } from "@/lib/errors";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
 import { getSpendingReport } from "./spending-report";
-import { sweepIfDue } from "./sweep";
+import { sweepIfDue, type KeepAlive } from "./sweep";
 
 /**
  * The query: `wallet`, an EVM address (EIP-55 checksummed if mixed case) or a Solana address;
@@ -34,6 +34,8 @@ export type SpendingDependencies = {
   rateLimit: RateLimiter;
   now?: () => Date;
   log?: (message: string, details?: Record<string, unknown>) => void;
+  /** Where the host keeps the function alive for the sweep a request starts (Next's `after()`). */
+  keepAlive?: KeepAlive;
 };
 
 const noStore = { "Cache-Control": "no-store" };
@@ -50,7 +52,8 @@ export async function handleSpendingRequest(request: Request, deps: SpendingDepe
     const db = await deps.database();
     // A person looking at their spending keeps the unfinished payments reconciled too (at most
     // once a minute, in the background): money a service collects late is found when it matters.
-    void sweepIfDue({ db, env, ...(now ? { now } : {}), log: deps.log ?? defaultLog });
+    const sweeping = sweepIfDue({ db, env, ...(now ? { now } : {}), log: deps.log ?? defaultLog });
+    deps.keepAlive?.(sweeping);
     const report = await getSpendingReport({
       db,
       env,

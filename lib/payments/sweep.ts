@@ -6,6 +6,13 @@ import type { Database } from "@/lib/db";
 import { claimSweep, lastSweepAt, markChecked, STALE_RESERVATION_MS, unfinishedPayments } from "./ledger";
 import type { RailEnv } from "./rails";
 
+/**
+ * Keeps the function alive for work that goes on after its answer (Next's `after()`): on a
+ * serverless host a function frozen once it has answered would otherwise leave a sweep half done.
+ * Without one (a long-lived server, tests), the work simply runs on.
+ */
+export type KeepAlive = (work: Promise<unknown>) => void;
+
 /** Sweeps run at most this often, across every process sharing the database. */
 export const SWEEP_EVERY_MS = 60_000;
 const SWEEP_BATCH = 25;

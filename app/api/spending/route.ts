@@ -1,5 +1,6 @@
 // GET /api/spending?wallet=0x… (docs/contract.md, section 9): a wallet's settled spending per rolling period
 // and its recent payments. The steps live in lib/payments/spending-request.ts.
+import { after } from "next/server";
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
 import { createSpendingRateLimit, handleSpendingRequest } from "@/lib/payments/spending-request";
@@ -10,5 +11,5 @@ export const dynamic = "force-dynamic";
 const rateLimit = createSpendingRateLimit();
 
 export function GET(request: Request): Promise<Response> {
-  return handleSpendingRequest(request, { env: serverEnv, database: getDatabase, rateLimit });
+  return handleSpendingRequest(request, { env: serverEnv, database: getDatabase, rateLimit, keepAlive: after });
 }

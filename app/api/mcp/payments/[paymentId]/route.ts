@@ -1,6 +1,7 @@
 // /api/mcp/payments/{paymentId} (docs/contract.md, section 11): the approval view's read of a
 // payment an AI app asked for, and its approval with the wallet's signature. The steps live in
 // lib/mcp/approval-door.ts.
+import { after } from "next/server";
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
 import { handleMcpPaymentRequest } from "@/lib/mcp/approval-door";
@@ -15,6 +16,6 @@ const approvalGate = createApprovalGate();
 type Context = { params: Promise<{ paymentId: string }> };
 
 const handle = async (request: Request, { params }: Context) =>
-  handleMcpPaymentRequest(request, (await params).paymentId, { env: serverEnv, database: getDatabase, approvalGate });
+  handleMcpPaymentRequest(request, (await params).paymentId, { env: serverEnv, database: getDatabase, approvalGate, keepAlive: after });
 
 export { handle as GET, handle as POST };
