@@ -31,7 +31,7 @@ export function WalletStack({ setup, balanceQuery, Button, connectTarget, onRepo
   return (
     <WagmiProvider config={config}>
       <QueryClientProvider client={queryClient}>
-        <WalletReporter query={balanceQuery} onReport={onReport} />
+        <WalletReporter query={balanceQuery} networks={setup.networks} onReport={onReport} />
         {Button ? <Button connectTarget={connectTarget} setup={setup} /> : null}
       </QueryClientProvider>
     </WagmiProvider>
@@ -41,8 +41,8 @@ export function WalletStack({ setup, balanceQuery, Button, connectTarget, onRepo
 /** The part of wagmi's persisted store that says whether its stored state has been restored. */
 type RestoredStore = { hasHydrated: () => boolean; onFinishHydration: (listener: () => void) => () => void };
 
-function WalletReporter({ query, onReport }: { query: BalanceQuery; onReport: (report: WalletReport) => void }) {
-  const { address, chainId, connectorName, sign, actions } = usePaymentWallet();
+function WalletReporter({ query, networks, onReport }: { query: BalanceQuery; networks: WalletSetup["networks"]; onReport: (report: WalletReport) => void }) {
+  const { address, chainId, connectorName, sign, actions } = usePaymentWallet(networks);
   const { status } = useAccount();
   // The balance is read from a task of its own once an account is there, not within the render
   // that connects it: on a phone, wagmi's reconnect and the query's first read are each a long
