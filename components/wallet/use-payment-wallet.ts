@@ -11,14 +11,14 @@ import { CHANNEL_CONTRACT_ADDRESS, channelWithdrawAbi } from "@/lib/chain/channe
 import { approvableSpender } from "@/lib/chain/spenders";
 import { usdcWalletAbi } from "@/lib/chain/usdc-abi";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
-import { signingProblem, walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
-import { PERMIT2_ADDRESS } from "@/lib/chain/permit2-address";
+import { walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
+import { signingProblem } from "@/lib/chain/signable-payments";
 import { delegationTypedData } from "@/lib/chain/delegation";
 import { grantTypedData } from "@/lib/chain/access-grant";
 import { formatUnits } from "@/lib/money";
 import type { PaymentWallet, WalletActions } from "./wallet-context";
 
-/** `networks`: the networks this page pays on, whose USDC (and Permit2) alone the wallet is asked to sign for. */
+/** `networks`: the networks this page pays on, whose USDC alone the wallet is asked to sign payments of. */
 export function usePaymentWallet(networks: readonly WalletNetwork[]): PaymentWallet {
   const { address, chainId, connector, status } = useAccount();
   const { switchChainAsync } = useSwitchChain();
@@ -37,7 +37,7 @@ export function usePaymentWallet(networks: readonly WalletNetwork[]): PaymentWal
   const sign = useCallback(
     async (typedData: ApprovalTypedData) => {
       if (!address) throw new Error("No wallet is connected");
-      const problem = signingProblem(typedData, networks, PERMIT2_ADDRESS);
+      const problem = signingProblem(typedData, networks);
       if (problem) throw new Error(`${problem} The wallet was not asked to sign it.`);
       await onChain(typedData.domain.chainId);
       return signTypedDataAsync({

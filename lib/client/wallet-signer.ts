@@ -92,33 +92,3 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** What the page knows of a network whose payments its wallet signs: its chain and its USDC. */
-export type SigningNetwork = { chainId: number; usdc: { address: string } };
-
-/**
- * Why the page will not ask the wallet to sign this typed data for a payment, if it will not: the
- * wallet signs only USDC's own authorizations (EIP-3009 `TransferWithAuthorization`, and
- * `ReceiveWithAuthorization` for a channel's deposit) on a network this page pays on, verified by
- * that network's USDC contract, and Permit2's witness transfer of that USDC (x402 `upto`). Whatever
- * else a quote's list holds (another contract, another token, another chain) is refused before the
- * wallet is asked, whatever the server sent.
- */
-export function signingProblem(typedData: ApprovalTypedData, networks: readonly SigningNetwork[], permit2: string): string | undefined {
-  const network = networks.find((candidate) => candidate.chainId === typedData.domain.chainId);
-  if (!network) return "This payment is for a chain this page does not pay on.";
-  const usdc = network.usdc.address.toLowerCase();
-  const contract = typedData.domain.verifyingContract.toLowerCase();
-  switch (typedData.primaryType) {
-    case "TransferWithAuthorization":
-    case "ReceiveWithAuthorization":
-      return contract === usdc ? undefined : "This authorization is not verified by the network's USDC contract.";
-    case "PermitWitnessTransferFrom": {
-      if (contract !== permit2.toLowerCase()) return "This permit is not for Permit2.";
-      const permitted = typedData.message.permitted;
-      const token = typeof permitted === "object" ? permitted.token : undefined;
-      return typeof token === "string" && token.toLowerCase() === usdc ? undefined : "This permit moves a token other than the network's USDC.";
-    }
-    default:
-      return "This is not a payment the page signs with the wallet.";
-  }
-}

@@ -3,7 +3,8 @@
 // whose domain has no version. Both come out as the wallet signs them, integers as bigint.
 import { hashTypedData } from "viem";
 import { describe, expect, test } from "vitest";
-import { payerOfTypedData, readApprovalTypedData, signingProblem, walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
+import { signingProblem } from "@/lib/chain/signable-payments";
+import { payerOfTypedData, readApprovalTypedData, walletMessage, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 
 const permit2 = {
   domain: { name: "Permit2", chainId: 31337, verifyingContract: "0x000000000022D473030F116dDEE9F6B43aC78BA3" },
@@ -63,7 +64,6 @@ describe("a quote's typed data, read for the wallet", () => {
 describe("what the page lets its wallet sign for a payment", () => {
   const usdc = permit2.message.permitted.token;
   const networks = [{ chainId: 31337, usdc: { address: usdc } }];
-  const PERMIT2 = permit2.domain.verifyingContract;
   const read = (value: unknown) => readApprovalTypedData(value) as ApprovalTypedData;
   const authorization = (primaryType: string, verifyingContract: string, chainId = 31337) =>
     read({
@@ -74,17 +74,17 @@ describe("what the page lets its wallet sign for a payment", () => {
     });
 
   test("USDC's own authorizations and Permit2's transfer of that USDC, on a network the page pays on", () => {
-    expect(signingProblem(authorization("TransferWithAuthorization", usdc), networks, PERMIT2)).toBeUndefined();
-    expect(signingProblem(authorization("ReceiveWithAuthorization", usdc.toLowerCase()), networks, PERMIT2)).toBeUndefined();
-    expect(signingProblem(read(permit2), networks, PERMIT2)).toBeUndefined();
+    expect(signingProblem(authorization("TransferWithAuthorization", usdc), networks)).toBeUndefined();
+    expect(signingProblem(authorization("ReceiveWithAuthorization", usdc.toLowerCase()), networks)).toBeUndefined();
+    expect(signingProblem(read(permit2), networks)).toBeUndefined();
   });
 
   test("anything else a quote's list holds is refused before the wallet is asked", () => {
     // Another token's authorization, a chain the page does not pay on, a permit of another token or for another contract, a type it never signs.
-    expect(signingProblem(authorization("TransferWithAuthorization", "0x0000000000000000000000000000000000000bad"), networks, PERMIT2)).toMatch(/USDC contract/);
-    expect(signingProblem(authorization("TransferWithAuthorization", usdc, 1), networks, PERMIT2)).toMatch(/chain this page does not pay on/);
-    expect(signingProblem(read({ ...permit2, message: { ...permit2.message, permitted: { token: "0x0000000000000000000000000000000000000bad", amount: "1" } } }), networks, PERMIT2)).toMatch(/other than/);
-    expect(signingProblem(read({ ...permit2, domain: { ...permit2.domain, verifyingContract: "0x0000000000000000000000000000000000000bad" } }), networks, PERMIT2)).toMatch(/not for Permit2/);
-    expect(signingProblem(authorization("Permit", usdc), networks, PERMIT2)).toMatch(/not a payment the page signs/);
+    expect(signingProblem(authorization("TransferWithAuthorization", "0x0000000000000000000000000000000000000bad"), networks)).toMatch(/USDC contract/);
+    expect(signingProblem(authorization("TransferWithAuthorization", usdc, 1), networks)).toMatch(/chain this page does not pay on/);
+    expect(signingProblem(read({ ...permit2, message: { ...permit2.message, permitted: { token: "0x0000000000000000000000000000000000000bad", amount: "1" } } }), networks)).toMatch(/other than/);
+    expect(signingProblem(read({ ...permit2, domain: { ...permit2.domain, verifyingContract: "0x0000000000000000000000000000000000000bad" } }), networks)).toMatch(/not for Permit2/);
+    expect(signingProblem(authorization("Permit", usdc), networks)).toMatch(/not a payment the page signs/);
   });
 });
