@@ -19,6 +19,7 @@ import { addressNamespace, walletAddressOf } from "@/lib/chain/addresses";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
+import { readJsonBody } from "@/lib/net/request-body";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { mac, macMatches, signingKey, verifyingKeys } from "@/lib/signing-keys";
 
@@ -136,6 +137,12 @@ const signInSchema = z.strictObject({
   ]),
 });
 
+/**
+ * The largest sign-in body read: the longest signature the schema takes (a smart account's
+ * ERC-6492 wrapping, 16 KiB of hex) beside a 4,000-character message, with room for the JSON.
+ */
+const SIGN_IN_BODY_BYTES = 32 * 1024;
+
 export type SessionDependencies = {
   env: () => ServerEnv;
   /** Where spent nonces are kept, shared by every instance. */
@@ -190,16 +197,12 @@ export async function handleSessionRequest(request: Request, deps: SessionDepend
 }
 
 /**
- * Checks a sign-in and returns the wallet it proves; a refusal is a 400 (malformed) or a 401 (not
- * for this deployment, not this browser's nonce, spent, not now, not signed by the wallet).
+ * Checks a sign-in and returns the wallet it proves; a refusal is a 415 or a 413 (not a small
+ * JSON body, so no form on another site posts one), a 400 (malformed) or a 401 (not for this
+ * deployment, not this browser's nonce, spent, not now, not signed by the wallet).
  */
 async function signIn(request: Request, env: ServerEnv, database: () => Promise<Database>, now: Date): Promise<string> {
-  let json: unknown;
-  try {
-    json = await request.json();
-  } catch {
-    throw new AppError("bad-request", "Send the sign-in as JSON: { message, signature }.");
-  }
+  const json = await readJsonBody(request, { expected: "{ message, signature }", limit: SIGN_IN_BODY_BYTES });
   const parsed = signInSchema.safeParse(json);
   if (!parsed.success) {
     throw new AppError("bad-request", "The sign-in is not valid.", {

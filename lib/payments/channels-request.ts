@@ -4,7 +4,9 @@
 // the wallet sends itself (asking for the unclaimed rest, or taking it after the delay), or until
 // when to wait. `refresh` records what the chain says of the channel now. Nothing here moves money
 // on the server's word: a close needs the channel key's signature, a withdrawal the wallet's own
-// transaction. Every answer, error or not, is JSON that no cache keeps.
+// transaction. Every action needs the wallet's own session: a wallet and a channel id are public
+// on chain, and the channel (its service, amounts, key, salt) is the wallet's history. Every
+// answer, error or not, is JSON that no cache keeps.
 import { z } from "zod";
 import { evmAddressSchema } from "@/lib/chain/addresses";
 import type { Database } from "@/lib/db";
@@ -12,6 +14,7 @@ import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
 import { readJsonBody } from "@/lib/net/request-body";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
+import { isSignedInAs } from "@/lib/session";
 import { channelView, closeChannelCooperatively, prepareChannelClose, prepareWithdrawal, refreshChannel } from "./channels";
 
 const channelRequestSchema = z.strictObject({
@@ -47,6 +50,10 @@ export async function handleChannelsRequest(request: Request, deps: ChannelsDepe
       });
     }
     const { action, wallet, channelId, signed } = parsed.data;
+    // Before any database or chain work: a stranger learns nothing of the channel and costs no RPC call.
+    if (!isSignedInAs(request, wallet, env, now)) {
+      throw new AppError("unauthorized", "A channel is shown and changed only for its wallet's own session: sign in with the wallet in the page first. Nothing was changed.");
+    }
     const db = await deps.database();
     if (action === "close") {
       if (!signed) {

@@ -231,3 +231,37 @@ describe("signing in with a Solana wallet", () => {
     expect((await refusal(await call("POST", { cookie, body }))).message).toContain("used already");
   });
 });
+
+describe("the sign-in body", () => {
+  // A sign-in that would start a session were its body read as any JSON: each refusal below is the body's alone.
+  async function validSignIn() {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const { nonce, cookie } = await challenge();
+    const text = message(wallet.address, nonce);
+    return { cookie, body: { message: text, signature: await wallet.signMessage({ message: text }) } };
+  }
+  const post = (cookie: string, contentType: string, body: string) =>
+    handleSessionRequest(new Request(`http://${host}/api/session`, { method: "POST", headers: { host, cookie, "content-type": contentType }, body }), deps());
+
+  test("not declared application/json is a 415 and starts no session", async () => {
+    const { cookie, body } = await validSignIn();
+    for (const contentType of ["text/plain", "text/plain; charset=application/json"]) {
+      const response = await post(cookie, contentType, JSON.stringify(body));
+      expect([contentType, response.status]).toEqual([contentType, 415]);
+      expect(startsSession(response)).toBe(false);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unsupported-media-type");
+    }
+  });
+
+  test("a body past 32 KiB is a 413 and starts no session, even when it is a valid sign-in padded out", async () => {
+    const { cookie, body } = await validSignIn();
+    const response = await post(cookie, "application/json", `${JSON.stringify(body)}${" ".repeat(33 * 1024)}`);
+    expect(response.status).toBe(413);
+    expect(startsSession(response)).toBe(false);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(((await response.json()) as { error: { code: string } }).error).toMatchObject({ code: "payload-too-large", details: { limitBytes: 32 * 1024 } });
+    // Neither refusal spent the nonce: the same sign-in, sent as the page sends it, starts the session.
+    expect(startsSession(await post(cookie, "application/json", JSON.stringify(body)))).toBe(true);
+  });
+});

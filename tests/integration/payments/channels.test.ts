@@ -21,6 +21,7 @@ import { createPublicClient, createTestClient, createWalletClient, http } from "
 import { foundry } from "viem/chains";
 import { channelWithdrawAbi } from "@/lib/chain/channel-address";
 import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/payments/channels-request";
+import { sessionCookie } from "@/lib/session";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import { eventually, finishOf, generousLimits, historyOf, historyPaymentsOf, signChannelRequest, typedDataForSigning, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, usdcBalance } from "@/tests/helpers/paid-chat";
 
@@ -187,9 +188,10 @@ describe("a channel through the chat", () => {
       const [channel] = await channelsOf(silentChat.db, wallet.address);
       if (!channel) throw new Error("no channel recorded");
 
-      // The page's Channels list: POST /api/channels.
+      // The page's Channels list: POST /api/channels, from the wallet's own session.
+      const session = sessionCookie(new Request("http://localhost/api/channels"), wallet.address, silentChat.env).split(";")[0] ?? "";
       const channels = (payload: Record<string, unknown>) =>
-        handleChannelsRequest(new Request("http://localhost/api/channels", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wallet: wallet.address, channelId: channel.channelId, ...payload }) }), {
+        handleChannelsRequest(new Request("http://localhost/api/channels", { method: "POST", headers: { "content-type": "application/json", cookie: session }, body: JSON.stringify({ wallet: wallet.address, channelId: channel.channelId, ...payload }) }), {
           env: () => silentChat.env,
           database: async () => silentChat.db,
           rateLimit: createChannelsRateLimit(),
