@@ -84,10 +84,15 @@ export function useQuoteApproval({ chat, wallet, solana, agentBudget, channelKey
   // person signed, with no prompt, however many there are (the deposit bounds them), at the price
   // the deposit was opened at and within a confirmation threshold the person set. One priced above
   // either (the server marks the first `confirm`) waits for the person's Confirm like any payment.
+  // A price the page cannot read is above any threshold.
+  const withinThreshold = (usd: string) => {
+    const price = parseUsd(usd);
+    return limit === ZERO_USD || (price !== undefined && price <= limit);
+  };
   const fromDeposit = (payment: PaymentStatus) =>
     payment.channel?.opening === false &&
     payment.channel.confirm !== true &&
-    !(limit > ZERO_USD && (parseUsd(payment.channel.price) ?? limit + 1n) > limit) &&
+    withinThreshold(payment.channel.price) &&
     channelKeyOnly(requestsOf(payment.approval));
 
   const paymentActions: PaymentActions = {

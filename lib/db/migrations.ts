@@ -355,12 +355,14 @@ export const migrations: readonly Migration[] = [
     // never keep the others from being looked at. Each call records what its approval was bound to
     // (`bound_to`: the door's binding, an AI app's grant), so the draws under a grant are counted
     // against that grant's limits, as its other payments are.
+    // Each statement changes nothing where it already took effect, as migration 13's, so a
+    // database brought back to an earlier form of migration 12 (migration 13's case) takes it too.
     statements: [
-      "ALTER TABLE channels ADD COLUMN price numeric(78, 0) CHECK (price IS NULL OR price >= 0)",
-      "ALTER TABLE channels ADD COLUMN looked_at timestamptz, ADD COLUMN look_after timestamptz, ADD COLUMN unchanged_looks integer NOT NULL DEFAULT 0",
-      "CREATE INDEX channels_to_look_at ON channels (look_after NULLS FIRST, looked_at NULLS FIRST) WHERE state IN ('opening', 'closing', 'withdrawing')",
-      "ALTER TABLE channel_calls ADD COLUMN bound_to text",
-      "CREATE INDEX channel_calls_by_time ON channel_calls (created_at)",
+      "ALTER TABLE channels ADD COLUMN IF NOT EXISTS price numeric(78, 0) CHECK (price IS NULL OR price >= 0)",
+      "ALTER TABLE channels ADD COLUMN IF NOT EXISTS looked_at timestamptz, ADD COLUMN IF NOT EXISTS look_after timestamptz, ADD COLUMN IF NOT EXISTS unchanged_looks integer NOT NULL DEFAULT 0",
+      "CREATE INDEX IF NOT EXISTS channels_to_look_at ON channels (look_after NULLS FIRST, looked_at NULLS FIRST) WHERE state IN ('opening', 'closing', 'withdrawing')",
+      "ALTER TABLE channel_calls ADD COLUMN IF NOT EXISTS bound_to text",
+      "CREATE INDEX IF NOT EXISTS channel_calls_by_time ON channel_calls (created_at)",
     ],
   },
 ];

@@ -16,7 +16,7 @@ import { createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import type { ApprovalResult, ApprovePaymentParameters } from "./approve";
 import type { QuotePaymentParameters, QuoteResult } from "./quote";
 import { startRun, type PaymentRun } from "./run";
-import { sweepIfDue, type KeepAlive } from "./sweep";
+import { sweepInBackground, type KeepAlive } from "./sweep";
 
 export type { ApprovalPolicy, ApprovalResult } from "./approve";
 export type { DoorPolicy } from "./policy";
@@ -48,8 +48,7 @@ export type Payments = {
  * reconciled: at most once a minute, in the background, driven by requests rather than a timer.
  */
 export function openPayments({ db, env, now, log, keepAlive }: OpenPaymentsParameters): Payments {
-  const sweeping = sweepIfDue({ db, env, ...(now ? { now } : {}), ...(log ? { log } : {}) });
-  keepAlive?.(sweeping);
+  sweepInBackground({ db, env, ...(now ? { now } : {}), ...(log ? { log } : {}), keepAlive });
   return {
     quote: (parameters) =>
       startRun(async (emit) => {

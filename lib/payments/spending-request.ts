@@ -9,7 +9,7 @@ import { AppError, toAppError } from "@/lib/errors";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
 import { getSpendingReport } from "./spending-report";
-import { sweepIfDue, type KeepAlive } from "./sweep";
+import { sweepInBackground, type KeepAlive } from "./sweep";
 
 /**
  * The query: `wallet`, an EVM address (EIP-55 checksummed if mixed case) or a Solana address;
@@ -52,8 +52,7 @@ export async function handleSpendingRequest(request: Request, deps: SpendingDepe
     const db = await deps.database();
     // A person looking at their spending keeps the unfinished payments reconciled too (at most
     // once a minute, in the background): money a service collects late is found when it matters.
-    const sweeping = sweepIfDue({ db, env, ...(now ? { now } : {}), log: deps.log ?? defaultLog });
-    deps.keepAlive?.(sweeping);
+    sweepInBackground({ db, env, ...(now ? { now } : {}), log: deps.log ?? defaultLog, keepAlive: deps.keepAlive });
     const report = await getSpendingReport({
       db,
       env,

@@ -13,6 +13,20 @@ import type { RailEnv } from "./rails";
  */
 export type KeepAlive = (work: Promise<unknown>) => void;
 
+/**
+ * The sweep, if due, started in the background of a request and handed to its keep-alive. A
+ * keep-alive that cannot take it (Next's `after()` called outside a request, as a handler called
+ * directly is) leaves the already-started sweep to run on; the request's answer never depends on it.
+ */
+export function sweepInBackground({ keepAlive, ...parameters }: Parameters<typeof sweepIfDue>[0] & { keepAlive?: KeepAlive | undefined }): void {
+  const sweeping = sweepIfDue(parameters);
+  try {
+    keepAlive?.(sweeping);
+  } catch {
+    // Nothing to keep alive past an answer here: the sweep runs on regardless.
+  }
+}
+
 /** Sweeps run at most this often, across every process sharing the database. */
 export const SWEEP_EVERY_MS = 60_000;
 const SWEEP_BATCH = 25;
