@@ -15,7 +15,8 @@ export type SigningNetwork = { chainId: number; usdc: { address: string } };
  * Why the page will not ask the wallet to sign this typed data for a payment, if it will not: the
  * wallet signs only USDC's own authorizations (EIP-3009 `TransferWithAuthorization`, and
  * `ReceiveWithAuthorization` for a channel's deposit) on a network this page pays on, verified by
- * that network's USDC contract, and Permit2's witness transfer of that USDC (x402 `upto`). Whatever
+ * that network's USDC contract, USDC's EIP-2612 permit for Permit2 alone, and Permit2's witness
+ * transfer of that USDC (x402 `upto`). Whatever
  * else a quote's list holds (another contract, another token, another chain) is refused before the
  * wallet is asked, whatever the server sent.
  */
@@ -28,6 +29,12 @@ export function signingProblem(typedData: SignedTypedData, networks: readonly Si
     case "TransferWithAuthorization":
     case "ReceiveWithAuthorization":
       return contract === usdc ? undefined : "This authorization is not verified by the network's USDC contract.";
+    case "Permit": {
+      // USDC's EIP-2612 permit letting Permit2 move it (x402 `upto`'s gasless first payment).
+      if (contract !== usdc) return "This permit is not verified by the network's USDC contract.";
+      const spender = typedData.message.spender;
+      return typeof spender === "string" && spender.toLowerCase() === PERMIT2_ADDRESS.toLowerCase() ? undefined : "This permit lets a contract other than Permit2 move your USDC.";
+    }
     case "PermitWitnessTransferFrom": {
       if (contract !== PERMIT2_ADDRESS.toLowerCase()) return "This permit is not for Permit2.";
       const permitted = typedData.message.permitted;

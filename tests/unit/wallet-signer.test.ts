@@ -1,6 +1,7 @@
 // The page reads a quote's typed data from the stream before its wallet signs it: EIP-3009's flat
 // message for `exact`, and for `upto` Permit2's witness transfer, whose message holds structs and
 // whose domain has no version. Both come out as the wallet signs them, integers as bigint.
+import { PERMIT2_ADDRESS } from "@/lib/chain/permit2-address";
 import { hashTypedData } from "viem";
 import { describe, expect, test } from "vitest";
 import { signingProblem } from "@/lib/chain/signable-payments";
@@ -73,10 +74,20 @@ describe("what the page lets its wallet sign for a payment", () => {
       message: { from: "0x90F79bf6EB2c4f870365E785982E1f101E93b906", value: "1000" },
     });
 
+  const usdcPermit = (spender: string) =>
+    read({
+      domain: { name: "USD Coin", version: "2", chainId: 31337, verifyingContract: usdc },
+      types: { Permit: [{ name: "owner", type: "address" }, { name: "spender", type: "address" }, { name: "value", type: "uint256" }] },
+      primaryType: "Permit",
+      message: { owner: "0x90F79bf6EB2c4f870365E785982E1f101E93b906", spender, value: "1000" },
+    });
+
   test("USDC's own authorizations and Permit2's transfer of that USDC, on a network the page pays on", () => {
     expect(signingProblem(authorization("TransferWithAuthorization", usdc), networks)).toBeUndefined();
     expect(signingProblem(authorization("ReceiveWithAuthorization", usdc.toLowerCase()), networks)).toBeUndefined();
     expect(signingProblem(read(permit2), networks)).toBeUndefined();
+    // USDC's EIP-2612 permit for Permit2: upto's gasless first payment from a fresh wallet.
+    expect(signingProblem(usdcPermit(PERMIT2_ADDRESS), networks)).toBeUndefined();
   });
 
   test("anything else a quote's list holds is refused before the wallet is asked", () => {
@@ -85,6 +96,7 @@ describe("what the page lets its wallet sign for a payment", () => {
     expect(signingProblem(authorization("TransferWithAuthorization", usdc, 1), networks)).toMatch(/chain this page does not pay on/);
     expect(signingProblem(read({ ...permit2, message: { ...permit2.message, permitted: { token: "0x0000000000000000000000000000000000000bad", amount: "1" } } }), networks)).toMatch(/other than/);
     expect(signingProblem(read({ ...permit2, domain: { ...permit2.domain, verifyingContract: "0x0000000000000000000000000000000000000bad" } }), networks)).toMatch(/not for Permit2/);
-    expect(signingProblem(authorization("Permit", usdc), networks)).toMatch(/not a payment the page signs/);
+    expect(signingProblem(usdcPermit("0x0000000000000000000000000000000000000bad"), networks)).toMatch(/other than Permit2/);
+    expect(signingProblem(authorization("Approve", usdc), networks)).toMatch(/not a payment the page signs/);
   });
 });
