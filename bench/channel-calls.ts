@@ -14,7 +14,7 @@ import type { IncomingMessage } from "node:http";
 import { performance } from "node:perf_hooks";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { PaymentStatus } from "@/lib/protocol/lines";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { startSandbox } from "@/sandbox";
 import { marketTicks } from "@/sandbox/services/market-ticks";
 import { collectLines, createTestChat } from "@/tests/helpers/chat";

@@ -2,13 +2,13 @@
 // checked with zod before the page uses it, and each period's meter (spent, limit, what is left)
 // computed in bigint micro-dollars. Pure, so it is unit-tested without a browser.
 import * as z from "zod/mini";
-import { onFirstUse } from "@/lib/client/lazy-load";
+import { onFirstUse } from "@/lib/lazy-load";
 import { formatUsd, parseUsd } from "@/lib/money";
 
 export const budgetPeriods = ["day", "week", "month"] as const;
 export type BudgetPeriod = (typeof budgetPeriods)[number];
 
-// zod's small build, as everywhere on the page, built on its first use (lib/client/stream-payloads.ts).
+// zod's small build, as everywhere on the page, built on its first use (lib/protocol/stream-payloads.ts).
 /** The answer of `GET /api/spending?wallet=`; fields the page does not know are let through. */
 export const spendingReportSchema = onFirstUse(() => {
   const usd = z.string().check(z.refine((value) => parseUsd(value) !== undefined, "must be a decimal USD amount"));

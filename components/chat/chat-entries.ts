@@ -5,7 +5,7 @@ import type { z } from "zod";
 import type { ChatRequestError } from "@/lib/client/chat-error";
 import type { chatRequestSchema } from "@/lib/chat/request";
 import type { FinishMetadata, PaymentStatus, StreamError, StreamLine } from "@/lib/protocol/lines";
-import { readFinish, readPaymentStatus } from "@/lib/client/stream-payloads";
+import { readFinish, readPaymentStatus } from "@/lib/protocol/stream-payloads";
 
 /** What the client may send: the schema's input side (limits as numbers or decimal strings). */
 export type ChatRequestBody = z.input<typeof chatRequestSchema>;

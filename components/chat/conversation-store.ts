@@ -3,7 +3,7 @@
 // payment's status through the page's own wall), so a stored value can never take the chat down;
 // a reply cut by the reload is shown as stopped. Refusals (a cooldown's wait, a bad request) were
 // about that moment and are not kept.
-import { readPaymentStatus } from "@/lib/client/stream-payloads";
+import { readPaymentStatus } from "@/lib/protocol/stream-payloads";
 import type { AssistantEntry, ChatEntry } from "./chat-entries";
 
 const KEY = "x402-agent.conversation.v1";

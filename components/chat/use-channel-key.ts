@@ -5,7 +5,7 @@
 // first voucher with a deposit, each call's voucher after), at most the call's price on the card.
 import { useEffect, useMemo, useRef, useState } from "react";
 import { loadChannelKeys as loadKeys } from "@/components/wallet/wallet-code";
-import { nextTask } from "@/lib/client/lazy-load";
+import { nextTask } from "@/lib/lazy-load";
 import { parseUsd, ZERO_USD } from "@/lib/money";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";

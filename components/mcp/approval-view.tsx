@@ -18,7 +18,7 @@ import { insteadApproval, useWallet } from "@/components/wallet/wallet-context";
 import { sameAddress } from "@/lib/address-text";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { describeServiceData, rawDataBlock } from "@/lib/data-words";
-import { readPaymentStatus } from "@/lib/client/stream-payloads";
+import { readPaymentStatus } from "@/lib/protocol/stream-payloads";
 import { OptionalRequestDeclined, requestsOf, requestsProblem, signRequests } from "@/lib/client/wallet-requests";
 import type { ApprovalTypedData } from "@/lib/client/wallet-signer";
 import { useChannelKey } from "@/components/chat/use-channel-key";

@@ -11,7 +11,7 @@
 import { useEffect } from "react";
 import { useCommitted } from "@/components/shared/use-committed";
 import type { AgentBudgetGrant } from "@/lib/chain/delegation";
-import { readPaymentStatus } from "@/lib/client/stream-payloads";
+import { readPaymentStatus } from "@/lib/protocol/stream-payloads";
 import { channelKeyOnly, requestsOf } from "@/lib/client/wallet-requests";
 import { readApprovalTypedData, type ApprovalTypedData } from "@/lib/client/wallet-signer";
 import { parseUsd, ZERO_USD } from "@/lib/money";

@@ -7,7 +7,7 @@
 // brings back a conversation of plain replies, such as a pending quote's, loads no renderer. A
 // failed download is tried again by the next reply that needs it.
 import { lazy, memo, Suspense, useMemo } from "react";
-import { nextTask, once } from "@/lib/client/lazy-load";
+import { nextTask, once } from "@/lib/lazy-load";
 import { plainParagraphs } from "./markdown-blocks";
 import styles from "./markdown.module.css";
 

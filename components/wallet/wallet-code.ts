@@ -4,7 +4,7 @@
 // steps before it brought. Imported side by side from the page, each part carried its own copy of
 // what they share (viem's utilities and errors, @noble/hashes, the wagmi configuration itself),
 // fetched and compiled again on every page that reconnects a wallet.
-import { nextTask, once } from "@/lib/client/lazy-load";
+import { nextTask, once } from "@/lib/lazy-load";
 
 /** Step one, fetched from a task of its own (not the commit that asked for it: fetching is a
  * stretch of the main thread too): the wagmi configuration with the libraries it needs. */

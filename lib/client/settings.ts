@@ -9,7 +9,7 @@ import * as z from "zod/mini";
 import type { chatRequestSchema } from "@/lib/chat/request";
 import type { ModelTier } from "@/lib/chat/models";
 import { dollarsOf, formatUsd, parseUsd } from "@/lib/money";
-import { onFirstUse } from "./lazy-load";
+import { onFirstUse } from "@/lib/lazy-load";
 
 export const limitKeys = ["daily", "weekly", "monthly", "perPayment"] as const;
 export type LimitKey = (typeof limitKeys)[number];
@@ -77,7 +77,7 @@ export function displayUsd(amount: string): string {
 // ---------------------------------------------------------------------------------------------
 // Reading stored settings
 
-// zod's small build, as everywhere on the page, built on its first use (lib/client/stream-payloads.ts).
+// zod's small build, as everywhere on the page, built on its first use (lib/protocol/stream-payloads.ts).
 /**
  * What local storage holds, read field by field: each field that is missing or broken takes its
  * default (`catch`), so a partial or corrupt value never throws and never loses the good fields.
@@ -175,7 +175,7 @@ export function toRequestExtras(settings: Settings): RequestExtras {
 // ---------------------------------------------------------------------------------------------
 // The model's proposals
 
-/** What a `d:` line may carry (see updatePreferences in lib/tools/chat/account-tools.ts); read as untrusted. */
+/** What a `d:` line may carry (see updatePreferences in lib/chat/tools/account-tools.ts); read as untrusted. */
 export type Proposal = { spendingLimits?: unknown; preferences?: unknown };
 
 export type AmountField = LimitKey | "confirmationThreshold";

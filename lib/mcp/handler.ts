@@ -10,7 +10,7 @@ import { AppError, toAppError } from "@/lib/errors";
 import { readRequestText } from "@/lib/net/request-body";
 import { openPayments, type KeepAlive } from "@/lib/payments";
 import { createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
-import { readGrantToken } from "./grant-token";
+import { readGrantToken } from "@/lib/remote/grant-token";
 import { createMcpServer } from "./tools";
 
 /** An MCP request's body: far above any tool's arguments (a paid call's body is at most 64 KiB). */

@@ -42,9 +42,6 @@ import type { ChannelScheme } from "./rails/rail";
 
 export { channelView, type ChannelView } from "./channel-view";
 
-/** The scheme of pay-as-you-go channels, as x402 names it. */
-const CHANNEL_SCHEME = "batch-settlement";
-
 /**
  * The channel an opening's deposit opens, recorded with its reservation and before the deposit is
  * sent, so a server that stops now still knows it (the sweep opens it once the deposit is settled).
@@ -193,9 +190,9 @@ async function refundOf(channel: ChannelRecord, scheme: ChannelScheme) {
   return scheme.refund({ requirements: channel.requirements, config: channel.config, charged: channel.vouched });
 }
 
-/** The rail and scheme a recorded channel is paid in. */
+/** The rail and scheme a recorded channel is paid in: the scheme its requirement named when it was opened. */
 function schemeOf(env: RailEnv, channel: ChannelRecord) {
-  const found = paymentRails(env).findScheme(channel.network, CHANNEL_SCHEME);
+  const found = paymentRails(env).findScheme(channel.network, channel.requirements.scheme);
   if (!found?.scheme.channel) throw new AppError("bad-request", "This channel's network is not enabled here.");
   return { ...found, channel: found.scheme.channel };
 }

@@ -24,7 +24,7 @@ import { findLiveChannel } from "./ledger/channels";
 import type { SpendingLimits } from "./limits";
 import type { PaymentApproval, PaymentEnd, PaymentFacts, PaymentFailureCode, PaymentUpdate } from "./payment";
 import { describeBreach, runPreflight, type PreflightResult } from "./preflight";
-import { infoOf, readPaymentRequest } from "./protocols";
+import { describeOperation, infoOf, readPaymentRequest } from "./protocols";
 import { paymentRails, type PayableOption, type RailEnv } from "./rails";
 import type { ChannelConfig, ChannelScheme, PayableRequirement, PaymentRail, PaymentScheme, PreparedPayment, WalletFallback } from "./rails/rail";
 import { checkOffer } from "./receipt";
@@ -488,13 +488,12 @@ const REFUSAL_LOOKUP_MS = 1_500;
 
 /**
  * Why a service refused the call before asking to be paid (a 4xx), in its own terms: what its
- * OpenAPI document declares (an MPP service's, read by the first discovery; its code is loaded
- * only here), else the message of its answer. A server error says nothing of the call.
+ * own description declares (an OpenAPI document a protocol found it by, read by the first
+ * discovery), else the message of its answer. A server error says nothing of the call.
  */
 async function refusalOf(status: number, answer: unknown, { call, env, signal }: QuotePaymentParameters): Promise<{ problem?: string }> {
   if (status >= 500) return {};
-  const { describeMppOperation } = await import("@/lib/mpp/discovery");
-  const operation = await describeMppOperation(env, call, { signal: AbortSignal.any([signal, AbortSignal.timeout(REFUSAL_LOOKUP_MS)]) }).catch(() => undefined);
+  const operation = await describeOperation(env, call, { signal: AbortSignal.any([signal, AbortSignal.timeout(REFUSAL_LOOKUP_MS)]) });
   const problem = serviceRefusalProblem({ answer, call, serviceName: cleanText(operation?.name || new URL(call.url).host, 80), declared: listingInput(operation?.input) });
   return problem ? { problem } : {};
 }

@@ -12,7 +12,7 @@ import { isFinishLine, type PaymentStatus, type StreamLine } from "@/lib/protoco
 import type { WalletRequest } from "@/lib/payments/payment";
 import { typedDataMessage, type TypedDataForWallet } from "@/lib/chain/typed-data";
 import { chainEnvOf, mppServicesOf, type Sandbox, type ServiceDefinition } from "@/sandbox";
-import { handleHistoryRequest, type HistoryEntry } from "@/lib/payments/payment-history";
+import { handleHistoryRequest, type HistoryEntry } from "@/lib/account/payment-history";
 import { createRateLimiter } from "@/lib/rate-limit";
 import { sessionCookie } from "@/lib/session";
 import { collectLines, type TestChat } from "./chat";

@@ -3,7 +3,7 @@
 import { asSchema } from "ai";
 import { describe, expect, test } from "vitest";
 import type { ToolContext } from "@/lib/chat/agent";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { parseServerEnv } from "@/lib/env";
 
 function context(): ToolContext {

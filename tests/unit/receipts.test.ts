@@ -18,7 +18,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, test } from "vitest";
 import { receiptWords } from "@/components/payment/payment-display";
-import { readPaymentStatus } from "@/lib/client/stream-payloads";
+import { readPaymentStatus } from "@/lib/protocol/stream-payloads";
 import type { PaymentNetwork } from "@/lib/payments/payment";
 import { checkOffer, judgeReceipt, sameResource, summaryOf, type CheckedOffer, type ReceiptExpectation } from "@/lib/payments/receipt";
 import { readSignedReceipt, type ReadReceipt } from "@/lib/x402/offer-receipt";

@@ -1,7 +1,7 @@
 // What the page takes from a `p:` or final `d:` line: a payload it can show, or nothing, so that
 // no field of the wrong type or size reaches a renderer.
 import { describe, expect, test } from "vitest";
-import { readFinish, readPaymentStatus } from "@/lib/client/stream-payloads";
+import { readFinish, readPaymentStatus } from "@/lib/protocol/stream-payloads";
 import { samplePaymentStatus } from "@/tests/fixtures/payment-status";
 
 describe("the page's reading of stream payloads", () => {

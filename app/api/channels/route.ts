@@ -1,8 +1,8 @@
 // POST /api/channels (docs/contract.md, section 15): closing a pay-as-you-go channel, or taking its
-// deposit back without the service. The steps live in lib/payments/channels-request.ts.
+// deposit back without the service. The steps live in lib/account/channels-request.ts.
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
-import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/payments/channels-request";
+import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/account/channels-request";
 
 export const dynamic = "force-dynamic";
 

@@ -3,7 +3,7 @@
 import { after } from "next/server";
 import { handleChatRequest } from "@/lib/chat/handler";
 import { createApprovalGate } from "@/lib/payments";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
 

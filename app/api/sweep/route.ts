@@ -1,8 +1,8 @@
 // GET /api/sweep (docs/contract.md, section 14): a host's scheduler runs the sweep of unfinished
-// payments. The steps live in lib/payments/sweep-request.ts.
+// payments. The steps live in lib/cron/sweep-request.ts.
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
-import { handleSweepRequest } from "@/lib/payments/sweep-request";
+import { handleSweepRequest } from "@/lib/cron/sweep-request";
 
 export const maxDuration = 50;
 export const dynamic = "force-dynamic";

@@ -7,6 +7,7 @@ import { storedOutcome, type Outcome, type StoredReceipt } from "./forms";
 import { columns, toRecord, walletKey, walletKeys, type PaymentRecord, type PaymentRow } from "./records";
 import { findBudgetBreach, findLimitBreach, type BudgetCap, type LimitBreach } from "./totals";
 import type { SpendingLimits } from "../limits";
+import { FIRST_SCHEME } from "../rails/rail";
 
 export type NewPayment = Omit<
   PaymentRecord,
@@ -69,7 +70,7 @@ export async function reservePayment(
         payment.validBefore ? payment.validBefore.toISOString() : null,
         payment.fromBlock === undefined || payment.fromBlock === null ? null : payment.fromBlock.toString(),
         budget ? walletKey(budget.payer) : null,
-        payment.scheme ?? "exact",
+        payment.scheme ?? FIRST_SCHEME,
         payment.maxAmount === undefined || payment.maxAmount === null ? null : payment.maxAmount.toString(),
       ],
     );

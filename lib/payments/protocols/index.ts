@@ -7,10 +7,10 @@
 import type { PaymentRequired } from "@x402/core/types";
 import type { DiscoveryEnv, ServiceFilter, ServiceListing } from "@/lib/discovery/listings";
 import { mppProtocol } from "./mpp";
-import type { PaymentProtocol, ServiceAnswer } from "./protocol";
+import type { DescribedOperation, DescriptionEnv, PaymentProtocol, ServiceAnswer } from "./protocol";
 import { x402Protocol } from "./x402";
 
-export type { PaymentProtocol, SettlementClaim } from "./protocol";
+export type { DescribedOperation, PaymentProtocol, SettlementClaim } from "./protocol";
 
 /** Every protocol, in the order of preference. */
 export const paymentProtocols: readonly PaymentProtocol[] = [mppProtocol, x402Protocol];
@@ -75,4 +75,16 @@ export async function discoverServices(env: DiscoveryEnv, filter: ServiceFilter,
     }),
   );
   return { services: found.flatMap((one) => one.services), notes: found.flatMap((one) => [...one.notes]) };
+}
+
+/**
+ * What the first protocol that describes the call's operation says of it (its service's name and
+ * inputs), or undefined when none does or none can be read: each description's code loads only here.
+ */
+export async function describeOperation(env: DescriptionEnv, call: { url: string; method: "GET" | "POST" }, { signal }: { signal: AbortSignal }): Promise<DescribedOperation | undefined> {
+  for (const protocol of paymentProtocols) {
+    const described = await protocol.describeOperation?.(env, call, { signal }).catch(() => undefined);
+    if (described) return described;
+  }
+  return undefined;
 }

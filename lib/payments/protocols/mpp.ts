@@ -29,4 +29,8 @@ export const mppProtocol: PaymentProtocol = {
     const { findMppServices } = await import("@/lib/mpp/discovery");
     return { services: await findMppServices(env, filter, { signal }).catch(() => []), notes: [] };
   },
+  async describeOperation(env, call, { signal }) {
+    const { describeMppOperation } = await import("@/lib/mpp/discovery");
+    return describeMppOperation(env, call, { signal });
+  },
 };

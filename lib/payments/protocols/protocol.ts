@@ -32,6 +32,12 @@ export type SettlementClaim = {
 /** Services a protocol found, and what a person should know about the search (a registry that did not answer). */
 export type Found = { services: ServiceListing[]; notes: readonly string[] };
 
+/** What a service's own description says of one of its operations: the service's name and the operation's inputs. */
+export type DescribedOperation = { name: string; input: Record<string, unknown> | undefined };
+
+/** The environment a protocol's own description of a service is read under. */
+export type DescriptionEnv = Pick<DiscoveryEnv, "MPP_SERVICES" | "X402_ALLOW_PRIVATE_ADDRESSES">;
+
 /** One paid-HTTP protocol: a plugin ./index.ts registers. */
 export interface PaymentProtocol {
   /** Its registered name, as quotes, cards, listings and the history carry it. */
@@ -54,4 +60,10 @@ export interface PaymentProtocol {
    * nothing, or a note.
    */
   discover?(env: DiscoveryEnv, filter: ServiceFilter, options: { signal: AbortSignal }): Promise<Found>;
+  /**
+   * What the service's own description, where this protocol finds services by one (MPP: their
+   * OpenAPI documents), says of the operation a call makes, paid or not: for saying why the
+   * service refused the call in its own terms. Undefined when none describes it.
+   */
+  describeOperation?(env: DescriptionEnv, call: Pick<ServiceCall, "url" | "method">, options: { signal: AbortSignal }): Promise<DescribedOperation | undefined>;
 }

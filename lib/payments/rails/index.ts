@@ -12,13 +12,13 @@ import { createExactEvmScheme } from "./evm/exact";
 import { createMppChargeEvmScheme } from "./evm/mpp-charge";
 import { createUptoEvmScheme } from "./evm/upto";
 import type { NetworkPattern, PaymentRail, PaymentScheme, RailEnv, RequirementVerdict } from "./rail";
+
+export { FIRST_SCHEME } from "./rail";
 import { createSolanaRail } from "./solana";
 import { createExactSolanaScheme } from "./solana/exact";
 
 export type { RailEnv } from "./rail";
 
-/** The scheme a payment without one on record was made in: every payment this ledger held before schemes were named. */
-export const FIRST_SCHEME = "exact";
 
 /** A rail's scheme that can pay a requirement, and the requirement read. */
 export type PayableOption = { rail: PaymentRail; scheme: PaymentScheme } & Extract<RequirementVerdict, { payable: true }>;

@@ -13,6 +13,9 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402
 import type { ServerEnv } from "@/lib/env";
 import type { PaymentNetwork, WalletFallback, WalletRequest } from "../payment";
 
+/** The scheme a payment without one on record was made in: every payment this ledger held before schemes were named. */
+export const FIRST_SCHEME = "exact";
+
 export type { WalletFallback, WalletRequest } from "../payment";
 
 /** What the rails read of the configuration: the enabled networks, their RPCs and tokens, and how many blocks one log search may span. */

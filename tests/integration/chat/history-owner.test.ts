@@ -5,7 +5,7 @@
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { markSettled, reservePayment } from "@/lib/payments/ledger";
 import { sessionCookie } from "@/lib/session";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";

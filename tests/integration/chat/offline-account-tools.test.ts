@@ -1,6 +1,6 @@
 // The offline model driving the real spending and preference tools through the handler.
 import { afterEach, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { reservePayment, markSettled } from "@/lib/payments/ledger";
 import { collectLines, createTestChat, textOf, type TestChat } from "@/tests/helpers/chat";
 

@@ -7,8 +7,8 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { delegationTypedData, type AgentBudgetGrant } from "@/lib/chain/delegation";
-import { SILENT_PER_HOUR, SILENT_SPACING_SECONDS, WATCH_FRESH_MS } from "@/lib/mcp/budget-watch";
-import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/mcp/budget-door";
+import { SILENT_PER_HOUR, SILENT_SPACING_SECONDS, WATCH_FRESH_MS } from "@/lib/remote/budget-watch";
+import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/remote/budget-request";
 import { findPayment } from "@/lib/payments/ledger";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { startSandbox, type Sandbox } from "@/sandbox";

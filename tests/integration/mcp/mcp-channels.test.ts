@@ -7,7 +7,7 @@
 // sandbox's channel contract, facilitator and services.
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/mcp/budget-door";
+import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/remote/budget-request";
 import { channelsOf } from "@/lib/payments/ledger/channels";
 import type { WalletRequest } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";

@@ -10,7 +10,7 @@ import type { PaymentStatus } from "@/lib/protocol/lines";
 import { clearDiscoveryCache } from "@/lib/x402/discovery";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { grantTypedData } from "@/lib/chain/access-grant";
-import { findMcpPayment } from "@/lib/mcp/mcp-payments";
+import { findRemotePayment } from "@/lib/remote/remote-payments";
 import { callTool, connectClient, createTestMcp, issueGrant, newGrant, ORIGIN, signIn, type TestMcp } from "@/tests/helpers/mcp";
 import { collectLines } from "@/tests/helpers/chat";
 import { finishOf, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, signQuote, usdcBalance, type Payer } from "@/tests/helpers/paid-chat";
@@ -101,7 +101,7 @@ describe("an AI app with an access grant", () => {
     expect(page.body.quote).toMatchObject({ paymentId, status: "awaiting-signature", amount: { total: premium().price } });
     expect(page.body.data).toBeUndefined();
     // Anyone with the link reads the card and what to sign, never the approval token the server keeps.
-    const kept = await findMcpPayment(mcp.db, paymentId);
+    const kept = await findRemotePayment(mcp.db, paymentId);
     const token = kept?.quote.approval?.token ?? "";
     expect(token.length).toBeGreaterThan(40);
     expect(page.body.quote.approval).toMatchObject({ typedData: expect.anything(), expiresAt: expect.any(String) });

@@ -8,10 +8,10 @@ import { Mppx, evm } from "mppx/server";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findPayment } from "@/lib/payments/ledger";
-import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
-import { createSpendingRateLimit } from "@/lib/payments/spending-request";
+import { handleHistoryRequest, type HistoryPage } from "@/lib/account/payment-history";
+import { createSpendingRateLimit } from "@/lib/account/spending-request";
 import { sessionCookie } from "@/lib/session";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import {

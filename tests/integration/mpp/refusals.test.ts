@@ -8,7 +8,7 @@ import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findPayment } from "@/lib/payments/ledger";
 import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import type { StreamLine } from "@/lib/protocol/lines";
 import { smartAccount, smartAccountSigner, startSandbox, type Sandbox } from "@/sandbox";
 import { listen, type RunningServer } from "@/sandbox/http";

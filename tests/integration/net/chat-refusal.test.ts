@@ -3,7 +3,7 @@
 // nothing is requested, quoted or reserved.
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import { finishOf, modelCallingPayForService, paymentsOf } from "@/tests/helpers/paid-chat";
 import { startLoopbackServer, type LoopbackServer } from "./loopback-server";

@@ -7,7 +7,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { delegationTypedData, type AgentBudgetDelegation, type AgentBudgetGrant } from "@/lib/chain/delegation";
 import { findPayment } from "@/lib/payments/ledger";
 import { formatDollars, formatUsd } from "@/lib/money";

@@ -5,7 +5,7 @@
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findPayment } from "@/lib/payments/ledger";
 import { startSandbox, type Sandbox, type SandboxServiceInfo } from "@/sandbox";
 import { collectLines, createTestChat } from "@/tests/helpers/chat";

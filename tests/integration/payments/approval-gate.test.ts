@@ -4,7 +4,7 @@
 // asked too often, and an approval past its time is answered without asking the chain at all.
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { createRateLimiter } from "@/lib/rate-limit";
 import { startSandbox, type Sandbox, type SandboxServiceInfo } from "@/sandbox";
 import { collectLines, createTestChat } from "@/tests/helpers/chat";

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Database } from "@/lib/db";
 import { channelsOf, findChannel } from "@/lib/payments/ledger/channels";
 import type { PaymentStatus } from "@/lib/protocol/lines";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";
 import { generousLimits, modelCallingPayForService, newPayer, paymentsOf, sandboxEnv, sandboxService, signChannelRequest } from "@/tests/helpers/paid-chat";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Database } from "@/lib/db";
 import { parseServerEnv, type ServerEnv } from "@/lib/env";
 import { parseUsd } from "@/lib/money";
-import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/payments/channels-request";
+import { createChannelsRateLimit, handleChannelsRequest } from "@/lib/account/channels-request";
 import { reservePayment, type NewPayment } from "@/lib/payments/ledger";
 import { findChannel, markChannelOpen, openChannel } from "@/lib/payments/ledger/channels";
 import type { SpendingLimits } from "@/lib/payments/limits";

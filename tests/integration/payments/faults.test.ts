@@ -8,7 +8,7 @@ import { createPublicClient, createTestClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { RPC_TIMEOUT_MS } from "@/lib/chain/clients";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findPayment, countedSince } from "@/lib/payments/ledger";
 import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";

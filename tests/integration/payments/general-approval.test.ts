@@ -3,7 +3,7 @@
 // beside `signature` / `transaction`. The same quote and payment, on the sandbox, whichever form
 // the client sends; the two forms may not disagree.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findPayment } from "@/lib/payments/ledger";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, type TestChat } from "@/tests/helpers/chat";

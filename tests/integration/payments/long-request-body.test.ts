@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/chat/request";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findPayment } from "@/lib/payments/ledger";
 import { MAX_CALL_BODY_BYTES, MAX_CALL_URL_CHARS } from "@/lib/net/service-call";
 import { startSandbox, type Sandbox, type SandboxServiceInfo } from "@/sandbox";

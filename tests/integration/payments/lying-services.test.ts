@@ -6,7 +6,7 @@
 // own transaction is what is recorded. Real anvil, USDC and facilitator.
 import { createPublicClient, http, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findPayment } from "@/lib/payments/ledger";
 import { sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";

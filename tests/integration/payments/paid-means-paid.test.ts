@@ -6,7 +6,7 @@
 import { createPublicClient, createTestClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findPayment, reservePayment, countedSince, type PaymentRecord } from "@/lib/payments/ledger";
 import { sweepIfDue, sweepUnfinishedPayments } from "@/lib/payments/sweep";
 import type { PaymentStatus, StreamLine } from "@/lib/protocol/lines";

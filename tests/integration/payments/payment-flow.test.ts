@@ -4,7 +4,7 @@
 import { createPublicClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { clearDiscoveryCache } from "@/lib/x402/discovery";
 import { findPayment } from "@/lib/payments/ledger";
 import { formatUsd } from "@/lib/money";

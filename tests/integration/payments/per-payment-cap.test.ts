@@ -3,7 +3,7 @@
 // that stopped it, and nothing reserved. The page's card says so in plain words.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { explainFailure, noChargeNote } from "@/components/payment/payment-failure";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findPayment, recentPayments } from "@/lib/payments/ledger";
 import { startSandbox, type Sandbox } from "@/sandbox";
 import { collectLines, createTestChat, textOf } from "@/tests/helpers/chat";

@@ -5,10 +5,10 @@
 // forged receipt is kept and told as unverified, with why, and the payment itself still stands.
 import { getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findPayment } from "@/lib/payments/ledger";
-import { handleHistoryRequest, type HistoryPage } from "@/lib/payments/payment-history";
-import { createSpendingRateLimit } from "@/lib/payments/spending-request";
+import { handleHistoryRequest, type HistoryPage } from "@/lib/account/payment-history";
+import { createSpendingRateLimit } from "@/lib/account/spending-request";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 import { sessionCookie } from "@/lib/session";
 import { FORGED_RECEIPT_PAYER, startSandbox, type ReceiptForgery, type Sandbox } from "@/sandbox";

@@ -12,7 +12,7 @@ import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { eip6492FactoriesOf, findNetwork } from "@/lib/chain/networks";
 import { SignatureCheckUnavailableError, verifyPaymentSignature } from "@/lib/chain/signature";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findPayment } from "@/lib/payments/ledger";
 import { formatUsd } from "@/lib/money";
 import { CREATE2_FACTORY, smartAccount, smartAccountSigner, startSandbox, type Sandbox, type SmartAccount } from "@/sandbox";

@@ -28,7 +28,7 @@ import {
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { decodePaymentRequiredHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { findSolanaNetwork } from "@/lib/chain/solana";
 import { getTransactionSummary } from "@/lib/chain/transaction";
 import { verifyApproval } from "@/lib/payments/approval-token";

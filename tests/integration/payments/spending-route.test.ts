@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { GET as GET_HISTORY } from "@/app/api/spending/history/route";
 import { GET } from "@/app/api/spending/route";
-import type { HistoryPage } from "@/lib/payments/payment-history";
+import type { HistoryPage } from "@/lib/account/payment-history";
 import { getDatabase, type Database } from "@/lib/db";
 import { markFailed, markSettled, reservePayment, type NewPayment } from "@/lib/payments/ledger";
 import type { SpendingLimits } from "@/lib/payments/limits";

@@ -7,7 +7,7 @@ import type { Database } from "@/lib/db";
 import { parseServerEnv } from "@/lib/env";
 import { findPayment, reservePayment } from "@/lib/payments/ledger";
 import { openPayments } from "@/lib/payments";
-import { handleSweepRequest } from "@/lib/payments/sweep-request";
+import { handleSweepRequest } from "@/lib/cron/sweep-request";
 import { openTestDatabase } from "@/tests/helpers/database";
 
 let db: Database;

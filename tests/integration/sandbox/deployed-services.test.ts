@@ -4,7 +4,7 @@
 // the price moves on chain to its payee, and the service received the payment's id
 // (payment-identifier). A request its handler refuses is not settled.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, findServices } from "@/lib/x402/discovery";
 import { startSandbox, type Sandbox } from "@/sandbox";

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
-import { createChatTools } from "@/lib/tools/chat";
+import { createChatTools } from "@/lib/chat/tools";
 import { parseServerEnv } from "@/lib/env";
 import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, findServices, warmDiscovery } from "@/lib/x402/discovery";

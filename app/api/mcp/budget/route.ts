@@ -1,8 +1,8 @@
 // /api/mcp/budget (docs/contract.md, section 11): a page open with an agent budget pays its AI
-// apps' small quotes. The steps live in lib/mcp/budget-door.ts.
+// apps' small quotes. The steps live in lib/remote/budget-request.ts.
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
-import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/mcp/budget-door";
+import { createBudgetWatchRateLimit, handleBudgetWatchRequest } from "@/lib/remote/budget-request";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
 // /api/mcp/grants (docs/contract.md, section 11): access grants for AI apps, made and revoked in
-// the page. The steps live in lib/mcp/grants-handler.ts.
+// the page. The steps live in lib/remote/grants-request.ts.
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
-import { createGrantsRateLimit, handleGrantsRequest } from "@/lib/mcp/grants-handler";
+import { createGrantsRateLimit, handleGrantsRequest } from "@/lib/remote/grants-request";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 // GET /api/spending/history?wallet=…: the signed-in person's payments, a page at a time, or all
-// of them as CSV (format=csv). The steps live in lib/payments/payment-history.ts.
+// of them as CSV (format=csv). The steps live in lib/account/payment-history.ts.
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
-import { handleHistoryRequest } from "@/lib/payments/payment-history";
-import { createSpendingRateLimit } from "@/lib/payments/spending-request";
+import { handleHistoryRequest } from "@/lib/account/payment-history";
+import { createSpendingRateLimit } from "@/lib/account/spending-request";
 
 export const dynamic = "force-dynamic";
 

@@ -1,10 +1,10 @@
 // /api/mcp/payments/{paymentId} (docs/contract.md, section 11): the approval view's read of a
 // payment an AI app asked for, and its approval with the wallet's signature. The steps live in
-// lib/mcp/approval-door.ts.
+// lib/remote/approval-by-link.ts.
 import { after } from "next/server";
 import { getDatabase } from "@/lib/db";
 import { serverEnv } from "@/lib/env";
-import { handleMcpPaymentRequest } from "@/lib/mcp/approval-door";
+import { handleMcpPaymentRequest } from "@/lib/remote/approval-by-link";
 import { createApprovalGate } from "@/lib/payments";
 
 export const maxDuration = 50;

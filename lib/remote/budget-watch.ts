@@ -17,7 +17,7 @@ import type { Database, Queryable } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { BudgetGrant } from "@/lib/payments/rails/rail";
 import type { PaymentStatus } from "@/lib/protocol/lines";
-import { quoteForPage, storedQuoteSchema } from "./mcp-payments";
+import { quoteForPage, storedQuoteSchema } from "./remote-payments";
 
 /** How long a page's last word counts: a few of its calls. */
 export const WATCH_FRESH_MS = 15_000;

@@ -5,7 +5,7 @@ import * as z from "zod/mini";
 import { paymentFailureCodes, paymentStages, receiptStatuses } from "@/lib/payments/payment";
 import type { FinishMetadata, PaymentStatus } from "@/lib/protocol/lines";
 import { finishReasons } from "@/lib/protocol/lines";
-import { onFirstUse } from "./lazy-load";
+import { onFirstUse } from "@/lib/lazy-load";
 
 // zod's small build: the page's first load carries these few schemas, not the whole library. Each
 // is built on its first use: building one is a phone's milliseconds, and a page that has not

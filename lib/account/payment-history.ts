@@ -11,11 +11,11 @@ import { AppError, toAppError } from "@/lib/errors";
 import { describeUpTo, formatUnits } from "@/lib/money";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
-import { paymentHistory, periods, type HistoryCursor, type HistoryFilter, type PaymentRecord, type StoredReceipt } from "./ledger";
-import { channelsOfDeposits } from "./ledger/channels";
-import { protocolOfScheme } from "./protocols";
-import { paymentRails } from "./rails";
-import { transactionLink } from "./spending-report";
+import { paymentHistory, periods, type HistoryCursor, type HistoryFilter, type PaymentRecord, type StoredReceipt } from "@/lib/payments/ledger";
+import { channelsOfDeposits } from "@/lib/payments/ledger/channels";
+import { protocolOfScheme } from "@/lib/payments/protocols";
+import { paymentRails } from "@/lib/payments/rails";
+import { transactionLink } from "@/lib/payments/spending-report";
 import { spendingQuerySchema } from "./spending-request";
 
 export const HISTORY_PAGE_SIZE = 50;

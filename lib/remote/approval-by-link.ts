@@ -19,11 +19,11 @@ import type { PaymentStatus } from "@/lib/protocol/lines";
 import { toPaymentStatus } from "@/lib/protocol/payment-lines";
 import { clientKey, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs, sessionCookie } from "@/lib/session";
-import { isRevoked } from "./grant-token";
-import { APPROVAL_DEADLINE_MS, findMcpPayment, quoteForPage, recordMcpResult, type McpPayment, type McpPaymentResult } from "./mcp-payments";
-import { describeMcpPayment, mcpBinding, paymentIdInput } from "./tools";
+import { grantBinding, isRevoked } from "./grant-token";
+import { APPROVAL_DEADLINE_MS, findRemotePayment, quoteForPage, recordRemoteResult, type RemotePayment, type RemotePaymentResult } from "./remote-payments";
+import { describeRemotePayment, paymentIdInput } from "./payment-view";
 
-export type McpApprovalDependencies = {
+export type ApprovalByLinkDependencies = {
   env: () => ServerEnv;
   database: () => Promise<Database>;
   /** Approval checks per client, as the chat's. */
@@ -45,7 +45,7 @@ const approvalSchema = z
     if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: [problem.path] });
   });
 
-export async function handleMcpPaymentRequest(request: Request, paymentId: string, deps: McpApprovalDependencies): Promise<Response> {
+export async function handleMcpPaymentRequest(request: Request, paymentId: string, deps: ApprovalByLinkDependencies): Promise<Response> {
   const log = deps.log ?? ((message: string, details?: Record<string, unknown>) => console.error(`[mcp-approval] ${message}`, details ?? ""));
   const now = deps.now?.() ?? new Date();
   try {
@@ -54,7 +54,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     const db = await deps.database();
     // Opening the payment core keeps the ledger's unfinished payments swept, in the background.
     const payments = openPayments({ db, env, log, now, ...(deps.keepAlive ? { keepAlive: deps.keepAlive } : {}) });
-    const payment = await findMcpPayment(db, paymentId);
+    const payment = await findRemotePayment(db, paymentId);
     if (!payment) throw notFound();
     const ownSession = isSignedInAs(request, payment.wallet, env, now);
     const origin = env.appOrigin;
@@ -81,7 +81,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
       wallets: [payment.wallet],
       limits: payment.limits,
       policy: {
-        binding: mcpBinding(payment.grantId),
+        binding: grantBinding(payment.grantId),
         ...(deps.approvalGate ? { gate: { limiter: deps.approvalGate, key: clientKey(request, env) } } : {}),
       },
       signal: deadline,
@@ -91,7 +91,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     if (approval.kind === "refused") throw approval.error;
     // The outcome is kept for the app whenever it comes, whoever is still waiting for it.
     const kept = approval.outcome
-      ?.then((outcome) => recordMcpResult(db, paymentId, resultOf(outcome)))
+      ?.then((outcome) => recordRemoteResult(db, paymentId, resultOf(outcome)))
       .catch(() => log("outcome not kept for the app", { paymentId }));
     const updates: PaymentStatus[] = [];
     for await (const update of approval.events) updates.push(toPaymentStatus(update));
@@ -101,7 +101,7 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
     const card = updates.at(-1);
     if (approval.kind === "expired") {
       const summary = told.report.summary;
-      await recordMcpResult(db, paymentId, { status: "expired", summary, publicSummary: summary, end: "payment-failed", ...(card ? { card } : {}) });
+      await recordRemoteResult(db, paymentId, { status: "expired", summary, publicSummary: summary, end: "payment-failed", ...(card ? { card } : {}) });
     }
     const headers = new Headers(noStore);
     // The wallet's signature proved it: its session starts here, as in the chat.
@@ -129,8 +129,8 @@ export async function handleMcpPaymentRequest(request: Request, paymentId: strin
 }
 
 /** The approval view's read: the quote as the card shows it, where the payment stands, and its data for the wallet's own session. */
-async function pageView(db: Database, payment: McpPayment, { origin, now, ownSession }: { origin: string; now: Date; ownSession: boolean }) {
-  const standing = await describeMcpPayment(db, payment, { origin, now, withData: ownSession });
+async function pageView(db: Database, payment: RemotePayment, { origin, now, ownSession }: { origin: string; now: Date; ownSession: boolean }) {
+  const standing = await describeRemotePayment(db, payment, { origin, now, withData: ownSession });
   const card = payment.result?.card;
   return {
     paymentId: payment.paymentId,
@@ -143,7 +143,7 @@ async function pageView(db: Database, payment: McpPayment, { origin, now, ownSes
   };
 }
 
-function resultOf(outcome: PaymentOutcome): McpPaymentResult {
+function resultOf(outcome: PaymentOutcome): RemotePaymentResult {
   const last = outcome.updates.at(-1);
   const { report } = outcome;
   const paid = outcome.updates.find((update) => update.stage === "delivered" || update.stage === "confirmed");

@@ -8,8 +8,8 @@ import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
-import { getSpendingReport } from "./spending-report";
-import { sweepInBackground, type KeepAlive } from "./sweep";
+import { getSpendingReport } from "@/lib/payments/spending-report";
+import { sweepInBackground, type KeepAlive } from "@/lib/payments/sweep";
 
 /**
  * The query: `wallet`, an EVM address (EIP-55 checksummed if mixed case) or a Solana address;

@@ -1,17 +1,17 @@
-// The payments AI apps asked for over MCP, between the quote and the person's approval in the
+// The payments AI apps asked for through a remote door (MCP today), between the quote and the person's approval in the
 // page, and after it until the app has read the outcome (docs/contract.md, section 11). Each
 // row holds the quote as the page's card shows it (with its approval token), the grant it was
 // asked under and that grant's limits, and, once known, how it ended and the service's data.
 // The ledger stays the one record of money: this only carries a payment between two doors.
 import { z } from "zod";
-import { readPaymentStatus } from "@/lib/client/stream-payloads";
+import { readPaymentStatus } from "@/lib/protocol/stream-payloads";
 import type { Queryable } from "@/lib/db";
 import type { SpendingLimits } from "@/lib/payments/limits";
 import { paymentEnds, type PaymentEnd } from "@/lib/payments/payment";
 import type { PaymentStatus } from "@/lib/protocol/lines";
 
 /** How a payment an app asked for ended, as the app and the page are told. */
-export type McpPaymentResult = {
+export type RemotePaymentResult = {
   status: string;
   /** What the app is told, the service's answer included. */
   summary: string;
@@ -26,7 +26,7 @@ export type McpPaymentResult = {
   card?: PaymentStatus;
 };
 
-export type McpPayment = {
+export type RemotePayment = {
   paymentId: string;
   grantId: string;
   /** What the person called the app the grant is for. */
@@ -37,7 +37,7 @@ export type McpPayment = {
   /** The quote as the card shows it, approval token included. */
   quote: PaymentStatus;
   expiresAt: Date;
-  result?: McpPaymentResult;
+  result?: RemotePaymentResult;
   createdAt: Date;
 };
 
@@ -54,7 +54,7 @@ type Row = {
   created_at: Date | string;
 };
 
-// The JSON columns, read back through the shapes saveMcpPayment and recordMcpResult write: a row
+// The JSON columns, read back through the shapes saveRemotePayment and recordRemoteResult write: a row
 // that does not hold them (written by an older version, or changed by hand) is not a payment this
 // server holds. Built once, with the module.
 
@@ -78,7 +78,7 @@ const storedResultSchema = z.object({
   explorerUrl: z.string().optional(),
   data: z.unknown(),
   card: storedQuoteSchema.optional(),
-}) satisfies z.ZodType<McpPaymentResult>;
+}) satisfies z.ZodType<RemotePaymentResult>;
 
 const storedColumnsSchema = z.object({ limits: storedLimitsSchema, quote: storedQuoteSchema, result: storedResultSchema.nullable() });
 
@@ -100,7 +100,7 @@ export const APPROVAL_DEADLINE_MS = 45_000;
 /** How long a payment's outcome stays for its app to read, after its quote's time. */
 const KEPT_FOR_MS = 24 * 60 * 60 * 1000;
 
-export async function saveMcpPayment(db: Queryable, payment: Omit<McpPayment, "result" | "createdAt">, now: Date = new Date()): Promise<void> {
+export async function saveRemotePayment(db: Queryable, payment: Omit<RemotePayment, "result" | "createdAt">, now: Date = new Date()): Promise<void> {
   // What no app will read any more goes as a new one comes.
   await db.query("DELETE FROM mcp_payments WHERE created_at < $1", [new Date(now.getTime() - KEPT_FOR_MS)]);
   const { daily, weekly, monthly, perPayment } = payment.limits;
@@ -127,7 +127,7 @@ export async function grantPaymentIds(db: Queryable, grantId: string, limit: num
   return rows.map((row) => row.payment_id);
 }
 
-export async function findMcpPayment(db: Queryable, paymentId: string): Promise<McpPayment | undefined> {
+export async function findRemotePayment(db: Queryable, paymentId: string): Promise<RemotePayment | undefined> {
   const [row] = await db.query<Row>("SELECT * FROM mcp_payments WHERE payment_id = $1", [paymentId]);
   const stored = row ? storedColumnsSchema.safeParse(row) : undefined;
   if (!row || !stored?.success) return undefined;
@@ -147,7 +147,7 @@ export async function findMcpPayment(db: Queryable, paymentId: string): Promise<
 }
 
 /** Records how the payment ended; the first outcome known stands, except that a delivery completes an unknown one. */
-export async function recordMcpResult(db: Queryable, paymentId: string, result: McpPaymentResult, now: Date = new Date()): Promise<void> {
+export async function recordRemoteResult(db: Queryable, paymentId: string, result: RemotePaymentResult, now: Date = new Date()): Promise<void> {
   await db.query(
     `UPDATE mcp_payments SET result = $2, finished_at = $3
      WHERE payment_id = $1 AND (result IS NULL OR result->>'end' IS NULL)`,

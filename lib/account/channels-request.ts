@@ -15,7 +15,7 @@ import { AppError, toAppError } from "@/lib/errors";
 import { readJsonBody } from "@/lib/net/request-body";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
-import { channelView, closeChannelCooperatively, prepareChannelClose, prepareWithdrawal, refreshChannel } from "./channels";
+import { channelView, closeChannelCooperatively, prepareChannelClose, prepareWithdrawal, refreshChannel } from "@/lib/payments/channels";
 
 const channelRequestSchema = z.strictObject({
   action: z.enum(["close", "withdraw", "refresh"]),

@@ -158,3 +158,6 @@ export function describeGrantLimits(grant: Pick<AccessGrant, "limits">): string 
 function toGrant(grant: z.infer<typeof grantSchema>): AccessGrant {
   return { ...grant, wallet: getAddress(grant.wallet) };
 }
+
+/** What a quote asked for under a grant is bound to: only a payment under that grant may be approved with it. */
+export const grantBinding = (grantId: string) => `mcp-grant:${grantId}`;

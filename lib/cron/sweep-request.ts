@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Database } from "@/lib/db";
 import type { ServerEnv } from "@/lib/env";
 import { AppError, toAppError } from "@/lib/errors";
-import { sweepIfDue } from "./sweep";
+import { sweepIfDue } from "@/lib/payments/sweep";
 
 export type SweepRequestDependencies = {
   env: () => ServerEnv;
