@@ -12,6 +12,18 @@ const modelTiers: readonly { id: ModelTierId; label: string; note: string }[] = 
 
 export function ModelPicker({ value, onChange, offline }: { value: ModelTierId; onChange: (tier: ModelTierId) => void; offline: boolean }) {
   const id = useId();
+  // Without a Gemini key the offline model answers every tier: offering "Fast" or "Pro" would be a
+  // choice that changes nothing, so the picker says which model answers and offers none.
+  if (offline) {
+    return (
+      <div className={styles.modelPicker}>
+        <label htmlFor={id}>Model</label>
+        <select id={id} value="offline" disabled data-testid="model-picker" title="Set GEMINI_API_KEY on the server to choose a Gemini model.">
+          <option value="offline">Offline (no Gemini key set)</option>
+        </select>
+      </div>
+    );
+  }
   return (
     <div className={styles.modelPicker}>
       <label htmlFor={id}>Model</label>
@@ -23,7 +35,6 @@ export function ModelPicker({ value, onChange, offline }: { value: ModelTierId; 
           const tier = modelTiers.find((candidate) => candidate.id === event.target.value);
           if (tier) onChange(tier.id);
         }}
-        title={offline ? "The offline model answers whichever tier is chosen until a Gemini key is set." : undefined}
       >
         {modelTiers.map((tier) => (
           <option key={tier.id} value={tier.id}>

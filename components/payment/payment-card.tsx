@@ -85,9 +85,11 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
   const held = payment.status === "delivered" && payment.collectableUntil ? new Date(payment.collectableUntil) : undefined;
   // Turned down by the person: said as their choice, without the alarm of a failure.
   const declined = shown.status === "failed" && shown.reason?.code === "rejected";
-  // Turned down or run out: the person's choice or their time, without the alarm of a failure.
-  const quiet = declined || shown.reason?.code === "expired";
-  const label = declined ? "Declined" : expired ? "Expired" : statusLabels[shown.status];
+  // Stopped by the person's own limit before anything was sent: the limit working, not a failure.
+  const overLimit = shown.status === "failed" && shown.reason?.code === "limit-exceeded" && !shown.txHash;
+  // Turned down, run out or over a limit: the person's choice, their time or their rule, without the alarm of a failure.
+  const quiet = declined || overLimit || shown.reason?.code === "expired";
+  const label = declined ? "Declined" : overLimit ? "Over your limit" : expired ? "Expired" : statusLabels[shown.status];
   return (
     <article
       className={styles.card}
@@ -256,7 +258,7 @@ export function PaymentCard({ payment, actions }: { payment: PaymentStatus; acti
         </ul>
       ) : null}
       {/* Last: it sticks to the bottom of the conversation while the card is taller than it. */}
-      {awaiting && actions ? <ApprovalPanel payment={payment} actions={actions} /> : null}
+      {awaiting && actions ? <ApprovalPanel payment={payment} actions={actions} expiresIn={msLeft !== undefined && msLeft > 0 ? formatCountdown(msLeft) : undefined} /> : null}
     </article>
   );
 }
@@ -364,7 +366,7 @@ function approveLabel(payment: PaymentStatus, actions: PaymentActions): string {
   return "Approve and pay";
 }
 
-function ApprovalPanel({ payment, actions }: { payment: PaymentStatus; actions: PaymentActions }) {
+function ApprovalPanel({ payment, actions, expiresIn }: { payment: PaymentStatus; actions: PaymentActions; expiresIn: string | undefined }) {
   const inFlight = actions.approving === payment.paymentId;
   // What the wallet is asked for, in order; one it may decline, having done what it offers instead.
   const requests = payment.paidFrom === "agent-budget" ? undefined : requestsOf(payment.approval);
@@ -382,8 +384,20 @@ function ApprovalPanel({ payment, actions }: { payment: PaymentStatus; actions: 
       : inFlight
         ? "Signing and paying…"
         : undefined;
+  const { amount } = payment;
   return (
     <div className={styles.approval}>
+      {/* On a narrow card, where this panel covers the card's middle while it is taller than the
+          pane, what the payment costs, where and until when, in one line beside the buttons (the
+          card's own lines say it to a screen reader). */}
+      <p className={styles.panelSummary} aria-hidden="true" data-testid="payment-panel-summary">
+        <strong>
+          {payment.channel?.opening ? "Deposit " : amount.upTo ? "Up to " : ""}
+          {amount.total} {amount.currency}
+        </strong>{" "}
+        on {payment.chain}
+        {expiresIn ? ` · expires in ${expiresIn}` : ""}
+      </p>
       {actions.payingFrom || actions.balance !== undefined ? (
         <p className={styles.payer}>
           {actions.payingFrom ? (

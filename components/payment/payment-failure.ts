@@ -18,7 +18,7 @@ export type FailureExplanation = {
 };
 
 const plainWords: Record<string, { summary: string; stepNote: string; saysReason?: true }> = {
-  "limit-exceeded": { summary: "This payment would go over one of your spending limits.", stepNote: "Over a limit" },
+  "limit-exceeded": { summary: "Your spending limit stopped this payment before anything was sent.", stepNote: "Over a limit" },
   "insufficient-balance": { summary: "Your wallet does not hold enough USDC for this payment.", stepNote: "Not enough USDC" },
   "service-unavailable": { summary: "The service is not answering right now.", stepNote: "Service down" },
   "payment-failed": { summary: "The payment did not go through.", stepNote: "Failed" },

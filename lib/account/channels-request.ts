@@ -16,6 +16,7 @@ import { readJsonBody } from "@/lib/net/request-body";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
 import { channelView, closeChannelCooperatively, prepareChannelClose, prepareWithdrawal, refreshChannel } from "@/lib/payments/channels";
+import { channelCallCount, type ChannelRecord } from "@/lib/payments/ledger/channels";
 
 const channelRequestSchema = z.strictObject({
   action: z.enum(["close", "withdraw", "refresh"]),
@@ -55,19 +56,21 @@ export async function handleChannelsRequest(request: Request, deps: ChannelsDepe
       throw new AppError("unauthorized", "A channel is shown and changed only for its wallet's own session: sign in with the wallet in the page first. Nothing was changed.");
     }
     const db = await deps.database();
+    // Each answer shows the channel as the listing does, its calls counted.
+    const view = async (channel: ChannelRecord) => channelView({ ...channel, calls: await channelCallCount(db, channel.channelId) });
     if (action === "close") {
       if (!signed) {
         const { channel, toSign } = await prepareChannelClose({ db, env, wallet, channelId });
-        return Response.json({ channel: channelView(channel), toSign }, { headers: noStore });
+        return Response.json({ channel: await view(channel), toSign }, { headers: noStore });
       }
       const channel = await closeChannelCooperatively({ db, env, wallet, channelId, signed: signed[0] as string });
-      return Response.json({ channel: channelView(channel) }, { headers: noStore });
+      return Response.json({ channel: await view(channel) }, { headers: noStore });
     }
     if (action === "withdraw") {
       const { channel, call, waitUntil } = await prepareWithdrawal({ db, env, wallet, channelId, now });
-      return Response.json({ channel: channelView(channel), ...(call ? { call } : {}), ...(waitUntil ? { waitUntil: waitUntil.toISOString() } : {}) }, { headers: noStore });
+      return Response.json({ channel: await view(channel), ...(call ? { call } : {}), ...(waitUntil ? { waitUntil: waitUntil.toISOString() } : {}) }, { headers: noStore });
     }
-    return Response.json({ channel: channelView(await refreshChannel({ db, env, wallet, channelId })) }, { headers: noStore });
+    return Response.json({ channel: await view(await refreshChannel({ db, env, wallet, channelId })) }, { headers: noStore });
   } catch (error) {
     const appError = toAppError(error);
     if (appError.status >= 500) deps.log?.("channels request failed", { code: appError.code });

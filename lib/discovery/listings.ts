@@ -205,13 +205,38 @@ export function wordForms(word: string): string[] {
 }
 
 /**
- * Best first: by price for `cost` (then speed), by declared speed for `speed` (then price); at
- * the same price and speed, the one more people paid in the last 30 days, then the default chain.
+ * How well a listing answers a query's words, best first: named exactly (its name is the query's
+ * words), then how many of the words its name holds, then how many its description, tags and URL
+ * hold. Registries' searches are broad (a semantic one returns many near misses), so the service
+ * a person names comes first whatever it costs.
+ */
+function relevanceOf(listing: ServiceListing, words: readonly string[]): [number, number, number] {
+  if (words.length === 0) return [0, 0, 0];
+  const nameWords = wordsOf(listing.name);
+  const named = new Set(nameWords.flatMap(wordForms));
+  const rest = new Set(wordsOf(`${listing.description} ${listing.tags.join(" ")} ${listing.url}`).flatMap(wordForms));
+  const holds = (set: ReadonlySet<string>) => words.filter((word) => wordForms(word).some((form) => set.has(form))).length;
+  const exact = nameWords.length === words.length && nameWords.every((word, index) => word === words[index]);
+  return [Number(exact), holds(named), holds(rest)];
+}
+
+/**
+ * Best first: by how well a listing answers the query's words (relevanceOf), and among those
+ * that answer equally well, by price for `cost` (then speed), by declared speed for `speed` (then
+ * price); at the same price and speed, the one more people paid in the last 30 days, then the
+ * default chain.
  */
 export function rankServices(
   listings: readonly ServiceListing[],
-  { priority, defaultChain }: { priority: "cost" | "speed"; defaultChain?: string | undefined },
+  { priority, defaultChain, query }: { priority: "cost" | "speed"; defaultChain?: string | undefined; query?: string | undefined },
 ): ServiceListing[] {
+  const words = queryWords(query);
+  const relevance = new Map(listings.map((listing) => [listing, relevanceOf(listing, words)]));
+  const byRelevance = (a: ServiceListing, b: ServiceListing) => {
+    const [exactA, nameA, restA] = relevance.get(a) ?? [0, 0, 0];
+    const [exactB, nameB, restB] = relevance.get(b) ?? [0, 0, 0];
+    return exactB - exactA || nameB - nameA || restB - restA;
+  };
   const byPrice = (a: ServiceListing, b: ServiceListing) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0);
   const bySpeed = (a: ServiceListing, b: ServiceListing) =>
     (a.latencyMs ?? Number.MAX_SAFE_INTEGER) - (b.latencyMs ?? Number.MAX_SAFE_INTEGER);
@@ -219,10 +244,10 @@ export function rankServices(
     (b.quality?.payers30d ?? 0) - (a.quality?.payers30d ?? 0) || (b.quality?.calls30d ?? 0) - (a.quality?.calls30d ?? 0);
   const byChain = (a: ServiceListing, b: ServiceListing) =>
     Number(b.network === defaultChain) - Number(a.network === defaultChain);
-  return [...listings].sort((a, b) =>
-    priority === "speed"
-      ? bySpeed(a, b) || byPrice(a, b) || byUse(a, b) || byChain(a, b)
-      : byPrice(a, b) || bySpeed(a, b) || byUse(a, b) || byChain(a, b),
+  return [...listings].sort(
+    (a, b) =>
+      byRelevance(a, b) ||
+      (priority === "speed" ? bySpeed(a, b) || byPrice(a, b) || byUse(a, b) || byChain(a, b) : byPrice(a, b) || bySpeed(a, b) || byUse(a, b) || byChain(a, b)),
   );
 }
 

@@ -23,7 +23,7 @@ export type ChannelView = {
   createdAt: string;
 };
 
-export function channelView(channel: ChannelRecord & { calls?: number }): ChannelView {
+export function channelView(channel: ChannelRecord & { calls: number }): ChannelView {
   // Once closed, what the chain says the service claimed; before, what the vouchers allow it. A
   // channel closed without a transaction never held anything (its deposit did not land).
   const never = channel.state === "closed" && channel.closeTx === null;
@@ -36,7 +36,7 @@ export function channelView(channel: ChannelRecord & { calls?: number }): Channe
     depositUsd: formatUsd(channel.deposit),
     spentUsd: formatUsd(spent),
     leftUsd: formatUsd(never ? 0n : channel.deposit - spent),
-    calls: channel.calls ?? 0,
+    calls: channel.calls,
     withdrawDelaySeconds: channel.config.withdrawDelay,
     ...(channel.withdrawRequestedAt ? { withdrawRequestedAt: channel.withdrawRequestedAt.toISOString() } : {}),
     ...(channel.closeTx ? { closeTx: channel.closeTx } : {}),

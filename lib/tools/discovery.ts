@@ -40,7 +40,7 @@ export async function discoverServices(
   const rails = paymentRails(env);
   const maxPrice = maxPriceUsd === undefined ? undefined : parseUsd(maxPriceUsd.toFixed(6));
   const found = await findServices(discoveryEnvOf(env), { query, network, maxPrice });
-  const ranked = rankServices(found.services, { priority: preferences.priority ?? "cost", defaultChain: preferences.defaultChain });
+  const ranked = rankServices(found.services, { priority: preferences.priority ?? "cost", defaultChain: preferences.defaultChain, query });
   return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map((listing) => view(listing, rails, labelOf(listing))), ...notesOf(found.notes) };
 }
 
@@ -49,7 +49,7 @@ export async function comparePrices(env: ServerEnv, preferences: RankingPreferen
   const rails = paymentRails(env);
   const priority = preferences.priority ?? "cost";
   const found = await findServices(discoveryEnvOf(env), { query });
-  const ranked = rankServices(found.services, { priority, defaultChain: preferences.defaultChain });
+  const ranked = rankServices(found.services, { priority, defaultChain: preferences.defaultChain, query });
   const byPrice = [...found.services].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0));
   const cheapest = byPrice[0];
   // Where registries say who paid what: the cheapest that anyone paid lately, when the cheapest had no one.

@@ -268,6 +268,13 @@ test("settings survive a reload, and a daily limit below the price refuses the p
   await expect(card).toHaveAttribute("data-status", "failed");
   await expect(card.getByTestId("payment-reason")).toHaveAttribute("data-code", "limit-exceeded");
   await expect(card).toContainText("No service fee was charged.");
+  // The limit working, said quietly: its own badge, no alert and no failure's cross.
+  await expect(card.getByTestId("payment-status")).toHaveText("Over your limit");
+  await expect(card.getByTestId("payment-status")).toHaveAttribute("data-tone", "quiet");
+  await expect(card).toHaveAccessibleName("Payment to Budget Weather: Over your limit");
+  await expect(card.getByRole("alert")).toHaveCount(0);
+  await expect(card.getByTestId("payment-steps")).not.toContainText("✕");
+  await expect(card.getByTestId("payment-failure-summary")).toHaveText("Your spending limit stopped this payment before anything was sent.");
 });
 
 test("a proposal that lowers a limit applies at once; one that raises it waits for the person", async ({ page, wallet }) => {

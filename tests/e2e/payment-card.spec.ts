@@ -3,7 +3,9 @@
 // in line by line below an earlier one (paced-stream.ts), and on a phone, where the card is as
 // tall as the pane, after a paid one; the service's address keeps its host and port whole; a
 // payment the person turned down reads "Declined", quietly, not as a failure, and one that ran out
-// while it waited "Expired"; and the page with a quote keeps to the type scale (app/globals.css).
+// while it waited "Expired"; the page with a quote keeps to the type scale (app/globals.css); on a
+// phone the card's sticky buttons have what it costs beside them and its steps' names are never
+// broken inside a word; and after a payment the page never scrolls as a whole, only the conversation.
 import type { Locator, Page } from "@playwright/test";
 import { chatPage } from "./chat-page";
 import { paceChatStream } from "./paced-stream";
@@ -112,8 +114,64 @@ test("on a phone, a quote that comes in line by line after a paid one opens at i
   await expect(card).toHaveAttribute("data-status", "awaiting-signature");
   await expectSeen(card.getByRole("heading", { name: "Budget Weather" }));
   await expectSeen(card.getByTestId("approve-payment"));
+  // What it costs, where and until when are in view beside the buttons, not under them.
+  const summary = card.getByTestId("payment-panel-summary");
+  await expectSeen(summary);
+  await expect(summary).toContainText(/0\.\d+ USDC on Base/);
+  await expect(summary).toContainText(/expires in \d+:\d\d/);
+  // No step's name is broken inside a word: each word is one line of its label.
+  const brokenWords = await card.getByTestId("payment-steps").evaluate((steps) => {
+    const broken: string[] = [];
+    for (const label of steps.querySelectorAll("li > span:nth-child(2)")) {
+      const text = label.firstChild;
+      if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+      const words = text.textContent ?? "";
+      let at = 0;
+      for (const word of words.split(" ")) {
+        const range = document.createRange();
+        range.setStart(text, at);
+        range.setEnd(text, at + word.length);
+        if (word.length > 0 && range.getClientRects().length > 1) broken.push(word);
+        at += word.length + 1;
+      }
+    }
+    return broken;
+  });
+  expect(brokenWords).toEqual([]);
   expect(wallet.signRequests).toBe(1);
 });
+
+for (const size of [
+  { width: 1280, height: 800 },
+  { width: 375, height: 812 },
+]) {
+  test(`at ${size.width} × ${size.height} the page never scrolls as a whole after a payment: only the conversation does`, async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize(size);
+    const ui = chatPage(page);
+    const first = await quoteFor(page, "London");
+    await first.getByTestId("approve-payment").click();
+    await expect(first).toHaveAttribute("data-status", "delivered", { timeout: 45_000 });
+    await ui.ask("What's the weather in Paris?");
+    await expect(ui.messages("assistant").last()).toHaveAttribute("data-state", "done", { timeout: 45_000 });
+
+    // The document is the window's height: nothing of the page lies below it.
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(size.height);
+    // A wheel over the header or the notices moves nothing; over the conversation, the conversation.
+    const header = await page.getByRole("banner").boundingBox();
+    await page.mouse.move((header?.x ?? 0) + 20, (header?.y ?? 0) + 10);
+    await page.mouse.wheel(0, 2_000);
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    const scroller = page.getByRole("log", { name: "Conversation" });
+    expect(await scroller.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
+    await scroller.evaluate((element) => element.scrollTo({ top: 0 }));
+    await scroller.hover();
+    await page.mouse.wheel(0, 400);
+    await expect.poll(() => scroller.evaluate((element) => element.scrollTop)).toBeGreaterThan(0);
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  });
+}
 
 test("a payment the person turned down is badged Declined, quietly: no alert, no failure colour, and said once", async ({ page, wallet }) => {
   test.setTimeout(90_000);

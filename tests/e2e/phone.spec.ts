@@ -112,6 +112,9 @@ test("on a phone a reload that brings the conversation back does not move the ro
   await expect(await ui.reply(0)).toContainText("compare their prices");
   const tools = page.getByTestId("new-chat").locator("..");
   await expect(tools.getByTestId("model-picker")).toBeVisible();
+  // The offline model answers whatever tier is chosen: the picker says so and offers no choice.
+  await expect(tools.getByTestId("model-picker")).toBeDisabled();
+  await expect(tools.getByTestId("model-picker")).toHaveText("Offline (no Gemini key set)");
   const settled = await tools.boundingBox();
   // With New chat beside it, the row takes two lines on a phone.
   expect(settled?.height ?? 0).toBeGreaterThan(40);

@@ -1,6 +1,7 @@
 // How a query finds services (lib/x402/listings.ts filterServices): by whole words of the
 // listing, singular or plural, so "headlines" finds the news service and never a weather service
-// whose city list says "New York". And how a registry's quality signals are read and rank them.
+// whose city list says "New York". How a registry's quality signals are read and rank them, and
+// how a broad search's answers are ranked by the person's words before their price.
 import { describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { discoveryEnvOf } from "@/lib/tools/discovery-env";
@@ -79,5 +80,28 @@ describe("a registry's quality signals", () => {
     expect(rankServices([quiet, busy], { priority: "cost" }).map((listing) => listing.name)).toEqual(["busy", "quiet"]);
     expect(rankServices([quiet, busy, cheap], { priority: "cost" }).map((listing) => listing.name)).toEqual(["cheap", "busy", "quiet"]);
     expect([hasTrackRecord(cheap), hasTrackRecord(busy), hasTrackRecord(weather)]).toEqual([false, true, undefined]);
+  });
+});
+
+describe("ranking a broad search's answers", () => {
+  const priced = (name: string, description: string, amount: bigint) => ({ ...listing(name, description, [], `https://${name.toLowerCase().replace(/\W+/g, "")}.example/`), amount, priceUsd: (Number(amount) / 1e6).toString() });
+
+  test("the service a person names exactly is listed first, even as the dearest of 53 answers", () => {
+    const answers = [
+      ...Array.from({ length: 52 }, (_, index) => priced(`Metered Thing ${index}`, "Usage-priced text tools", BigInt(1_000 + index))),
+      priced("Usage Priced Summaries", "Summaries of a text, charged by length", 20_000n),
+    ];
+    const ranked = rankServices(answers, { priority: "cost", query: "Usage Priced Summaries" });
+    expect(ranked[0]?.name).toBe("Usage Priced Summaries");
+    // Without the words, price alone: it is last.
+    expect(rankServices(answers, { priority: "cost" }).at(-1)?.name).toBe("Usage Priced Summaries");
+  });
+
+  test("a name that holds the words ranks above a description that does; among equals, the cheaper first", () => {
+    const inName = priced("Weather Now", "Current conditions", 3_000n);
+    const alsoInName = priced("Budget Weather", "Current conditions", 1_000n);
+    const inDescription = priced("City Facts", "Population, weather and time of a city", 500n);
+    const ranked = rankServices([inDescription, inName, alsoInName], { priority: "cost", query: "weather" });
+    expect(ranked.map((one) => one.name)).toEqual(["Budget Weather", "Weather Now", "City Facts"]);
   });
 });

@@ -149,6 +149,12 @@ export async function findChannel(db: Queryable, channelId: string): Promise<Cha
   return row ? toChannel(row) : undefined;
 }
 
+/** How many calls a channel paid, as its listing counts them (channelsOf). */
+export async function channelCallCount(db: Queryable, channelId: string): Promise<number> {
+  const [row] = await db.query<{ calls: number }>("SELECT count(*)::int AS calls FROM channel_calls WHERE channel_id = $1", [channelId]);
+  return Number(row?.calls ?? 0);
+}
+
 /** A wallet's channels, newest first (at most `limit`): each one's deposit, what was vouched and charged, its state and how many calls it paid. */
 export async function channelsOf(db: Queryable, wallet: string, { limit = 20 }: { limit?: number } = {}): Promise<(ChannelRecord & { calls: number })[]> {
   const rows = await db.query<ChannelRow & { calls: number }>(

@@ -58,7 +58,7 @@ describe("the per-payment limit", () => {
 
     // The page's card, from the same line.
     const explained = explainFailure(failed, String);
-    expect(explained.summary).toBe("This payment would go over one of your spending limits.");
+    expect(explained.summary).toBe("Your spending limit stopped this payment before anything was sent.");
     expect(explained.stepNote).toBe("Over a limit");
     expect(explained.chargeNote).toBe(noChargeNote);
     expect(explained.paid).toBe(false);
