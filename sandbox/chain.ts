@@ -20,7 +20,16 @@ export type Chain = {
   stop(): Promise<void>;
 };
 
-export type StartChainParameters = { port: number; quiet?: boolean };
+export type StartChainParameters = {
+  port: number;
+  quiet?: boolean;
+  /**
+   * Keep time as a live chain does: while no transaction arrives, a block every `everyMs`, so
+   * what is read by a block's time (Permit2's and EIP-3009's windows, "held until") runs out on
+   * an idle demo too. Off by default: the tests' chain mines only when a transaction arrives.
+   */
+  clock?: { everyMs: number };
+};
 
 const PLATFORM_PACKAGE: Record<string, string> = {
   "linux-x64": "@foundry-rs/anvil-linux-amd64",
@@ -160,7 +169,36 @@ function freeStuckTransactions(rpcUrl: string): () => void {
   };
 }
 
-export async function startChain({ port, quiet = true }: StartChainParameters): Promise<Chain> {
+/**
+ * A block whenever the latest is older than `everyMs`: an idle chain's time follows the wall
+ * clock, and a busy one (automining each transaction) gets no extra block. Returns the stop.
+ */
+function keepTime(rpcUrl: string, everyMs: number): () => void {
+  const client = createTestClient({ chain: foundry, mode: "anvil", transport: http(rpcUrl) });
+  const reader = createPublicClient({ chain: foundry, transport: http(rpcUrl) });
+  let stopped = false;
+  let timer: NodeJS.Timeout;
+  const tick = async () => {
+    const latest = await reader.getBlock();
+    if (Date.now() - Number(latest.timestamp) * 1000 >= everyMs) await client.mine({ blocks: 1 });
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      void tick()
+        .catch(() => undefined)
+        .finally(schedule);
+    }, everyMs);
+    timer.unref();
+  };
+  schedule();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+export async function startChain({ port, quiet = true, clock }: StartChainParameters): Promise<Chain> {
   const rpcUrl = `http://${SANDBOX_HOST}:${port}`;
   const { command, prefixArgs } = anvilCommand();
   const child = spawn(
@@ -202,10 +240,12 @@ export async function startChain({ port, quiet = true }: StartChainParameters): 
     throw error;
   }
   const stopFreeing = freeStuckTransactions(rpcUrl);
+  const stopClock = clock ? keepTime(rpcUrl, clock.everyMs) : () => undefined;
   return {
     rpcUrl,
     stop: () => {
       stopFreeing();
+      stopClock();
       return stopProcess(child);
     },
   };

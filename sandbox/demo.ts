@@ -11,13 +11,15 @@ import { startSandbox, type Sandbox } from "./index";
 import { infoFilePath } from "./info";
 import { onShutdown } from "./lifecycle";
 import { ensureBuild, productBuild, SANDBOX_PUBLIC_ENV, startNext, stopGroup, waitForApp } from "./next-app";
-import { assertPortFree, portsFromEnv, portVariable, SANDBOX_HOST } from "./ports";
+import { assertPortFree, moveTakenAppPort, portsFromEnv, portVariable, SANDBOX_HOST } from "./ports";
 
 const ROOT = process.cwd();
 const SKIP_BUILD = process.argv.includes("--skip-build");
 
 async function main(): Promise<void> {
-  const appPort = portsFromEnv().app;
+  // A usual port something else holds (another app on 3000, a node on 8545) is swapped for a
+  // free one, said here; a port the person set with its variable must be free.
+  const appPort = await moveTakenAppPort(portsFromEnv().app, { movable: !process.env[portVariable("app")], onMoved: (note) => console.log(note) });
   await assertPortFree(appPort, portVariable("app"));
 
   let sandbox: Sandbox | undefined;
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
 
   try {
     console.log("Starting the sandbox: a local chain with USDC, a facilitator, a registry and paid services...");
-    sandbox = await startSandbox({ quiet: true });
+    sandbox = await startSandbox({ quiet: true, chainClock: true, ports: { app: appPort }, moveTakenPorts: { onMoved: (note) => console.log(note) } });
     const { info } = sandbox;
     const infoFile = infoFilePath();
     const env = demoAppEnv({ info, appPort, infoFile, env: process.env });

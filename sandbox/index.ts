@@ -18,6 +18,7 @@ import {
   assertPortFree,
   freePort,
   freePortBlock,
+  moveTakenPorts,
   portsFromEnv,
   portVariable,
   type SandboxPorts,
@@ -55,6 +56,13 @@ export type SandboxOptions = {
   ports?: Partial<SandboxPorts>;
   /** Free loopback ports picked by the OS, so parallel test files never clash. */
   randomPorts?: boolean;
+  /**
+   * A usual port (its variable unset) that something else holds is swapped for a free one, and
+   * `onMoved` is told which (the demo prints it); a port set by its variable must be free.
+   */
+  moveTakenPorts?: { onMoved: (note: string) => void };
+  /** The local chain keeps time while idle, a block every CHAIN_CLOCK_MS (the demo's); the tests' mines only on a transaction. */
+  chainClock?: boolean;
   /** Where sandbox.json goes. Default `.data` (relative to the working directory). */
   dataDir?: string;
   /** Write `<dataDir>/sandbox.json`. Default: true, except with `randomPorts`. */
@@ -106,6 +114,9 @@ export type Sandbox = {
   registry: Pick<Registry, "register" | "registerFromUrl" | "unregister" | "list">;
 };
 
+/** How often an idle demo chain mines a block: about a live L2's pace, slow enough to keep anvil quiet. */
+export const CHAIN_CLOCK_MS = 3_000;
+
 type Stopper = () => Promise<void>;
 
 async function resolvePorts(options: SandboxOptions, serviceCount: number): Promise<SandboxPorts> {
@@ -120,6 +131,11 @@ async function resolvePorts(options: SandboxOptions, serviceCount: number): Prom
     };
   }
   const ports = { ...portsFromEnv(options.env), ...options.ports };
+  if (options.moveTakenPorts) {
+    const env = options.env ?? process.env;
+    const movable = (key: keyof SandboxPorts) => options.ports?.[key] === undefined && !env[portVariable(key)];
+    Object.assign(ports, await moveTakenPorts(ports, { serviceCount, movable, onMoved: options.moveTakenPorts.onMoved }));
+  }
   await assertPortFree(ports.rpc, portVariable("rpc"));
   await assertPortFree(ports.solana, portVariable("solana"));
   await assertPortFree(ports.facilitator, portVariable("facilitator"));
@@ -183,7 +199,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 
   try {
-    const chain = await startChain({ port: ports.rpc, quiet: true });
+    const chain = await startChain({ port: ports.rpc, quiet: true, ...(options.chainClock ? { clock: { everyMs: CHAIN_CLOCK_MS } } : {}) });
     stoppers.push(chain.stop);
     const usdcAddress = await deployUsdc({ rpcUrl: chain.rpcUrl, owner: accounts.funder, proxyAdmin: accounts.proxyAdmin });
     await installPermit2AndUptoProxy(chain.rpcUrl);

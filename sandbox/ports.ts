@@ -132,3 +132,48 @@ export async function assertPortFree(port: number, variable: string): Promise<vo
     );
   }
 }
+
+/** What listens on each port, as the demo says it when one moves. */
+const portRole: Record<keyof SandboxPorts, string> = {
+  rpc: "the local chain",
+  solana: "the local Solana",
+  facilitator: "the facilitator",
+  registry: "the registry",
+  services: "the services",
+  app: "the app",
+};
+
+/**
+ * The sandbox's ports with each movable one that something else holds (another app on 3000, a
+ * node on 8545) swapped for a free one, and `onMoved` told which, in words; the others as given.
+ * The services take a block of `serviceCount` ports from `services`, moved whole.
+ */
+export async function moveTakenPorts(
+  ports: Omit<SandboxPorts, "app">,
+  { serviceCount, movable, onMoved }: { serviceCount: number; movable: (key: keyof SandboxPorts) => boolean; onMoved: (note: string) => void },
+): Promise<Omit<SandboxPorts, "app">> {
+  const settled = { ...ports };
+  for (const key of ["rpc", "solana", "facilitator", "registry"] as const) {
+    if (!movable(key) || (await isPortFree(settled[key]))) continue;
+    const taken = settled[key];
+    settled[key] = await freePort();
+    onMoved(`Port ${taken} (${portVariable(key)}) is taken: ${portRole[key]} listens on ${settled[key]} instead.`);
+  }
+  if (movable("services")) {
+    const block = Array.from({ length: serviceCount }, (_, index) => settled.services + index);
+    if ((await Promise.all(block.map((port) => isPortFree(port)))).includes(false)) {
+      const taken = settled.services;
+      settled.services = await freePortBlock(serviceCount);
+      onMoved(`Ports ${taken}-${taken + serviceCount - 1} (${portVariable("services")}) are not all free: ${portRole.services} listen on ${settled.services}-${settled.services + serviceCount - 1} instead.`);
+    }
+  }
+  return settled;
+}
+
+/** The app's port, moved as moveTakenPorts moves the sandbox's when it is movable and taken. */
+export async function moveTakenAppPort(port: number, { movable, onMoved }: { movable: boolean; onMoved: (note: string) => void }): Promise<number> {
+  if (!movable || (await isPortFree(port))) return port;
+  const moved = await freePort();
+  onMoved(`Port ${port} (${portVariable("app")}) is taken: ${portRole.app} listens on ${moved} instead.`);
+  return moved;
+}

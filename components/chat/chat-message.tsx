@@ -60,11 +60,23 @@ function AssistantMessage({
   paymentActions: PaymentActions | undefined;
 }) {
   const working = entry.state === "waiting" || entry.state === "streaming";
+  // Every quote of the reply turned down or run out: what the agent said of approving it ("approve
+  // it within 5 minutes") no longer holds, and the reply says so above its words.
+  const ended = payments.length > 0 && !working ? endedQuotes(payments) : undefined;
   return (
     <li className={styles.message} data-testid="message" data-role="assistant" data-state={entry.state} aria-busy={working}>
       <span className="sr-only">Agent:</span>
       <div className={styles.assistantBody}>
-        {entry.content ? <MarkdownText text={entry.content} /> : null}
+        {ended && entry.content ? (
+          <p className={styles.superseded} data-testid="reply-superseded">
+            {ended}
+          </p>
+        ) : null}
+        {entry.content ? (
+          <div className={ended ? styles.supersededText : undefined}>
+            <MarkdownText text={entry.content} />
+          </div>
+        ) : null}
         {entry.state === "waiting" ? (
           <p className={styles.typing} data-testid="reply-pending">
             Thinking…
@@ -84,6 +96,14 @@ function AssistantMessage({
       </div>
     </li>
   );
+}
+
+/** What became of a reply's quotes when each was turned down or ran out, in a line; undefined otherwise. */
+function endedQuotes(payments: readonly PaymentStatus[]): string | undefined {
+  const codes = payments.map((payment) => (payment.status === "failed" ? payment.reason?.code : undefined));
+  if (codes.every((code) => code === "rejected")) return `You declined ${payments.length > 1 ? "these payments" : "this payment"}: nothing was sent, and what follows about approving it no longer applies.`;
+  if (codes.every((code) => code === "rejected" || code === "expired")) return `${payments.length > 1 ? "These quotes" : "This quote"} ran out unpaid: nothing was sent. Ask again for a new one.`;
+  return undefined;
 }
 
 function ReplyFooter({ entry, paid }: { entry: AssistantEntry; paid: boolean }) {

@@ -154,6 +154,7 @@ export function Chat({ cooldownSeconds, networks, offline, sandbox, solanaNetwor
             streaming={streaming || approving !== undefined}
             cooldownSeconds={composer.cooldownRemaining}
             held={composer.held}
+            onCancelHeld={composer.cancelHeld}
             ready={composer.hydrated}
           />
         </main>

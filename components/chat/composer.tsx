@@ -1,8 +1,8 @@
 "use client";
 // The message box: Enter sends, Shift+Enter adds a line. Sending is blocked while a reply streams
-// (Stop is offered instead) and during the cooldown, whose countdown is shown beside the button;
-// a message the server held back for it says when it goes. The text box itself stays usable so
-// the next message can be written (or a held one changed) while waiting.
+// (Stop is offered instead). During the cooldown, whose countdown is shown beside the button, a
+// message sent is held and goes by itself when the wait is over: it says when, and can be
+// cancelled (its text stays). The text box stays usable, so a held message can be changed.
 import { useId, type FormEvent, type KeyboardEvent } from "react";
 import styles from "./chat.module.css";
 import { COMPOSER_ID } from "./first-paint";
@@ -16,14 +16,17 @@ export type ComposerProps = {
   cooldownSeconds: number;
   /** The text is a message held for the cooldown, sent by itself when it is over. */
   held?: boolean;
+  /** Not to send the held message after all. */
+  onCancelHeld?: () => void;
   /** False until the page is interactive, so an early click cannot submit the form natively. */
   ready: boolean;
 };
 
-export function Composer({ value, onChange, onSend, onStop, streaming, cooldownSeconds, held = false, ready }: ComposerProps) {
+export function Composer({ value, onChange, onSend, onStop, streaming, cooldownSeconds, held = false, onCancelHeld, ready }: ComposerProps) {
   const inputId = useId();
   const hintId = useId();
-  const canSend = ready && !streaming && cooldownSeconds === 0 && value.trim().length > 0;
+  // During the cooldown Send holds the message; once held, there is nothing more to send.
+  const canSend = ready && !streaming && !held && value.trim().length > 0;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -57,9 +60,19 @@ export function Composer({ value, onChange, onSend, onStop, streaming, cooldownS
       <div className={styles.actions}>
         <p id={hintId} className={styles.hint}>
           {cooldownSeconds > 0 ? (
-            <span className={styles.cooldown} role="timer" data-testid="cooldown-indicator">
-              {held ? `Sending in ${cooldownSeconds} s` : `Next message in ${cooldownSeconds} s`}
-            </span>
+            <>
+              <span className={styles.cooldown} role="timer" data-testid="cooldown-indicator">
+                {held ? `Sending in ${cooldownSeconds} s` : `Next message in ${cooldownSeconds} s`}
+              </span>
+              {held && onCancelHeld ? (
+                <>
+                  {" "}
+                  <button type="button" className="link-button" onClick={onCancelHeld} data-testid="cancel-held">
+                    Cancel
+                  </button>
+                </>
+              ) : null}
+            </>
           ) : (
             <span>Enter to send, Shift+Enter for a new line</span>
           )}

@@ -4,9 +4,14 @@
 // section 2), retrying the last message, and what a message the server did not take gives back:
 // the wait undone, and its text returned to fix or resend, unless it held a secret. A message the
 // server holds back for the cooldown (429) is not dropped: it stays in the composer and is sent
-// by itself when the wait is over (the person may still change it, or clear it to not send it).
-// Nothing acts before React runs in the browser (`hydrated`).
+// by itself when the wait is over (the person may still change it, cancel it, or clear it to not
+// send it). A message sent while the page's countdown runs is held the same way, without asking the
+// server first: the person writes the next question during the wait instead of waiting to write
+// it. A held message is kept across a reload of the tab. Approving, declining and closing a
+// channel never wait: the server's cooldown is for messages only. Nothing acts before React runs
+// in the browser (`hydrated`).
 import { startTransition, useEffect, useEffectEvent, useState } from "react";
+import { readHeldMessage, writeHeldMessage } from "@/lib/client/cooldown-store";
 import { preloadMarkdown } from "@/components/shared/markdown";
 import type { SendOutcome } from "./stream-reply";
 import { useCooldown } from "./use-cooldown";
@@ -30,9 +35,12 @@ export type ComposerState = {
   hydrated: boolean;
   /** Seconds until the next message may leave. */
   cooldownRemaining: number;
-  /** The draft is a message the server held back for the cooldown: it is sent when the wait is over. */
+  /** The draft is a message held for the cooldown: it is sent when the wait is over. */
   held: boolean;
+  /** Sends the draft, or holds it until the cooldown is over. */
   onSend: () => Promise<void>;
+  /** The held message is not sent: its text stays in the composer. */
+  cancelHeld: () => void;
   canRetry: boolean;
   onRetry: () => Promise<void>;
 };
@@ -43,9 +51,24 @@ export function useComposer({ cooldownSeconds, send, retry, idle, endsWithReply 
   // Set after hydration in a transition: the chat's render that enables its buttons yields to the
   // browser between its parts.
   const [hydrated, setHydrated] = useState(false);
-  useEffect(() => startTransition(() => setHydrated(true)), []);
-
   const [held, setHeld] = useState(false);
+  useEffect(
+    () =>
+      startTransition(() => {
+        // A message held when the tab was reloaded is held again, with its text.
+        const kept = readHeldMessage();
+        if (kept !== undefined) {
+          setDraft(kept);
+          setHeld(true);
+        }
+        setHydrated(true);
+      }),
+    [],
+  );
+  // What is held is kept for a reload; what is not, forgotten.
+  useEffect(() => {
+    if (hydrated) writeHeldMessage(held ? draft : undefined);
+  }, [hydrated, held, draft]);
   // The server counts the message when it arrives, after it left: the wait is counted again then.
   const sendOptions: SendOptions = { onAccepted: cooldown.countFromNow };
 
@@ -68,6 +91,11 @@ export function useComposer({ cooldownSeconds, send, retry, idle, endsWithReply 
   const onSend = async () => {
     const text = draft.trim();
     if (text.length === 0) return;
+    // During the countdown the message waits for its end, in the composer, said as "Sending in".
+    if (cooldown.remainingSeconds > 0) {
+      setHeld(true);
+      return;
+    }
     setDraft("");
     // The reply will be markdown: its renderer is fetched while the question travels.
     preloadMarkdown();
@@ -94,5 +122,7 @@ export function useComposer({ cooldownSeconds, send, retry, idle, endsWithReply 
     else if (outcome.kind !== "answered") afterSend(outcome, outcome.question ?? "", undoCooldown);
   };
 
-  return { draft, setDraft, hydrated, cooldownRemaining: cooldown.remainingSeconds, held: held && draft.trim().length > 0, onSend, canRetry, onRetry };
+  const cancelHeld = () => setHeld(false);
+
+  return { draft, setDraft, hydrated, cooldownRemaining: cooldown.remainingSeconds, held: held && draft.trim().length > 0, onSend, cancelHeld, canRetry, onRetry };
 }

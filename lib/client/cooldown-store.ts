@@ -51,3 +51,28 @@ export function subscribeNextMessageAt(listener: Listener): () => void {
     window.removeEventListener("storage", onStorage);
   };
 }
+
+// A message written during the cooldown and held until it ends (components/chat/use-composer.ts):
+// kept in this tab's session storage, so a reload brings it back still held, and another tab
+// (which has its own conversation) never sends it.
+const HELD_KEY = "x402-agent.chat.held-message";
+
+/** The held message's text, or undefined when none is held (or storage is unavailable). */
+export function readHeldMessage(): string | undefined {
+  try {
+    const text = window.sessionStorage.getItem(HELD_KEY);
+    return text && text.trim().length > 0 ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps the held message's text; undefined forgets it. */
+export function writeHeldMessage(text: string | undefined): void {
+  try {
+    if (text === undefined || text.trim().length === 0) window.sessionStorage.removeItem(HELD_KEY);
+    else window.sessionStorage.setItem(HELD_KEY, text);
+  } catch {
+    // Storage refused: the message is held for this page's life only.
+  }
+}

@@ -30,12 +30,15 @@ test("says the model is offline, streams its reply and then holds the next messa
   await expect(ui.stop).toBeHidden();
   await expect(ui.errors).toHaveCount(0);
 
-  // The composer is cleared, and the next message has to wait.
+  // The composer is cleared, and the next message waits: written and sent now, it is held until then.
   await expect(ui.input).toHaveValue("");
   await expect(ui.cooldown).toBeVisible();
   await expect(ui.cooldown).toContainText(/Next message in \d+ s/);
   await ui.input.fill("And another thing");
+  await ui.send.click();
+  await expect(ui.cooldown).toContainText(/Sending in \d+ s/);
   await expect(ui.send).toBeDisabled();
+  await expect(ui.messages("user")).toHaveCount(1);
 });
 
 test("a person who scrolls up while a reply is still arriving is left where they scrolled to", async ({ page }) => {

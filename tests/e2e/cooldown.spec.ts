@@ -1,6 +1,7 @@
 // The chat's cooldown as a person meets it: the page's countdown and the server's window end at
 // the same instant (both counted from the message's arrival, rounded the same way), and a message
-// the server still holds back is held by the page and sent when the wait is over, never dropped.
+// the server still holds back is held by the page and sent when the wait is over, never dropped;
+// and one the person writes and sends during the wait is held the same way, kept across a reload.
 // Each test is a client of its own (tests/e2e/wallet.ts), so no other test's message holds it up.
 import { chatPage } from "./chat-page";
 import { cooldownSeconds } from "./settings";
@@ -70,6 +71,47 @@ test("a message the server still holds back is held and sent when the wait is ov
   // The wait it started holds across a reload.
   await page.reload();
   await expect(ui.cooldown).toContainText(/Next message in \d+ s/);
-  await ui.input.fill("And another thing");
+});
+
+test("a message written during the wait is held, said as 'Sending in', kept across a reload, and sent once when the wait is over; a cancelled one is not sent", async ({ page }) => {
+  test.setTimeout(90_000);
+  const ui = chatPage(page);
+  await page.goto("/");
+  await ui.ask("Hello!");
+  await ui.reply(0);
+  await expect(ui.cooldown).toContainText(/Next message in \d+ s/);
+
+  // Written and sent during the wait: held, not refused, with nothing sent to the server meanwhile.
+  let posted = 0;
+  page.on("request", (request) => {
+    if (request.url().endsWith("/api/chat") && request.method() === "POST") posted++;
+  });
+  await ui.input.fill("What can you do?");
+  await ui.send.click();
+  await expect(ui.cooldown).toContainText(/Sending in \d+ s/);
+  await expect(ui.input).toHaveValue("What can you do?");
   await expect(ui.send).toBeDisabled();
+
+  // Cancelled: the text stays to edit, and it is not sent when the wait ends.
+  await page.getByTestId("cancel-held").click();
+  await expect(ui.cooldown).toContainText(/Next message in \d+ s/);
+  await expect(ui.input).toHaveValue("What can you do?");
+
+  // Held again, and the tab reloaded: still held, with its text and its countdown.
+  await ui.send.click();
+  await expect(ui.cooldown).toContainText(/Sending in \d+ s/);
+  await page.reload();
+  await expect(ui.input).toHaveValue("What can you do?");
+  await expect(ui.cooldown).toContainText(/Sending in \d+ s/);
+  expect(posted).toBe(0);
+
+  // Then it goes by itself, once, and is answered.
+  await expect(ui.messages("user")).toHaveCount(2, { timeout: (cooldownSeconds + 5) * 1000 });
+  await expect(ui.messages("user").last()).toContainText("What can you do?");
+  await expect(await ui.reply(1)).toHaveAttribute("data-state", "done");
+  await expect(ui.input).toHaveValue("");
+  expect(posted).toBe(1);
+  await page.reload();
+  await expect(ui.input).toHaveValue("");
+  await expect(ui.messages("user")).toHaveCount(2);
 });

@@ -117,7 +117,7 @@ test("on a phone, a quote that comes in line by line after a paid one opens at i
   // What it costs, where and until when are in view beside the buttons, not under them.
   const summary = card.getByTestId("payment-panel-summary");
   await expectSeen(summary);
-  await expect(summary).toContainText(/0\.\d+ USDC on Base/);
+  await expect(summary).toContainText(/\d+\.\d+ USDC on \w+/);
   await expect(summary).toContainText(/expires in \d+:\d\d/);
   // No step's name is broken inside a word: each word is one line of its label.
   const brokenWords = await card.getByTestId("payment-steps").evaluate((steps) => {
@@ -145,7 +145,7 @@ for (const size of [
   { width: 1280, height: 800 },
   { width: 375, height: 812 },
 ]) {
-  test(`at ${size.width} × ${size.height} the page never scrolls as a whole after a payment: only the conversation does`, async ({ page }) => {
+  test(`at ${size.width} × ${size.height} the page never scrolls as a whole after a payment: only the conversation does`, async ({ page, wallet }) => {
     test.setTimeout(120_000);
     await page.setViewportSize(size);
     const ui = chatPage(page);
@@ -170,6 +170,7 @@ for (const size of [
     await page.mouse.wheel(0, 400);
     await expect.poll(() => scroller.evaluate((element) => element.scrollTop)).toBeGreaterThan(0);
     expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    expect(wallet.signRequests).toBe(1);
   });
 }
 
@@ -187,6 +188,8 @@ test("a payment the person turned down is badged Declined, quietly: no alert, no
   // Said once: the summary, then what it cost; not the page's own "You declined this payment." again.
   await expect(card.getByTestId("payment-failure-summary")).toHaveText("You turned this payment down, so nothing was sent.");
   await expect(card.getByTestId("payment-reason")).toHaveText("No service fee was charged.");
+  // The agent's words about approving it ("approve it within 5 minutes") are marked as no longer holding.
+  await expect(page.getByTestId("reply-superseded")).toHaveText("You declined this payment: nothing was sent, and what follows about approving it no longer applies.");
   // Grey, as a note: neither the failure's red nor the waiting quote's colour.
   const declinedColour = await badge.evaluate((element) => getComputedStyle(element).color);
   expect(declinedColour).not.toBe(awaitingColour);
