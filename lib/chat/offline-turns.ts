@@ -132,7 +132,29 @@ function classify(raw: string): Intent {
     return topic ? { kind: "discover", query: topic.query } : { kind: "discover" };
   }
   if (topic) return { kind: "request", topic };
+  // Anything else that asks for something ("Book me a flight to Rome") is looked for, so the
+  // answer says whether a service for it exists; a greeting or "what can you do?" gets the help.
+  const wanted = wantedWords(text);
+  if (!isSmallTalk(text) && wanted) return { kind: "discover", query: wanted };
   return { kind: "help" };
+}
+
+/** A greeting, thanks, or a question about the agent itself. */
+function isSmallTalk(text: string): boolean {
+  return /^\s*(hi|hello|hey|thanks|thank you|good (morning|afternoon|evening)|help)\b/.test(text) || /\bwhat (can|do) you do\b|\bwho are you\b|\bhow does (this|it) work\b/.test(text);
+}
+
+const NOT_WANTED = new Set(
+  "a an the me my i to for of in on at and or please can could would you your get find buy order book show tell give want need some any what whats is are how do does it this that with from about".split(" "),
+);
+
+/** The words of a request that say what is wanted ("flight rome"), or undefined when none are left. */
+function wantedWords(text: string): string | undefined {
+  const words = text
+    .replace(/[^a-z0-9' ]+/g, " ")
+    .split(/\s+/)
+    .filter((word) => word.length > 2 && !NOT_WANTED.has(word.replace(/'s$/, "")));
+  return words.length > 0 ? words.slice(0, 4).join(" ") : undefined;
 }
 
 function preferenceChanges(text: string): Record<string, unknown> | undefined {
@@ -171,7 +193,7 @@ function preferenceChanges(text: string): Record<string, unknown> | undefined {
 function topicOf(raw: string): Topic | undefined {
   const text = raw.toLowerCase();
   if (/\bweather|forecast|temperature\b/.test(text)) {
-    const city = /\b(?:in|for|at)\s+([A-Za-z][A-Za-z .'-]*?)(?:[?.!,]|\s+(?:today|tomorrow|now|please)\b|$)/.exec(raw)?.[1]?.trim();
+    const city = /\b(?:in|for|at|on)\s+([A-Za-z][A-Za-z .'-]*?)(?:[?.!,]|\s+(?:today|tomorrow|now|please)\b|$)/.exec(raw)?.[1]?.trim();
     return { query: "weather", params: city ? { city } : {} };
   }
   if (/\b(bitcoin|btc|ether|eth|solana|sol|crypto)\b/.test(text)) {
@@ -209,8 +231,9 @@ function topicOf(raw: string): Topic | undefined {
   const search = /\bsearch\s+(?:the\s+)?(?:x402\s+)?(?:notes|docs|documentation|library)\s+(?:for|about|on)\s+["“]?([^"”?!.]+)/i.exec(raw);
   if (search) return { query: "search documentation", params: { q: (search[1] ?? "").trim() } };
   if (/\bsummari[sz]e\b/.test(text)) {
-    const quoted = /["“](.+?)["”]/.exec(raw)?.[1];
-    return { query: "summarize", params: quoted ? { text: quoted } : {} };
+    // The text in quotes, else whatever follows a colon ("Summarize this text: …").
+    const given = /["“](.+?)["”]/s.exec(raw)?.[1] ?? /\bsummari[sz]e\b[^:]*:\s*([\s\S]+)$/i.exec(raw)?.[1]?.trim();
+    return { query: "summarize", params: given ? { text: given } : {} };
   }
   return undefined;
 }
@@ -269,7 +292,11 @@ function summarise(result: OfflineToolResult): string {
         ...(isRecord(output) && typeof output.trackRecordNote === "string" ? [output.trackRecordNote] : []),
         ...(isRecord(output) && Array.isArray(output.searchNotes) ? output.searchNotes.filter((note): note is string => typeof note === "string") : []),
       ];
-      if (services.length === 0) return ["I found no matching paid services (x402 registries, MPP services).", ...notes].join("\n");
+      if (services.length === 0) {
+        const query = isRecord(result.input) && typeof result.input.query === "string" ? result.input.query : undefined;
+        const none = query ? `No paid service for "${query}" was found in the x402 registries or the MPP services.` : "I found no matching paid services (x402 registries, MPP services).";
+        return [none, ...notes, "What I can get: weather, crypto and stock prices, news, currency conversion, definitions, translations, quotations, summaries of a text and searches of the x402 notes."].join("\n");
+      }
       const heading = result.toolName === "comparePrices" ? "Here is how they compare, best first:" : "These paid services are available:";
       return [heading, serviceTable(services), ...notes].join("\n\n");
     }
@@ -309,8 +336,9 @@ function deliveredWords(output: Record<string, unknown>): string {
 
 function helpText(): string {
   return [
-    "I can find paid x402 services, compare their prices, and pay them in USDC within your limits, with your wallet's signature.",
-    "Try: \"What's the weather in Lisbon?\", \"List the available services\", \"Compare prices for weather\", \"How much have I spent this week?\", or \"Set my daily limit to 2\".",
+    "I can find paid services (x402 ones in the registries and MPP ones), compare their prices, and pay them in USDC within your limits, with your wallet's signature.",
+    "What I can get: the weather, crypto and stock prices, news headlines, currency conversion, definitions, translations, quotations (an MPP service), a summary of a text (priced by use: up to a maximum, charged what it uses), a search of the x402 notes, and market ticks paid from a deposit you make once (each later call costs no prompt; close it to get the rest back).",
+    "Try: \"What's the weather in Lisbon?\", \"Summarize this text: …\", \"What is the NVDA stock price?\", \"Compare prices for weather\", \"How much have I spent this week?\", or \"Set my daily limit to 2\".",
   ].join("\n");
 }
 

@@ -77,6 +77,19 @@ test("on a phone the conversation and the composer own the screen; notices and a
   await page.getByTestId("budget-toggle").tap();
   await expect(settings).toBeHidden();
   await expect(ui.budget).toBeVisible();
+  // The sheet is opaque (the chat does not show between its cards), and its Close stays in
+  // reach when its content is scrolled to the end.
+  const sheet = page.locator("#budget-sheet");
+  expect(await sheet.evaluate((element) => getComputedStyle(element).backgroundColor)).toMatch(/^rgb\(/);
+  await sheet.evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
+  const close = page.getByTestId("budget-close");
+  await expect(close).toBeInViewport({ ratio: 1 });
+  expect(
+    await close.evaluate((node) => {
+      const box = node.getBoundingClientRect();
+      return node.contains(document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2));
+    }),
+  ).toBe(true);
   await page.getByTestId("budget-close").tap();
   await expect(ui.budget).toBeHidden();
   // A dialog an action opens keeps the menu under it, and its button has the focus back after.

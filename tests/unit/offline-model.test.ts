@@ -113,6 +113,46 @@ describe("offline model", () => {
   });
 });
 
+describe("offline model, reading plain requests", () => {
+  test("a text to summarize is taken from after a colon as well as from quotes", () => {
+    const compared: OfflineToolResult = {
+      toolName: "comparePrices",
+      input: { query: "summarize" },
+      output: { services: [{ protocol: "x402", name: "TextDigest", url: "http://127.0.0.1:4105/summarize", method: "POST", priceUsd: "0.02" }] },
+      isError: false,
+    };
+    const text = "The ledger keeps every payment. Limits are checked before a signature is asked for.";
+    expect(decide(`Summarize this text: ${text}`)).toEqual({ kind: "tool", toolName: "comparePrices", input: { query: "summarize" } });
+    expect(decide(`Summarize this text: ${text}`, [compared])).toEqual({ kind: "tool", toolName: "payForService", input: { url: "http://127.0.0.1:4105/summarize", method: "POST", body: { text } } });
+    expect(decide(`Please summarise "${text}"`, [compared])).toMatchObject({ input: { body: { text } } });
+  });
+
+  test("a request for something no topic covers is looked for, and the answer says nothing was found for it", () => {
+    expect(decide("Book me a flight to Rome")).toEqual({ kind: "tool", toolName: "discoverServices", input: { query: "flight rome" } });
+    const none = decide("Book me a flight to Rome", [{ toolName: "discoverServices", input: { query: "flight rome" }, output: { count: 0, services: [] }, isError: false }]);
+    expect(none.kind === "text" && none.text).toContain('No paid service for "flight rome" was found');
+    expect(decide("zxqv blorp")).toEqual({ kind: "tool", toolName: "discoverServices", input: { query: "zxqv blorp" } });
+  });
+
+  test("'What can you do?' names every kind of service, the usage-priced, the channel's and MPP's among them", () => {
+    const help = decide("What can you do?");
+    expect(help.kind).toBe("text");
+    const words = help.kind === "text" ? help.text : "";
+    for (const kind of ["summary of a text", "search of the x402 notes", "market ticks paid from a deposit", "MPP", "weather", "stock prices"]) expect(words).toContain(kind);
+    expect(decide("hello there")).toMatchObject({ kind: "text" });
+  });
+
+  test("the weather on Mars asks the weather service about Mars, rather than saying no city was given", () => {
+    const compared: OfflineToolResult = {
+      toolName: "comparePrices",
+      input: { query: "weather" },
+      output: { services: [{ protocol: "x402", name: "Budget Weather", url: "http://127.0.0.1:4101/weather", method: "GET", priceUsd: "0.001" }] },
+      isError: false,
+    };
+    expect(decide("What's the weather on Mars?", [compared])).toMatchObject({ input: { query: { city: "Mars" } } });
+  });
+});
+
 describe("offline model, in a person's words", () => {
   const weather = {
     city: "Lisbon",
