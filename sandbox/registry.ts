@@ -116,8 +116,11 @@ function pageParams(params: URLSearchParams): { limit: number; offset: number } 
   return { limit: Math.min(MAX_LIMIT, Math.max(1, number("limit", DEFAULT_LIMIT))), offset: number("offset", 0) };
 }
 
-/** `search: false` answers `/discovery/search` with 404, as registries without search do. */
-export async function startRegistry({ port, search = true }: { port: number; search?: boolean }): Promise<Registry> {
+/**
+ * `search: false` answers `/discovery/search` with 404, as registries without search do;
+ * `delayMs` answers each request that much later, as a registry across the internet does.
+ */
+export async function startRegistry({ port, search = true, delayMs = 0 }: { port: number; search?: boolean; delayMs?: number }): Promise<Registry> {
   const entries = new Map<string, DiscoveryResource>();
   const calls = new Map<string, Array<{ at: number; payer: string | undefined }>>();
 
@@ -143,6 +146,7 @@ export async function startRegistry({ port, search = true }: { port: number; sea
   };
 
   const server = await listen(port, async (request, response) => {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const url = requestUrl(request);
     if (request.method === "GET" && url.pathname === "/discovery/resources") {
       const { limit, offset } = pageParams(url.searchParams);

@@ -294,7 +294,12 @@ function summarise(result: OfflineToolResult): string {
       ];
       if (services.length === 0) {
         const query = isRecord(result.input) && typeof result.input.query === "string" ? result.input.query : undefined;
-        const none = query ? `No paid service for "${query}" was found in the x402 registries or the MPP services.` : "I found no matching paid services (x402 registries, MPP services).";
+        const unknown = isRecord(output) && output.incomplete === true;
+        const none = unknown
+          ? `I could not search everywhere${query ? ` for "${query}"` : ""}, so I cannot say that no paid service for it exists.`
+          : query
+            ? `No paid service for "${query}" was found in the x402 registries or the MPP services.`
+            : "I found no matching paid services (x402 registries, MPP services).";
         return [none, ...notes, "What I can get: weather, crypto and stock prices, news, currency conversion, definitions, translations, quotations, summaries of a text and searches of the x402 notes."].join("\n");
       }
       const heading = result.toolName === "comparePrices" ? "Here is how they compare, best first:" : "These paid services are available:";

@@ -41,7 +41,7 @@ export async function discoverServices(
   const maxPrice = maxPriceUsd === undefined ? undefined : parseUsd(maxPriceUsd.toFixed(6));
   const found = await findServices(discoveryEnvOf(env), { query, network, maxPrice });
   const ranked = rankServices(found.services, { priority: preferences.priority ?? "cost", defaultChain: preferences.defaultChain, query });
-  return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map((listing) => view(listing, rails, labelOf(listing))), ...notesOf(found.notes) };
+  return { note: DATA_NOTE, count: ranked.length, services: ranked.slice(0, 20).map((listing) => view(listing, rails, labelOf(listing))), ...notesOf(found) };
 }
 
 export async function comparePrices(env: ServerEnv, preferences: RankingPreferences, { query }: z.infer<typeof comparePricesTool.input>) {
@@ -63,7 +63,7 @@ export async function comparePrices(env: ServerEnv, preferences: RankingPreferen
       ? { cheapestWithPaidCalls: cheapestUsed.name, trackRecordNote: `${cheapest?.name} is the cheapest, but no one paid it in the last 30 days; ${cheapestUsed.name} is the cheapest that people did pay.` }
       : {}),
     services: ranked.slice(0, 10).map((listing) => view(listing, rails, labelOf(listing))),
-    ...notesOf(found.notes),
+    ...notesOf(found),
   };
 }
 
@@ -121,4 +121,8 @@ function trackRecordOf(quality: NonNullable<ServiceListing["quality"]>) {
   };
 }
 
-const notesOf = (notes: readonly string[]) => (notes.length > 0 ? { searchNotes: notes } : {});
+/** What could not be searched; `incomplete` when a registry did not answer, so that no answer reads as "none exists". */
+const notesOf = ({ notes, incomplete }: { notes: readonly string[]; incomplete?: true }) => ({
+  ...(notes.length > 0 ? { searchNotes: notes } : {}),
+  ...(incomplete ? { incomplete: true } : {}),
+});

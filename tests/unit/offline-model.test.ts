@@ -134,6 +134,15 @@ describe("offline model, reading plain requests", () => {
     expect(decide("zxqv blorp")).toEqual({ kind: "tool", toolName: "discoverServices", input: { query: "zxqv blorp" } });
   });
 
+  test("when a registry was too slow to answer, an empty search says it could not search everywhere, never that nothing exists", () => {
+    const slow = "The registry at registry.example is slow: it did not answer within 5 s, so the services it lists could not be searched (that is not the same as there being none); ask again in a moment.";
+    const answer = decide("Book me a flight to Rome", [{ toolName: "discoverServices", input: { query: "flight rome" }, output: { count: 0, services: [], searchNotes: [slow], incomplete: true }, isError: false }]);
+    const words = answer.kind === "text" ? answer.text : "";
+    expect(words).toContain('I could not search everywhere for "flight rome"');
+    expect(words).toContain("registry.example is slow");
+    expect(words).not.toContain("No paid service");
+  });
+
   test("'What can you do?' names every kind of service, the usage-priced, the channel's and MPP's among them", () => {
     const help = decide("What can you do?");
     expect(help.kind).toBe("text");

@@ -7,7 +7,7 @@
 import type { PaymentRequired } from "@x402/core/types";
 import type { DiscoveryEnv, ServiceFilter, ServiceListing } from "@/lib/discovery/listings";
 import { mppProtocol } from "./mpp";
-import type { DescribedOperation, DescriptionEnv, PaymentProtocol, ServiceAnswer } from "./protocol";
+import type { DescribedOperation, DescriptionEnv, Found, PaymentProtocol, ServiceAnswer } from "./protocol";
 import { x402Protocol } from "./x402";
 
 export type { DescribedOperation, PaymentProtocol, SettlementClaim } from "./protocol";
@@ -62,19 +62,19 @@ export async function readPaymentRequest(answer: ServiceAnswer, payable: (requir
  * only what a rail can pay in a scheme it carries (`env.payable`, narrowed to its schemes). A
  * protocol that fails adds nothing.
  */
-export async function discoverServices(env: DiscoveryEnv, filter: ServiceFilter, { signal }: { signal: AbortSignal }): Promise<{ services: ServiceListing[]; notes: string[] }> {
+export async function discoverServices(env: DiscoveryEnv, filter: ServiceFilter, { signal }: { signal: AbortSignal }): Promise<{ services: ServiceListing[]; notes: string[]; incomplete?: true }> {
   const found = await Promise.all(
-    paymentProtocols.map((protocol) => {
+    paymentProtocols.map((protocol): Found | Promise<Found> => {
       if (!protocol.discover) return { services: [], notes: [] };
       const own: DiscoveryEnv = {
         ...env,
         payable: (requirements) =>
           protocol.schemes.includes(requirements.scheme) ? env.payable(requirements) : { payable: false, reason: `scheme ${requirements.scheme} is not ${protocol.label}'s` },
       };
-      return protocol.discover(own, filter, { signal }).catch(() => ({ services: [], notes: [] }));
+      return protocol.discover(own, filter, { signal }).catch((): Found => ({ services: [], notes: [], incomplete: true }));
     }),
   );
-  return { services: found.flatMap((one) => one.services), notes: found.flatMap((one) => [...one.notes]) };
+  return { services: found.flatMap((one) => one.services), notes: found.flatMap((one) => [...one.notes]), ...(found.some((one) => one.incomplete) ? { incomplete: true as const } : {}) };
 }
 
 /**

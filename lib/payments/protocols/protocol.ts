@@ -30,7 +30,12 @@ export type SettlementClaim = {
 };
 
 /** Services a protocol found, and what a person should know about the search (a registry that did not answer). */
-export type Found = { services: ServiceListing[]; notes: readonly string[] };
+export type Found = {
+  services: ServiceListing[];
+  notes: readonly string[];
+  /** Some of where it looks did not answer (too slow, or failing): what is there is unknown, not absent. */
+  incomplete?: true;
+};
 
 /** What a service's own description says of one of its operations: the service's name and the operation's inputs. */
 export type DescribedOperation = { name: string; input: Record<string, unknown> | undefined };
