@@ -47,6 +47,7 @@ export const spendingReportSchema = onFirstUse(() => {
           withdrawDelaySeconds: z.int(),
           withdrawRequestedAt: z.optional(z.string()),
           closeTx: z.optional(z.string()),
+          closeExplorerUrl: z.optional(z.string()),
           createdAt: z.string(),
         }),
       ),

@@ -11,7 +11,8 @@ import { displayUsd } from "@/lib/client/settings";
 import { formatLocalTime, parseMoment } from "@/components/payment/payment-display";
 import type { ChannelEntry } from "./budget-model";
 import styles from "./budget-panel.module.css";
-import type { ChannelActions } from "./use-channel-actions";
+import type { ChannelActions, ChannelOutcome } from "./use-channel-actions";
+import { safeLink } from "@/lib/client/safe-link";
 
 const stateWords: Record<ChannelEntry["state"], string> = {
   opening: "opening",
@@ -40,12 +41,12 @@ export function ChannelsList({ channels, actions }: { channels: ChannelEntry[]; 
 
 function ChannelItem({ channel, actions }: { channel: ChannelEntry; actions: ChannelActions | undefined }) {
   const [busy, setBusy] = useState(false);
-  const [note, setNote] = useState<{ text: string; failed: boolean }>();
-  const run = (action: (channelId: string) => Promise<string>) => {
+  const [note, setNote] = useState<{ text: string; failed: boolean; explorerUrl?: string | undefined }>();
+  const run = (action: (channelId: string) => Promise<ChannelOutcome>) => {
     setBusy(true);
     setNote(undefined);
     action(channel.channelId).then(
-      (text) => setNote({ text, failed: false }),
+      (outcome) => setNote({ ...outcome, failed: false }),
       (error: unknown) => setNote({ text: error instanceof Error && error.message ? (error.message.split("\n")[0] ?? "") : "That did not go through.", failed: true }),
     ).finally(() => setBusy(false));
   };
@@ -59,6 +60,14 @@ function ChannelItem({ channel, actions }: { channel: ChannelEntry; actions: Cha
       <span className={styles.paymentMeta}>
         Deposit {displayUsd(channel.depositUsd)} · {channel.calls} call{channel.calls === 1 ? "" : "s"}, {displayUsd(channel.spentUsd)} · {stateWords[channel.state]}
         {channel.state === "withdrawing" && readyAt ? `, ready at ${formatLocalTime(readyAt)}` : ""}
+        {channel.state === "closed" && safeLink(channel.closeExplorerUrl) ? (
+          <>
+            {" · "}
+            <a href={safeLink(channel.closeExplorerUrl)} target="_blank" rel="noopener noreferrer" data-testid="budget-channel-return-tx">
+              the transaction that returned it
+            </a>
+          </>
+        ) : null}
       </span>
       {live && actions ? (
         <span className={styles.channelActions}>
@@ -76,6 +85,14 @@ function ChannelItem({ channel, actions }: { channel: ChannelEntry; actions: Cha
       {note ? (
         <span className={note.failed ? styles.notice : styles.paymentMeta} role={note.failed ? "alert" : "status"} data-testid="budget-channel-note">
           {note.text}
+          {!note.failed && safeLink(note.explorerUrl) ? (
+            <>
+              {" "}
+              <a href={safeLink(note.explorerUrl)} target="_blank" rel="noopener noreferrer" data-testid="budget-channel-note-tx">
+                (its transaction)
+              </a>
+            </>
+          ) : null}
         </span>
       ) : null}
     </li>

@@ -21,6 +21,8 @@ export type ListedPayment = {
   receipt?: ReceiptSummary;
   /** Collected after the person was told it had not moved, and why it is listed (the history says it). */
   collectedLate?: { note: string };
+  /** Usage-priced: "up to $0.02, charged $0.0015" (the history says it). */
+  upTo?: string;
   /** A pay-as-you-go channel's deposit (the history says it): its calls, and what came back at the close. */
   channel?: { depositUsd: string; calls: unknown[]; returned?: { usd: string; explorerUrl: string } };
 };
@@ -46,6 +48,11 @@ export function PaymentItem({ payment, testId = "budget-payment" }: { payment: L
           </>
         ) : null}
       </span>
+      {typeof payment.upTo === "string" ? (
+        <span className={styles.paymentReceipt} data-testid="payment-up-to">
+          Usage-priced: {payment.upTo}
+        </span>
+      ) : null}
       {payment.collectedLate ? (
         <span className={styles.paymentReceipt} data-testid="payment-collected-late">
           Collected later: {payment.collectedLate.note}

@@ -11,14 +11,18 @@ import type { ChannelWithdrawCall } from "@/lib/chain/channel-address";
 import type { WalletNetwork } from "@/lib/chain/wallet-networks";
 import { formatLocalTime } from "@/components/payment/payment-display";
 import { readApprovalTypedData } from "@/lib/client/wallet-signer";
+import { displayUsd } from "@/lib/client/settings";
 import { ZERO_USD } from "@/lib/money";
 
+/** What an action came to, and the transaction that moved the money back, where there is one. */
+export type ChannelOutcome = { text: string; explorerUrl?: string | undefined };
+
 export type ChannelActions = {
-  close: (channelId: string) => Promise<string>;
-  withdraw: (channelId: string) => Promise<string>;
+  close: (channelId: string) => Promise<ChannelOutcome>;
+  withdraw: (channelId: string) => Promise<ChannelOutcome>;
 };
 
-type ChannelAnswer = { channel?: { state: string; leftUsd: string; network: string }; toSign?: { typedData?: unknown }[]; call?: ChannelWithdrawCall; waitUntil?: string; error?: { message: string } };
+type ChannelAnswer = { channel?: { state: string; leftUsd: string; network: string; closeExplorerUrl?: string }; toSign?: { typedData?: unknown }[]; call?: ChannelWithdrawCall; waitUntil?: string; error?: { message: string } };
 
 async function post(body: Record<string, unknown>): Promise<ChannelAnswer> {
   const response = await fetch("/api/channels", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), cache: "no-store" });
@@ -51,15 +55,15 @@ export function useChannelActions({
         const closed = await post({ action: "close", wallet, channelId, signed: [signature] });
         onMoved();
         return closed.channel?.state === "closed"
-          ? "Closed: what was left came back to your wallet."
-          : "Closing: the service was asked for the refund; the rest comes back once the chain shows it.";
+          ? { text: `Closed: ${displayUsd(closed.channel.leftUsd)} came back to your wallet.`, explorerUrl: closed.channel.closeExplorerUrl }
+          : { text: "Closing: the service was asked for the refund; the rest comes back once the chain shows it." };
       },
       async withdraw(channelId) {
         const step = await post({ action: "withdraw", wallet, channelId });
-        if (step.waitUntil) return `Asked for already: you can take it back at ${formatLocalTime(new Date(step.waitUntil))}.`;
+        if (step.waitUntil) return { text: `Asked for already: you can take it back at ${formatLocalTime(new Date(step.waitUntil))}.` };
         if (!step.call) {
           onMoved();
-          return step.channel?.state === "closed" ? "Nothing is left in it: it is closed." : "Nothing to take back just now.";
+          return { text: step.channel?.state === "closed" ? "Nothing is left in it: it is closed." : "Nothing to take back just now." };
         }
         if (!actions) throw new Error("Connect the wallet that paid the deposit to take it back.");
         const network = networks.find((one) => one.id === step.channel?.network);
@@ -68,8 +72,8 @@ export function useChannelActions({
         const after = await post({ action: "refresh", wallet, channelId });
         onMoved();
         return step.call.functionName === "finalizeWithdraw" || after.channel?.state === "closed"
-          ? "Taken back: the rest of the deposit is in your wallet."
-          : "Asked: once the delay has passed, press Withdraw again to take it back.";
+          ? { text: "Taken back: the rest of the deposit is in your wallet.", explorerUrl: after.channel?.closeExplorerUrl }
+          : { text: "Asked: once the delay has passed, press Withdraw again to take it back." };
       },
     };
   }, [wallet, actions, networks, onMoved]);

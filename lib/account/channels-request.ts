@@ -15,6 +15,7 @@ import { AppError, toAppError } from "@/lib/errors";
 import { readJsonBody } from "@/lib/net/request-body";
 import { clientKey, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
 import { isSignedInAs } from "@/lib/session";
+import { transactionLink } from "@/lib/payments/spending-report";
 import { channelView, closeChannelCooperatively, prepareChannelClose, prepareWithdrawal, refreshChannel } from "@/lib/payments/channels";
 import { channelCallCount, type ChannelRecord } from "@/lib/payments/ledger/channels";
 
@@ -57,7 +58,7 @@ export async function handleChannelsRequest(request: Request, deps: ChannelsDepe
     }
     const db = await deps.database();
     // Each answer shows the channel as the listing does, its calls counted.
-    const view = async (channel: ChannelRecord) => channelView({ ...channel, calls: await channelCallCount(db, channel.channelId) });
+    const view = async (channel: ChannelRecord) => channelView({ ...channel, calls: await channelCallCount(db, channel.channelId) }, (network, txHash) => transactionLink(network, txHash, env));
     if (action === "close") {
       if (!signed) {
         const { channel, toSign } = await prepareChannelClose({ db, env, wallet, channelId });

@@ -171,7 +171,8 @@ function entryOf(record: PaymentRecord, env: ServerEnv, opened?: DepositChannel)
     network: record.network,
     chain: network?.name ?? record.network,
     amountUsd: formatUnits(record.amount, decimals),
-    ...(record.maxAmount === null ? {} : { upToUsd: formatUnits(record.maxAmount, decimals), upTo: describeUpTo(record.maxAmount, record.amount) }),
+    // A usage-priced payment's maximum; a deposit's (which a channel's row says) is not one.
+    ...(record.maxAmount === null || opened ? {} : { upToUsd: formatUnits(record.maxAmount, decimals), upTo: describeUpTo(record.maxAmount, record.amount) }),
     feeUsd: formatUnits(fee, decimals),
     totalUsd: formatUnits(record.amount + fee, decimals),
     txHash: record.txHash ?? "",

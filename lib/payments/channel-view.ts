@@ -20,10 +20,13 @@ export type ChannelView = {
   withdrawRequestedAt?: string;
   /** The transaction that returned the rest (a refund or a withdrawal). */
   closeTx?: string;
+  /** That transaction on its network's explorer. */
+  closeExplorerUrl?: string;
   createdAt: string;
 };
 
-export function channelView(channel: ChannelRecord & { calls: number }): ChannelView {
+/** `linkOf` names a transaction's page (the spending report's transactionLink). */
+export function channelView(channel: ChannelRecord & { calls: number }, linkOf: (network: string, txHash: string) => string): ChannelView {
   // Once closed, what the chain says the service claimed; before, what the vouchers allow it. A
   // channel closed without a transaction never held anything (its deposit did not land).
   const never = channel.state === "closed" && channel.closeTx === null;
@@ -39,7 +42,7 @@ export function channelView(channel: ChannelRecord & { calls: number }): Channel
     calls: channel.calls,
     withdrawDelaySeconds: channel.config.withdrawDelay,
     ...(channel.withdrawRequestedAt ? { withdrawRequestedAt: channel.withdrawRequestedAt.toISOString() } : {}),
-    ...(channel.closeTx ? { closeTx: channel.closeTx } : {}),
+    ...(channel.closeTx ? { closeTx: channel.closeTx, closeExplorerUrl: linkOf(channel.network, channel.closeTx) } : {}),
     createdAt: channel.createdAt.toISOString(),
   };
 }

@@ -124,7 +124,7 @@ export async function getSpendingReport({
     ...(named.length > 1 ? { wallets: named } : {}),
     signedIn: listed.length === named.length,
     periods: windows,
-    ...(channels ? { channels: channels.flat().map(channelView) } : {}),
+    ...(channels ? { channels: channels.flat().map((channel) => channelView(channel, (network, txHash) => transactionLink(network, txHash, env))) } : {}),
     recent,
     ...(held
       ? {

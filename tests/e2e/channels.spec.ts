@@ -49,8 +49,11 @@ test("a deposit signed once, a second call without a prompt, and a close that re
   await expect(channel).toContainText("TickStream");
   await expect(channel).toContainText("Deposit $0.05 · 2 calls, $0.002");
   await channel.getByTestId("budget-channel-close").click();
-  await expect(channel.getByTestId("budget-channel-note")).toContainText("Closed: what was left came back to your wallet.", { timeout: 30_000 });
+  await expect(channel.getByTestId("budget-channel-note")).toContainText("Closed: $0.048 came back to your wallet.", { timeout: 30_000 });
+  // The refund's transaction is shown where the person pressed Close, and in the closed channel's row.
+  await expect(channel.getByTestId("budget-channel-note-tx")).toHaveAttribute("href", /0x[0-9a-f]{64}/);
   await expect(ui.budget.getByTestId("budget-channel")).toHaveAttribute("data-state", "closed");
+  await expect(ui.budget.getByTestId("budget-channel-return-tx")).toHaveAttribute("href", /0x[0-9a-f]{64}/);
   await expect(ui.budget.getByTestId("budget-channel")).toContainText("$0.048 back");
   await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", "0.002");
   await expect(ui.budget.getByTestId("budget-held-day")).toHaveCount(0);

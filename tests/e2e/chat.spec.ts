@@ -14,6 +14,18 @@ test("says the model is offline, streams its reply and then holds the next messa
   await page.goto("/");
   await expect(ui.banner).toBeVisible();
   await expect(ui.banner).toContainText("Offline model");
+  // On a wide screen too the notices are one line each, opened by a click, so the chat keeps the room.
+  for (const [notice, toggle, words] of [
+    [ui.banner, ui.bannerToggle, "No Gemini API key is set"],
+    [ui.sandboxBanner, ui.sandboxBannerToggle, "Payments use play USDC on a local chain"],
+  ] as const) {
+    expect((await notice.boundingBox())?.height ?? 0).toBeLessThanOrEqual(40);
+    await expect(notice.getByText(words)).toBeHidden();
+    await toggle.click();
+    await expect(notice.getByText(words)).toBeVisible();
+    await toggle.click();
+    await expect(notice.getByText(words)).toBeHidden();
+  }
 
   await ui.input.fill("Hello! What can you do for me?");
   await expect(ui.send).toBeEnabled();

@@ -45,6 +45,10 @@ test("pays an upto service with the injected wallet: up to the maximum, charged 
   await expect(card.getByTestId("payment-service-fee-label")).toHaveText("Service fee, at most");
   await expect(answer).toContainText("The ledger was balanced.");
   await expect(ui.budget.getByTestId("budget-meter-day")).toHaveAttribute("data-spent", charged);
+  // The history's row says both: the maximum signed for and what was charged.
+  const history = ui.budget.getByTestId("history");
+  await history.getByText("All payments").click();
+  await expect(history.getByTestId("history-payment").getByTestId("payment-up-to")).toHaveText(`Usage-priced: up to $0.02, charged $${charged}`);
   await expect(ui.errors).toHaveCount(0);
 });
 

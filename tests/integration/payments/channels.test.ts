@@ -128,11 +128,15 @@ describe("a channel through the chat", () => {
     const deposit = (await historyPaymentsOf(chat, wallet.address)).find((entry) => entry.paymentId === channel?.depositPaymentId);
     expect(deposit).toMatchObject({ amountUsd: "0.01", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), channel: { depositUsd: "0.05", state: "closed", returned: { usd: "0.04", txHash: closed.closeTx } } });
     expect(deposit?.channel?.calls.map((call) => call.amountUsd)).toEqual(Array(10).fill("0.001"));
+    // A deposit is not a usage-priced maximum: no "up to" in its row.
+    expect(deposit?.upToUsd).toBeUndefined();
+    expect(deposit?.upTo).toBeUndefined();
     const csv = await (await historyOf(chat, wallet.address, "csv")).text();
     const [header, ...csvRows] = csv.trim().split("\r\n");
     const column = (name: string) => (header ?? "").split(",").indexOf(name);
     const depositRow = csvRows.map((row) => row.split(",")).find((cells) => cells[column("payment_id")] === channel?.depositPaymentId);
     expect([column("deposit_usdc"), column("deposit_calls"), column("deposit_returned_usdc"), column("deposit_return_transaction")].map((index) => depositRow?.[index])).toEqual(["0.05", "10", "0.04", closed.closeTx]);
+    expect(depositRow?.[column("up_to_usdc")]).toBe("");
     const closedReport = await getSpendingReport({ db: chat.db, env: chat.env, wallet: wallet.address, history: true });
     expect(closedReport.periods.find((entry) => entry.period === "day")).toMatchObject({ spentUsd: "0.01", heldUsd: "0" });
 
@@ -216,8 +220,10 @@ describe("a channel through the chat", () => {
       const ready = (await (await channels({ action: "withdraw", })).json()) as { call: { contract: string; functionName: string; args: unknown[] } };
       expect(ready.call.functionName).toBe("finalizeWithdraw");
       await send(ready.call);
-      const refreshed = (await (await channels({ action: "refresh" })).json()) as { channel: { state: string; closeTx: string } };
+      const refreshed = (await (await channels({ action: "refresh" })).json()) as { channel: { state: string; closeTx: string; closeExplorerUrl: string } };
       expect(refreshed.channel).toMatchObject({ state: "closed", closeTx: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      // The page links the transaction that returned the deposit.
+      expect(refreshed.channel.closeExplorerUrl).toContain(refreshed.channel.closeTx);
       expect(await balanceOf(wallet.address)).toBe(before);
       expect(await countedSince(silentChat.db, wallet.address, new Date(0))).toBe(0n);
     } finally {
