@@ -7,11 +7,10 @@
  * the registry with search 300 ms away (each answer that late), cold and warm.
  */
 import { performance } from "node:perf_hooks";
-import type { DiscoveryResource } from "@x402/extensions/bazaar";
 import { parseServerEnv } from "@/lib/env";
 import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, findServices } from "@/lib/x402/discovery";
-import { startRegistry } from "@/sandbox/registry";
+import { startRegistry, topicListing } from "@/sandbox/registry";
 import { spread, type Spread } from "./stats";
 
 export const DISCOVERY_LISTINGS = 20_000;
@@ -29,19 +28,7 @@ export type DiscoveryResult = {
 /** How far the distant registry is: each of its answers this much late. */
 const DISTANT_MS = 300;
 
-function listing(index: number): DiscoveryResource {
-  const topic = index === 15_000 ? "zebra stripes" : `topic${index % 500}`;
-  return {
-    resource: `https://service${index}.example/${topic.replace(" ", "-")}`,
-    type: "http",
-    x402Version: 2,
-    lastUpdated: "2026-01-01T00:00:00.000Z",
-    serviceName: `Service ${index}`,
-    description: `Answers questions about ${topic}`,
-    tags: [topic],
-    accepts: [{ scheme: "exact", network: "eip155:31337", amount: String(1_000 + (index % 90)), asset: USDC, payTo: `0x${"2".repeat(40)}`, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } }],
-  };
-}
+const listing = (index: number) => topicListing(index, { asset: USDC, ...(index === 15_000 ? { topic: "zebra stripes" } : {}) });
 
 async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const started = performance.now();

@@ -117,6 +117,24 @@ function pageParams(params: URLSearchParams): { limit: number; offset: number } 
 }
 
 /**
+ * One listing of a registry filled to size (the bench's and the tests' registries of thousands):
+ * "Service N", answering questions about its topic (`topic<N % 500>` unless given), one `exact`
+ * price on the sandbox chain in `asset`.
+ */
+export function topicListing(index: number, { asset, topic = `topic${index % 500}` }: { asset: string; topic?: string }): DiscoveryResource {
+  return {
+    resource: `https://service${index}.example/${topic.replace(" ", "-")}`,
+    type: "http",
+    x402Version: 2,
+    lastUpdated: "2026-01-01T00:00:00.000Z",
+    serviceName: `Service ${index}`,
+    description: `Answers questions about ${topic}`,
+    tags: [topic],
+    accepts: [{ scheme: "exact", network: "eip155:31337", amount: String(1_000 + (index % 90)), asset, payTo: `0x${"2".repeat(40)}`, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } }],
+  };
+}
+
+/**
  * `search: false` answers `/discovery/search` with 404, as registries without search do;
  * `delayMs` answers each request that much later, as a registry across the internet does.
  */

@@ -11,11 +11,11 @@ import styles from "./notice.module.css";
 
 export type NoticeProps = {
   testId: string;
-  /** The notice's first words, in bold in both forms. */
+  /** The notice's first words, in bold on its line. */
   title: string;
   /** What the folded line says after the title: a few words. */
   summary: string;
-  /** The rest of the sentence, after the title. */
+  /** The rest of the sentence, shown under the line when it is opened. */
   children: ReactNode;
 };
 
@@ -40,7 +40,7 @@ export function Notice({ testId, title, summary, children }: NoticeProps) {
         </svg>
       </button>
       <p id={bodyId} className={styles.body}>
-        <strong className={styles.title}>{title}.</strong> {children}
+        {children}
       </p>
     </div>
   );

@@ -7,10 +7,10 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { parseServerEnv } from "@/lib/env";
 import { discoveryEnvOf } from "@/lib/tools/discovery-env";
 import { clearDiscoveryCache, DISCOVERY_CACHE_MS, findServices } from "@/lib/x402/discovery";
+import { topicListing } from "@/sandbox/registry";
 import { startLoopbackServer, type LoopbackServer } from "./loopback-server";
 
 const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-const PAY_TO = `0x${"1".repeat(40)}`;
 const DISTANCE_MS = 300;
 const servers: LoopbackServer[] = [];
 
@@ -23,18 +23,7 @@ afterEach(async () => {
 const envFor = (registry: LoopbackServer) =>
   discoveryEnvOf(parseServerEnv({ X402_DISCOVERY_URLS: registry.origin, X402_ALLOW_PRIVATE_ADDRESSES: "127.0.0.1", X402_NETWORKS: "eip155:31337", USDC_ADDRESS_31337: USDC }));
 
-function listing(index: number, topic = `topic${index % 500}`) {
-  return {
-    resource: `https://service${index}.example/${topic.replace(" ", "-")}`,
-    type: "http",
-    x402Version: 2,
-    lastUpdated: "2026-01-01T00:00:00.000Z",
-    serviceName: `Service ${index}`,
-    description: `Answers questions about ${topic}`,
-    tags: [topic],
-    accepts: [{ scheme: "exact", network: "eip155:31337", amount: "1000", asset: USDC, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } }],
-  };
-}
+const listing = (index: number, topic?: string) => topicListing(index, { asset: USDC, ...(topic ? { topic } : {}) });
 
 function json(response: ServerResponse, body: unknown) {
   response.writeHead(200, { "content-type": "application/json" });
